@@ -1,0 +1,31 @@
+// Package safehttp is an HTTP client for fetching URLs chosen by untrusted
+// callers without letting them reach internal networks (SSRF).
+//
+// Every URL passes one fixed pipeline before any socket is opened; each
+// failing input yields exactly one error code:
+//
+//  1. length at most MaxURLLength bytes            url_too_long
+//  2. no ASCII control or space bytes; parses        invalid_target
+//  3. scheme http or https                           invalid_scheme
+//  4. no user-info, even empty                       credentials_in_url
+//  5. host syntax: non-empty, no IPv6 zone, IDNA
+//     mapping, label and name lengths, hosts whose
+//     last label is numeric must be valid IPv4 in
+//     some notation (decimal, octal, hex, shortened)  invalid_target
+//  6. port 80 or 443                                 blocked_port
+//  7. IP literals (all notations) pass Classify      blocked_ip
+//  8. host names pass the name rules                 blocked_hostname
+//  9. DNS answers (every one) pass Classify          dns_resolution_failed / blocked_ip
+//
+// The answers of step 9 are pinned: the dialer connects only to them, and its
+// control hook runs Classify again on the address actually dialled, so a
+// DNS rebinding between validation and connection cannot succeed. Every
+// redirect goes through the whole pipeline again, at most MaxRedirects times.
+//
+// Classify is a pure function over net/netip; it names each special-purpose
+// range and also defers to the IANA tables of code.dny.dev/ssrf.
+//
+// Errors are *Error values with a stable Code and a short public message;
+// the cause, such as a *BlockedError naming the refused address, is reachable
+// with errors.As for logging only.
+package safehttp
