@@ -1,0 +1,151 @@
+package auth
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Algorithms accepted in the JOSE header. The key found by kid decides which
+// one applies; the header must agree with it.
+const (
+	algRS256 = "RS256"
+	algES256 = "ES256"
+)
+
+// refusedHeaders are JOSE header parameters that would fetch or embed keys,
+// or change how the payload is processed. A token carrying any is refused.
+var refusedHeaders = []string{"jku", "x5u", "jwk", "x5c", "x5t", "x5t#S256", "b64", "zip", "enc", "cty"}
+
+var b64 = base64.RawURLEncoding.Strict()
+
+// compactJWS is a token split and checked up to, not including, the
+// signature. Nothing in it has been authenticated yet.
+type compactJWS struct {
+	alg, kid     string
+	signingInput string // "<header>.<payload>", the signed bytes
+	payload      []byte // decoded, not yet parsed
+	sig          []byte
+}
+
+// parseCompact checks the shape of a compact JWS and its JOSE header. Work
+// is bounded by maxBytes before anything is decoded.
+func parseCompact(tok string, maxBytes int, acceptedTypes []string) (*compactJWS, *Error) {
+	if len(tok) > maxBytes {
+		return nil, invalidToken(ReasonTokenTooLarge)
+	}
+	dots := 0
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c == '.':
+			dots++
+			if dots > 2 {
+				return nil, invalidToken(ReasonMalformedToken)
+			}
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return nil, invalidToken(ReasonMalformedToken)
+		}
+	}
+	if dots != 2 {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
+	h, rest, _ := strings.Cut(tok, ".")
+	p, s, _ := strings.Cut(rest, ".")
+	if h == "" || p == "" || s == "" {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
+	if len(h) > maxHeaderSegmentBytes || b64.DecodedLen(len(p)) > maxClaimsBytes {
+		return nil, invalidToken(ReasonTokenTooLarge)
+	}
+	hdr, err := b64.DecodeString(h)
+	if err != nil {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
+	payload, err := b64.DecodeString(p)
+	if err != nil {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
+	sig, err := b64.DecodeString(s)
+	if err != nil {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
+	j := &compactJWS{signingInput: tok[:len(h)+1+len(p)], payload: payload, sig: sig}
+	if e := j.checkHeader(hdr, acceptedTypes); e != nil {
+		return nil, e
+	}
+	return j, nil
+}
+
+func (j *compactJWS) checkHeader(hdr []byte, acceptedTypes []string) *Error {
+	members, err := decodeStrictObject(hdr)
+	if errors.Is(err, errDuplicateMember) {
+		return invalidToken(ReasonDuplicateMember)
+	}
+	if err != nil {
+		return invalidToken(ReasonMalformedJOSE)
+	}
+	alg, ok := jsonString(members["alg"])
+	if !ok || alg != algRS256 && alg != algES256 {
+		return invalidToken(ReasonAlgNotAllowed)
+	}
+	j.alg = alg
+	if _, ok := members["crit"]; ok {
+		// RFC 7515 §4.1.11: we understand no extensions, so any crit is
+		// unsupported and the token must be rejected.
+		return invalidToken(ReasonCritUnsupported)
+	}
+	for _, name := range refusedHeaders {
+		if _, ok := members[name]; ok {
+			return invalidToken(ReasonHeaderNotAllowed)
+		}
+	}
+	raw, present := members["kid"]
+	if !present {
+		return invalidToken(ReasonMissingKID)
+	}
+	kid, ok := jsonString(raw)
+	if !ok || kid == "" || len(kid) > maxKIDLen || !printableASCII(kid) {
+		return invalidToken(ReasonMalformedJOSE)
+	}
+	j.kid = kid
+	if raw, ok := members["typ"]; ok {
+		typ, ok := jsonString(raw)
+		if !ok {
+			return invalidToken(ReasonMalformedJOSE)
+		}
+		if len(acceptedTypes) > 0 && !typeAccepted(typ, acceptedTypes) {
+			return invalidToken(ReasonTypeNotAccepted)
+		}
+	} else if len(acceptedTypes) > 0 {
+		return invalidToken(ReasonTypeNotAccepted)
+	}
+	return nil
+}
+
+// typeAccepted compares media types as RFC 7515 §4.1.9 says: case-insensitive,
+// "application/" optional.
+func typeAccepted(typ string, accepted []string) bool {
+	t := strings.TrimPrefix(strings.ToLower(typ), "application/")
+	for _, a := range accepted {
+		if t == strings.TrimPrefix(strings.ToLower(a), "application/") {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonString decodes a JSON string value; anything else (including a
+// missing value) reports false.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
