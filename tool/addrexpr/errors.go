@@ -1,0 +1,80 @@
+package addrexpr
+
+import "fmt"
+
+// Stable error codes carried in [Error.Code]. Clients may match on them;
+// they are never renamed.
+const (
+	// CodeSyntax: the text is not a well-formed expression.
+	CodeSyntax = "syntax_error"
+	// CodeTooLong: the text exceeds MaxLen bytes.
+	CodeTooLong = "too_long"
+	// CodeTooManyTokens: the text has more than MaxTokens tokens.
+	CodeTooManyTokens = "too_many_tokens"
+	// CodeTooDeep: parentheses, brackets and unary operators nest more
+	// than MaxDepth deep.
+	CodeTooDeep = "too_deep"
+	// CodeOverflow: a number does not fit in 64 bits.
+	CodeOverflow = "overflow"
+	// CodeUnknownMagic: a "$name" other than $, $here, $start and $end.
+	CodeUnknownMagic = "unknown_magic"
+	// CodeUnknownSymbol: a name that is neither a symbol nor a section
+	// of the target, nor a hex number.
+	CodeUnknownSymbol = "unknown_symbol"
+	// CodeUnknownSection: like CodeUnknownSymbol, for a name that starts
+	// with "." (the usual spelling of a section).
+	CodeUnknownSection = "unknown_section"
+	// CodeNoTarget: the expression needs a target (a name, a read,
+	// $start or $end) and none was given.
+	CodeNoTarget = "no_target"
+	// CodeHereUnset: $here was used but the target has no current
+	// address.
+	CodeHereUnset = "here_unset"
+	// CodeDivisionByZero: the right operand of "/" or "%" is zero.
+	CodeDivisionByZero = "division_by_zero"
+	// CodeReadFailed: the target could not read memory for [e].
+	CodeReadFailed = "read_failed"
+	// CodeTooManyReads: evaluation would perform more than MaxReads
+	// memory reads.
+	CodeTooManyReads = "too_many_reads"
+	// CodeCanceled: the context ended during evaluation.
+	CodeCanceled = "canceled"
+)
+
+// Error is the error returned by every function of this package.
+//
+// Code, Pos and Message are public: Message is short, names no internal
+// detail and echoes at most a bounded, quoted piece of the input. Err holds
+// the cause, if any (the target's read error, the context's error); it is
+// for logs only and is not part of Error().
+type Error struct {
+	Code    string // stable snake_case code, one of the Code constants
+	Pos     int    // byte offset in the expression where the problem is
+	Message string // short public message, without the position
+	Err     error  // cause, for logs; may be nil
+}
+
+// Error returns the message followed by the position, for example
+// `unknown symbol "mian" at offset 0`.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s at offset %d", e.Message, e.Pos)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(code string, pos int, format string, args ...any) *Error {
+	return &Error{Code: code, Pos: pos, Message: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho bounds how much of the input an error message repeats.
+const maxEcho = 48
+
+// echo quotes a piece of the input for an error message, cut to maxEcho
+// bytes, with every non-printable byte escaped.
+func echo(s string) string {
+	if len(s) > maxEcho {
+		return fmt.Sprintf("%q…", s[:maxEcho])
+	}
+	return fmt.Sprintf("%q", s)
+}
