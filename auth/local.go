@@ -1,0 +1,291 @@
+package auth
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// LocalIssuerID is the "iss" of tokens minted by a [LocalIssuer].
+const LocalIssuerID = "urn:warden:local"
+
+// LocalKeyFile is the name of the signing key inside the state directory.
+const LocalKeyFile = "auth-signing-key.pem"
+
+// DefaultTokenLifetime is the lifetime of a minted token when TokenSpec
+// leaves it zero.
+const DefaultTokenLifetime = time.Hour
+
+// LocalIssuer signs ES256 access tokens with a key kept in a local state
+// directory, for development and single-machine deployments. It is safe for
+// concurrent use.
+type LocalIssuer struct {
+	key  *ecdsa.PrivateKey
+	kid  string
+	jwks []byte
+}
+
+// LoadOrCreateLocalKey loads the signing key from dir, creating dir (mode
+// 0700) and a new P-256 key file (mode 0600) on first use. An existing key
+// file readable by group or others is refused. Two processes starting at
+// once end up with the same key.
+func LoadOrCreateLocalKey(dir string) (*LocalIssuer, error) {
+	if dir == "" {
+		return nil, errors.New("auth: no state directory for the local signing key")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("auth: creating the state directory: %w", err)
+	}
+	path := filepath.Join(dir, LocalKeyFile)
+	key, err := readLocalKey(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		key, err = createLocalKey(dir, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newLocalIssuer(key)
+}
+
+func readLocalKey(path string) (*ecdsa.PrivateKey, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("auth: %s is accessible to other users (mode %v); chmod 600 it", path, fi.Mode().Perm())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "PRIVATE KEY" {
+		return nil, fmt.Errorf("auth: %s is not a PEM private key", path)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %s: unreadable private key", path)
+	}
+	ec, ok := k.(*ecdsa.PrivateKey)
+	if !ok || ec.Curve != elliptic.P256() {
+		return nil, fmt.Errorf("auth: %s is not a P-256 key", path)
+	}
+	return ec, nil
+}
+
+// createLocalKey writes a new key to a temporary file and links it into
+// place, so no reader ever sees a partial file and a concurrent creator's
+// key wins cleanly.
+func createLocalKey(dir, path string) (*ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(dir, ".auth-signing-key-*")
+	if err != nil {
+		return nil, fmt.Errorf("auth: creating the signing key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		tmp.Close()
+		return nil, err
+	}
+	err = pem.Encode(tmp, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("auth: writing the signing key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return readLocalKey(path)
+		}
+		return nil, fmt.Errorf("auth: installing the signing key: %w", err)
+	}
+	return key, nil
+}
+
+func newLocalIssuer(key *ecdsa.PrivateKey) (*LocalIssuer, error) {
+	pub, err := key.PublicKey.Bytes() // 0x04 ‖ x ‖ y
+	if err != nil {
+		return nil, err
+	}
+	x, y := b64.EncodeToString(pub[1:33]), b64.EncodeToString(pub[33:])
+	// RFC 7638 thumbprint: required members, lexicographic order, no spaces.
+	thumb := sha256.Sum256([]byte(`{"crv":"P-256","kty":"EC","x":"` + x + `","y":"` + y + `"}`))
+	li := &LocalIssuer{key: key, kid: b64.EncodeToString(thumb[:])}
+	type jwk struct {
+		Kty string `json:"kty"`
+		Crv string `json:"crv"`
+		X   string `json:"x"`
+		Y   string `json:"y"`
+		Kid string `json:"kid"`
+		Alg string `json:"alg"`
+		Use string `json:"use"`
+	}
+	li.jwks, err = json.Marshal(struct {
+		Keys []jwk `json:"keys"`
+	}{[]jwk{{"EC", "P-256", x, y, li.kid, algES256, "sig"}}})
+	return li, err
+}
+
+// KeyID is the "kid" of the signing key: its RFC 7638 thumbprint.
+func (li *LocalIssuer) KeyID() string { return li.kid }
+
+// JWKS returns the public key set as a JWKS document.
+func (li *LocalIssuer) JWKS() []byte { return append([]byte(nil), li.jwks...) }
+
+// JWKSHandler serves [LocalIssuer.JWKS]; mount it at /.well-known/jwks.json.
+func (li *LocalIssuer) JWKSHandler() http.Handler {
+	return staticJSON(append(li.JWKS(), '\n'), "public, max-age=300")
+}
+
+// Verifier returns a Verifier that trusts this issuer's key, held in memory
+// (never fetched, never stale). cfg.Issuer may be empty or LocalIssuerID;
+// cfg.JWKSURL, cfg.JWKSFile and cfg.ClaimNames must be zero, because minted
+// tokens use the default claim names.
+func (li *LocalIssuer) Verifier(cfg Config) (*Verifier, error) {
+	if cfg.Issuer == "" {
+		cfg.Issuer = LocalIssuerID
+	}
+	if cfg.Issuer != LocalIssuerID {
+		return nil, fmt.Errorf("auth: a local issuer's tokens carry iss %q", LocalIssuerID)
+	}
+	if cfg.JWKSURL != "" || cfg.JWKSFile != "" || cfg.ClaimNames != (ClaimNames{}) {
+		return nil, errors.New("auth: a local issuer's Verifier takes no JWKSURL, JWKSFile or ClaimNames")
+	}
+	n, err := cfg.normalize(false)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := parseJWKS(li.jwks)
+	if err != nil {
+		return nil, err
+	}
+	return newVerifier(n, newStaticKeySet(keys, n.Clock)), nil
+}
+
+// TokenSpec describes a token to mint.
+type TokenSpec struct {
+	// Audience is the canonical resource URI of the server that will accept
+	// the token (its Config.Audience). Required.
+	Audience string
+	// Subject identifies the credential ("sub"). Required.
+	Subject string
+	// Tenant is the tenant claim. Required.
+	Tenant string
+	// Entitlements name tools or tool families, or "*" (see
+	// [Principal.Entitled]). Zero: the token may call no tool.
+	Entitlements []string
+	// Scopes are OAuth scopes. Zero: none.
+	Scopes []string
+	// Lifetime is exp − iat. Zero: one hour. At most DefaultMaxLifetime.
+	Lifetime time.Duration
+	// IssuedAt is iat. Zero: now.
+	IssuedAt time.Time
+}
+
+// Mint signs a token for spec.
+func (li *LocalIssuer) Mint(spec TokenSpec) (string, error) {
+	switch {
+	case spec.Audience == "":
+		return "", errors.New("auth: TokenSpec.Audience is required")
+	case spec.Subject == "" || len(spec.Subject) > maxClaimStringLen || !printableASCII(spec.Subject):
+		return "", errors.New("auth: TokenSpec.Subject must be 1–256 printable ASCII characters")
+	case spec.Tenant == "" || len(spec.Tenant) > maxClaimStringLen || !printableASCII(spec.Tenant):
+		return "", errors.New("auth: TokenSpec.Tenant must be 1–256 printable ASCII characters")
+	case spec.Lifetime < 0 || spec.Lifetime > DefaultMaxLifetime:
+		return "", fmt.Errorf("auth: TokenSpec.Lifetime must be at most %v", DefaultMaxLifetime)
+	case len(spec.Entitlements) > maxListEntries || len(spec.Scopes) > maxListEntries:
+		return "", errors.New("auth: too many entitlements or scopes")
+	}
+	aud, err := parseCanonicalURI(spec.Audience)
+	if err != nil {
+		return "", fmt.Errorf("auth: TokenSpec.Audience: %w", err)
+	}
+	for _, e := range spec.Entitlements {
+		if !validEntitlement(e) {
+			return "", fmt.Errorf("auth: entitlement %q is not a tool, family or \"*\"", e)
+		}
+	}
+	for _, s := range spec.Scopes {
+		if !validScopeToken(s) {
+			return "", fmt.Errorf("auth: scope %q is not a valid scope", s)
+		}
+	}
+	lifetime := spec.Lifetime
+	if lifetime == 0 {
+		lifetime = DefaultTokenLifetime
+	}
+	iat := spec.IssuedAt
+	if iat.IsZero() {
+		iat = time.Now()
+	}
+	var jti [16]byte
+	rand.Read(jti[:])
+	entitlements := spec.Entitlements
+	if entitlements == nil {
+		entitlements = []string{}
+	}
+	claims := struct {
+		Iss          string   `json:"iss"`
+		Aud          string   `json:"aud"`
+		Sub          string   `json:"sub"`
+		Tenant       string   `json:"tenant"`
+		Entitlements []string `json:"entitlements"`
+		Scope        string   `json:"scope,omitempty"`
+		Iat          int64    `json:"iat"`
+		Exp          int64    `json:"exp"`
+		Jti          string   `json:"jti"`
+	}{LocalIssuerID, aud.String(), spec.Subject, spec.Tenant, entitlements, strings.Join(spec.Scopes, " "),
+		iat.Unix(), iat.Add(lifetime).Unix(), b64.EncodeToString(jti[:])}
+	return signES256(li.key, li.kid, claims)
+}
+
+// signES256 produces a compact JWS with the raw 64-byte r‖s signature.
+func signES256(key *ecdsa.PrivateKey, kid string, claims any) (string, error) {
+	hdr, err := json.Marshal(struct {
+		Alg string `json:"alg"`
+		Kid string `json:"kid"`
+		Typ string `json:"typ"`
+	}{algES256, kid, "at+jwt"})
+	if err != nil {
+		return "", err
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	input := b64.EncodeToString(hdr) + "." + b64.EncodeToString(payload)
+	digest := sha256.Sum256([]byte(input))
+	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
+	if err != nil {
+		return "", err
+	}
+	sig := make([]byte, 64)
+	r.FillBytes(sig[:32])
+	s.FillBytes(sig[32:])
+	return input + "." + b64.EncodeToString(sig), nil
+}

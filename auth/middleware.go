@@ -1,0 +1,123 @@
+package auth
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Middleware authenticates every request before next sees it. It admits a
+// request only with a verified token that carries every scope in
+// Config.RequiredScopes, and then passes a context holding the [Principal].
+// The Authorization header is left on the request for next, which must not
+// forward it anywhere.
+//
+// Refusals:
+//   - no credential, or another scheme: 401, challenge without error;
+//   - two Authorization headers, an empty credential, a token in the query:
+//     400 invalid_request;
+//   - a presented token that is malformed or fails verification: 401
+//     invalid_token;
+//   - a valid token without a required scope: 403 insufficient_scope;
+//   - keys that cannot be evaluated: 503 key_set_unavailable, Retry-After.
+//
+// Each has a JSON body {"error": code, "error_description": message} and
+// Cache-Control: no-store.
+func (v *Verifier) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, e := bearerToken(r)
+		var p Principal
+		if e == nil {
+			p, e = v.verify(r.Context(), tok)
+		}
+		if e == nil {
+			e = v.checkScopes(p)
+		}
+		if e != nil {
+			v.logRefusal(r.Context(), e)
+			v.WriteError(w, e)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+	})
+}
+
+func (v *Verifier) checkScopes(p Principal) *Error {
+	for _, s := range v.cfg.RequiredScopes {
+		if !p.HasScope(s) {
+			return &Error{Code: CodeInsufficientScope, Reason: ReasonInsufficientScope, Status: http.StatusForbidden, Scope: v.cfg.RequiredScopes}
+		}
+	}
+	return nil
+}
+
+// WriteError answers a request with the status, headers and JSON body for
+// err. An error that is not an *Error is answered as 401 invalid_token, so
+// nothing is ever admitted by mistake.
+func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
+	e, ok := err.(*Error)
+	if !ok {
+		e = invalidToken(ReasonMalformedToken)
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", "application/json")
+	switch e.Code {
+	case CodeKeySetUnavailable:
+		secs := int((e.RetryAfter + 999_999_999) / 1_000_000_000)
+		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	default:
+		h.Set("WWW-Authenticate", v.Challenge(e))
+	}
+	w.WriteHeader(e.Status)
+	body, _ := json.Marshal(struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}{e.Code, e.publicMessage()})
+	w.Write(append(body, '\n'))
+}
+
+// Challenge returns the WWW-Authenticate value for err:
+//
+//	Bearer realm="warden", resource_metadata="https://…/.well-known/oauth-protected-resource/mcp", scope="a b"
+//	Bearer realm="warden", error="invalid_token", resource_metadata="…", scope="a b"
+//	Bearer realm="warden", error="insufficient_scope", error_description="…", resource_metadata="…", scope="a b"
+//
+// The error parameter appears only when a credential was presented (RFC 6750
+// §3.1); scope appears when Config.RequiredScopes is set. Every value comes
+// from configuration, never from the request.
+func (v *Verifier) Challenge(err error) string {
+	e, _ := err.(*Error)
+	var b strings.Builder
+	b.WriteString("Bearer ")
+	param(&b, "realm", v.cfg.Realm)
+	if e != nil && e.Code != CodeMissingToken {
+		b.WriteString(", ")
+		param(&b, "error", e.Code)
+		if e.Code == CodeInsufficientScope {
+			b.WriteString(", ")
+			param(&b, "error_description", e.publicMessage())
+		}
+	}
+	b.WriteString(", ")
+	param(&b, "resource_metadata", v.cfg.metadataURL)
+	if len(v.cfg.RequiredScopes) > 0 {
+		b.WriteString(", ")
+		param(&b, "scope", strings.Join(v.cfg.RequiredScopes, " "))
+	}
+	return b.String()
+}
+
+// param writes name="value" as an RFC 9110 quoted-string.
+func param(b *strings.Builder, name, value string) {
+	b.WriteString(name)
+	b.WriteString(`="`)
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(value[i])
+	}
+	b.WriteByte('"')
+}
