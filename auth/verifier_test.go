@@ -72,7 +72,10 @@ func TestVerifyAttacks(t *testing.T) {
 		{"13 known kid, attacker EC signature", rawToken(`{"alg":"ES256","kid":"ec-1"}`, payload, func(in string) []byte { return sigES(k.ecAttacker, in) }), ReasonBadSignature},
 		{"14 ES256 naming an RSA key", rawToken(`{"alg":"ES256","kid":"rsa-1"}`, payload, es), ReasonAlgKeyMismatch},
 		{"14 RS256 naming an EC key", rawToken(`{"alg":"RS256","kid":"ec-1"}`, payload, rs), ReasonAlgKeyMismatch},
-		{"15 expired 5 min ago", tokenRS(t, with(func(c map[string]any) { c["exp"] = t0.Add(-5 * time.Minute).Unix(); c["iat"] = t0.Add(-time.Hour).Unix() })), ReasonExpired},
+		{"15 expired 5 min ago", tokenRS(t, with(func(c map[string]any) {
+			c["exp"] = t0.Add(-5 * time.Minute).Unix()
+			c["iat"] = t0.Add(-time.Hour).Unix()
+		})), ReasonExpired},
 		{"16 expired 10 s ago, inside the skew", tokenRS(t, with(func(c map[string]any) { c["exp"] = t0.Add(-10 * time.Second).Unix() })), ""},
 		{"17 nbf 5 min ahead", tokenRS(t, with(func(c map[string]any) { c["nbf"] = t0.Add(5 * time.Minute).Unix() })), ReasonNotYetValid},
 		{"17 nbf 10 s ahead, inside the skew", tokenRS(t, with(func(c map[string]any) { c["nbf"] = t0.Add(10 * time.Second).Unix() })), ""},
