@@ -1,0 +1,466 @@
+package webscan
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// analysis turns the fetched material into results and findings. Every
+// method is a pure function of its fields.
+type analysis struct {
+	target    target
+	primary   *response
+	httpsOK   bool
+	certValid bool
+	all       []*response
+	cors      CORSSummary
+	tls       TLSResult
+	exposure  ExposureResult
+	now       time.Time
+	page      page
+	isHTML    bool
+}
+
+// rawHeaderNames are copied into HeadersResult.Raw when present.
+var rawHeaderNames = []string{
+	"Content-Security-Policy", "Content-Security-Policy-Report-Only", "Strict-Transport-Security",
+	"X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy", "Permissions-Policy",
+	"Cross-Origin-Opener-Policy", "Cross-Origin-Embedder-Policy", "Cross-Origin-Resource-Policy",
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Content-Type",
+}
+
+// findingSpec describes the finding raised by a negative test result.
+type findingSpec struct {
+	ID, Title, Recommendation string
+}
+
+var resultFindings = map[string]findingSpec{
+	"csp-not-implemented":                                             {"csp_missing", "No Content-Security-Policy", "Send a Content-Security-Policy; start from default-src 'none' and allow what the page needs, with nonces or hashes for scripts."},
+	"csp-not-implemented-but-reporting-enabled":                       {"csp_report_only", "Content-Security-Policy is report-only", "Once the reports are clean, send the same policy as Content-Security-Policy so that it is enforced."},
+	"csp-header-invalid":                                              {"csp_invalid", "Content-Security-Policy cannot be parsed", "Fix the policy syntax: directives separated by ';', sources by spaces, printable ASCII only."},
+	"csp-implemented-with-unsafe-inline":                              {"csp_unsafe_inline", "Content-Security-Policy allows inline or unrestricted script", "Remove 'unsafe-inline', data:, wildcards and bare schemes from script-src; set object-src 'none'; use nonces or hashes."},
+	"csp-implemented-with-insecure-scheme":                            {"csp_insecure_scheme", "Content-Security-Policy allows active content over http", "Allow only https: sources for scripts, styles, frames and connections."},
+	"csp-implemented-with-unsafe-eval":                                {"csp_unsafe_eval", "Content-Security-Policy allows 'unsafe-eval'", "Remove 'unsafe-eval' and stop using eval(), new Function() and string timers."},
+	"csp-implemented-with-insecure-scheme-in-passive-content-only":    {"csp_insecure_passive_scheme", "Content-Security-Policy allows images or media over http", "Allow only https: sources for img-src and media-src."},
+	"cookies-session-without-secure-flag":                             {"cookie_session_not_secure", "Session cookie without Secure", "Set Secure on every cookie, and HttpOnly and SameSite on session cookies."},
+	"cookies-session-without-httponly-flag":                           {"cookie_session_not_httponly", "Session cookie without HttpOnly", "Set HttpOnly on session cookies so that scripts cannot read them."},
+	"cookies-anticsrf-without-samesite-flag":                          {"cookie_csrf_no_samesite", "Anti-CSRF cookie without SameSite", "Set SameSite=Strict or Lax on anti-CSRF cookies."},
+	"cookies-samesite-flag-invalid":                                   {"cookie_samesite_invalid", "Cookie with an invalid SameSite value", "Use SameSite=Strict, Lax or None (None only with Secure)."},
+	"cookies-without-secure-flag":                                     {"cookie_not_secure", "Cookies without Secure", "Set Secure on every cookie."},
+	"cookies-session-without-secure-flag-but-protected-by-hsts":       {"cookie_session_not_secure_hsts", "Session cookie without Secure (HSTS mitigates)", "Set Secure on every cookie even with HSTS."},
+	"cookies-without-secure-flag-but-protected-by-hsts":               {"cookie_not_secure_hsts", "Cookies without Secure (HSTS mitigates)", "Set Secure on every cookie even with HSTS."},
+	"cross-origin-embedder-policy-header-invalid":                     {"coep_invalid", "Invalid Cross-Origin-Embedder-Policy", "Use require-corp or credentialless."},
+	"cross-origin-opener-policy-header-invalid":                       {"coop_invalid", "Invalid Cross-Origin-Opener-Policy", "Use same-origin (or same-origin-allow-popups)."},
+	"cross-origin-resource-policy-header-invalid":                     {"corp_invalid", "Invalid Cross-Origin-Resource-Policy", "Use same-origin or same-site."},
+	"cross-origin-resource-sharing-implemented-with-universal-access": {"cors_reflected_with_credentials", "CORS reflects any Origin with credentials", "Check Origin against an allowlist before echoing it, and never combine a reflected Origin with Allow-Credentials: true."},
+	"redirection-missing":                                             {"https_redirect_missing", "http does not redirect to https", "Redirect every http request to the same URL on https with a 301 or 308."},
+	"redirection-not-to-https":                                        {"https_redirect_not_to_https", "http redirects but never reaches https", "Redirect http requests to https."},
+	"redirection-not-to-https-on-initial-redirection":                 {"https_redirect_not_first", "The first redirect stays on http", "Make the first redirect go to https on the same host; redirect elsewhere only afterwards."},
+	"redirection-off-host-from-http":                                  {"https_redirect_off_host", "The first redirect leaves the host", "Redirect to https on the same host first, so that the host can set HSTS."},
+	"redirection-invalid-cert":                                        {"https_redirect_invalid_cert", "https is reached but its certificate is invalid", "Install a valid certificate from a trusted authority for this host."},
+	"referrer-policy-header-invalid":                                  {"referrer_policy_invalid", "Invalid Referrer-Policy", "Use strict-origin-when-cross-origin, same-origin or no-referrer."},
+	"referrer-policy-unsafe":                                          {"referrer_policy_unsafe", "Referrer-Policy leaks URLs", "Use strict-origin-when-cross-origin, same-origin or no-referrer."},
+	"hsts-not-implemented-no-https":                                   {"hsts_no_https", "The site is not served over https", "Serve the site over https with a valid certificate, then add HSTS."},
+	"hsts-invalid-cert":                                               {"hsts_invalid_cert", "HSTS is ineffective: invalid certificate", "Install a valid certificate; browsers ignore HSTS from a host with certificate errors."},
+	"hsts-not-implemented":                                            {"hsts_missing", "No Strict-Transport-Security", "Send Strict-Transport-Security: max-age=63072000; includeSubDomains; preload."},
+	"hsts-header-invalid":                                             {"hsts_invalid", "Invalid Strict-Transport-Security", "Send exactly one header with a numeric max-age, e.g. max-age=63072000; includeSubDomains."},
+	"hsts-implemented-max-age-less-than-six-months":                   {"hsts_short_max_age", "HSTS max-age under six months", "Raise max-age to at least 15552000 (180 days); two years (63072000) is common."},
+	"sri-not-implemented-and-external-scripts-not-loaded-securely":    {"sri_insecure_scripts", "Cross-origin scripts over http without integrity", "Load third-party scripts over https with an integrity attribute, or host them yourself."},
+	"sri-implemented-but-external-scripts-not-loaded-securely":        {"sri_insecure_scripts_with_sri", "Cross-origin scripts over http", "Load third-party scripts over https."},
+	"sri-not-implemented-but-external-scripts-loaded-securely":        {"sri_missing", "Cross-origin scripts without subresource integrity", "Add integrity and crossorigin attributes to third-party scripts."},
+	"x-content-type-options-not-implemented":                          {"xcto_missing", "No X-Content-Type-Options", "Send X-Content-Type-Options: nosniff."},
+	"x-content-type-options-header-invalid":                           {"xcto_invalid", "Invalid X-Content-Type-Options", "Send exactly X-Content-Type-Options: nosniff."},
+	"x-frame-options-not-implemented":                                 {"clickjacking_unprotected", "No framing protection", "Send Content-Security-Policy frame-ancestors 'self' (or 'none'), or X-Frame-Options: DENY."},
+	"x-frame-options-header-invalid":                                  {"xfo_invalid", "Invalid X-Frame-Options", "Send X-Frame-Options: DENY or SAMEORIGIN, or use CSP frame-ancestors."},
+}
+
+func modifierSeverity(m int) Severity {
+	switch {
+	case m <= -50:
+		return SeverityHigh
+	case m <= -20:
+		return SeverityMedium
+	case m < 0:
+		return SeverityLow
+	}
+	return SeverityInfo
+}
+
+func testCategory(name string) Category {
+	if name == "cookies" {
+		return CategoryCookies
+	}
+	return CategoryHeaders
+}
+
+// headers runs every header test on the primary response.
+func (a *analysis) headers(redirects RedirectResult) (HeadersResult, []Finding) {
+	h := a.primary.Header
+	ct := h.Get("Content-Type")
+	a.isHTML = isHTML(ct) || (ct == "" && looksHTML(a.primary.Body, ""))
+	if a.isHTML {
+		a.page = parsePage(a.primary.Body)
+	}
+	out := HeadersResult{URL: a.primary.URL.String(), Raw: map[string]string{}}
+	for _, n := range rawHeaderNames {
+		if v := h.Values(n); len(v) > 0 {
+			out.Raw[n] = truncate(strings.Join(v, ", "), 2048)
+		}
+	}
+	var findings []Finding
+
+	csp, cspSum, flags, _ := cspTest(cspInput{Enforced: h.Values("Content-Security-Policy"),
+		ReportOnly: h.Values("Content-Security-Policy-Report-Only"), Meta: a.page.MetaCSP})
+	if !cspSum.Present && len(h.Values("Content-Security-Policy-Report-Only")) > 0 {
+		cspSum.ReportOnly = true
+	}
+	out.CSP = cspSum
+
+	hstsHeader := http.Header{}
+	if a.primary.URL.Scheme == "https" {
+		hstsHeader = h
+	}
+	hsts, hstsSum := hstsTest(hstsHeader, a.httpsOK, a.certValid)
+	out.HSTS = hstsSum
+
+	cookies := collectCookies(a.all)
+	ck, ckSum := cookieTest(cookies, hstsSum.Valid && hstsSum.MaxAge > 0)
+	out.Cookies = ckSum
+	out.CORS = a.cors
+	sri, scripts := sriTest(a.primary.URL, a.isHTML, a.page.Scripts)
+	out.Scripts = scripts
+
+	refVals := append(append([]string{}, h.Values("Referrer-Policy")...), a.page.MetaReferrer...)
+	out.Tests = []TestResult{
+		csp, ck, coepTest(h), coopTest(h), corpTest(h), corsTest(a.cors),
+		redirectionTest(redirects.HTTP, a.httpsOK, a.certValid), referrerTest(refVals),
+		hsts, sri, xctoTest(h), xfoTest(h, flags.frameAncestors),
+	}
+	out.Score, out.BonusApplied = scoreTests(out.Tests)
+	out.Grade = scoreGrade(out.Score)
+
+	for _, t := range out.Tests {
+		spec, ok := resultFindings[t.Result]
+		if !ok || t.Modifier >= 0 {
+			continue
+		}
+		findings = append(findings, Finding{ID: spec.ID, Category: testCategory(t.Name), Severity: modifierSeverity(t.Modifier),
+			Title: spec.Title, Detail: fmt.Sprintf("%s (%s, %d points).", t.Description, t.Result, t.Modifier),
+			Evidence: testEvidence(t.Name, h, ckSum), Recommendation: spec.Recommendation})
+	}
+	findings = append(findings, a.extraHeaderFindings(out)...)
+	return out, findings
+}
+
+// testEvidence shows the header that a test read (never a cookie value).
+func testEvidence(test string, h http.Header, cookies []CookieSummary) string {
+	header := map[string]string{
+		"content-security-policy": "Content-Security-Policy", "strict-transport-security": "Strict-Transport-Security",
+		"x-content-type-options": "X-Content-Type-Options", "x-frame-options": "X-Frame-Options",
+		"referrer-policy": "Referrer-Policy", "cross-origin-opener-policy": "Cross-Origin-Opener-Policy",
+		"cross-origin-embedder-policy": "Cross-Origin-Embedder-Policy", "cross-origin-resource-policy": "Cross-Origin-Resource-Policy",
+	}[test]
+	if test == "cookies" {
+		var parts []string
+		for _, c := range cookies {
+			if len(c.Problems) > 0 {
+				parts = append(parts, c.Name+": "+strings.Join(c.Problems, ","))
+			}
+		}
+		return truncate(strings.Join(parts, "; "), 300)
+	}
+	if header == "" {
+		return ""
+	}
+	v := h.Values(header)
+	if len(v) == 0 {
+		return header + ": (absent)"
+	}
+	return truncate(header+": "+strings.Join(v, ", "), 300)
+}
+
+// collectCookies parses the Set-Cookie headers of every response; a later
+// cookie with the same name replaces an earlier one.
+func collectCookies(all []*response) []SetCookie {
+	var out []SetCookie
+	idx := map[string]int{}
+	for _, r := range all {
+		for _, v := range r.Header.Values("Set-Cookie") {
+			c, ok := ParseSetCookie(v)
+			if !ok || len(out) >= 100 {
+				continue
+			}
+			if i, seen := idx[c.Name]; seen {
+				out[i] = c
+				continue
+			}
+			idx[c.Name] = len(out)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// extraHeaderFindings reports problems that the score does not count.
+func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
+	var f []Finding
+	add := func(id string, cat Category, sev Severity, title, detail, ev, rec string) {
+		f = append(f, Finding{ID: id, Category: cat, Severity: sev, Title: title, Detail: detail, Evidence: ev, Recommendation: rec})
+	}
+	if h.CSP.Present && !h.CSP.BaseURIRestricted {
+		add("csp_base_uri_missing", CategoryHeaders, SeverityLow, "Content-Security-Policy does not restrict base-uri",
+			"Without base-uri, injected <base> tags can redirect relative script URLs.", "", "Add base-uri 'none' (or 'self') to the policy.")
+	}
+	if h.CSP.Present && len(h.CSP.Duplicates) > 0 {
+		add("csp_duplicate_directive", CategoryHeaders, SeverityInfo, "Content-Security-Policy repeats a directive",
+			"Browsers ignore every repetition after the first.", strings.Join(h.CSP.Duplicates, ", "), "Merge the repeated directives.")
+	}
+	if h.CSP.Present && h.CSP.UnsafeEval && h.Tests[0].Result != "csp-implemented-with-unsafe-eval" {
+		add("csp_unsafe_eval", CategoryHeaders, SeverityLow, "Content-Security-Policy allows 'unsafe-eval'",
+			"String-to-code functions remain available to injected script.", "", "Remove 'unsafe-eval'.")
+	}
+	if a.primary.Header.Get("Permissions-Policy") == "" {
+		add("permissions_policy_missing", CategoryHeaders, SeverityInfo, "No Permissions-Policy",
+			"Permissions-Policy limits which browser features (camera, geolocation, …) the page and its frames can use. It is not scored.", "",
+			"Send a Permissions-Policy that disables the features the site does not use, e.g. camera=(), microphone=(), geolocation=().")
+	}
+	if h.HSTS.Valid && !h.HSTS.IncludeSubDomains && a.httpsOK {
+		add("hsts_no_include_subdomains", CategoryHeaders, SeverityInfo, "HSTS does not cover subdomains",
+			"Subdomains can still be reached over http and set cookies for the parent domain.", "",
+			"Add includeSubDomains once every subdomain serves https.")
+	}
+	if h.CORS.AllowOrigin == "*" && h.CORS.AllowCredentials {
+		add("cors_wildcard_with_credentials", CategoryHeaders, SeverityLow, "CORS combines * with Allow-Credentials",
+			"Browsers refuse this combination, which suggests the CORS configuration is being tuned by trial.", "Access-Control-Allow-Origin: *; Access-Control-Allow-Credentials: true",
+			"Send a specific origin when credentials are needed, or drop Allow-Credentials.")
+	}
+	if h.CORS.Reflected && !h.CORS.AllowCredentials {
+		add("cors_reflected_origin", CategoryHeaders, SeverityLow, "CORS reflects any Origin",
+			"The site echoed a random probe Origin; responses are readable from any site (without cookies).", "Access-Control-Allow-Origin: "+h.CORS.ProbeOrigin,
+			"Check Origin against an allowlist before echoing it.")
+	}
+	for _, c := range h.Cookies {
+		for _, p := range c.Problems {
+			if p == "host_prefix_violated" || p == "secure_prefix_violated" || p == "samesite_none_without_secure" {
+				add("cookie_"+p, CategoryCookies, SeverityLow, "Cookie "+c.Name+" breaks its prefix or SameSite rules",
+					"Browsers reject cookies that violate the __Host-/__Secure- prefix or SameSite=None-without-Secure rules.", c.Name+": "+p,
+					"__Host- cookies need Secure, Path=/ and no Domain; __Secure- cookies and SameSite=None need Secure.")
+			}
+		}
+	}
+	return f
+}
+
+// metadata builds the metadata section from the page and side files.
+func (a *analysis) metadata(sec SecurityTxt, robots RobotsResult) MetadataResult {
+	m := MetadataResult{StatusCode: a.primary.StatusCode, Title: a.page.Title, Generator: a.page.Generator, SecurityTxt: sec, Robots: robots}
+	for _, n := range bannerHeaders {
+		if v := a.primary.Header.Get(n); v != "" {
+			if m.Banners == nil {
+				m.Banners = map[string]string{}
+			}
+			m.Banners[n] = truncate(v, 200)
+		}
+	}
+	return m
+}
+
+func (a *analysis) metadataFindings(m MetadataResult) []Finding {
+	var f []Finding
+	names := make([]string, 0, len(m.Banners))
+	for n := range m.Banners {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if v := m.Banners[n]; discloseVersion(v) {
+			f = append(f, Finding{ID: "version_disclosed_" + strings.ReplaceAll(strings.ToLower(n), "-", "_"), Category: CategoryMetadata, Severity: SeverityLow,
+				Title: "The " + n + " header discloses a software version", Detail: "Version numbers let attackers match the site to known vulnerabilities.",
+				Evidence: n + ": " + v, Recommendation: "Remove the version from " + n + " (e.g. ServerTokens Prod, server_tokens off, expose_php Off)."})
+		}
+	}
+	if m.Generator != "" && discloseVersion(m.Generator) {
+		f = append(f, Finding{ID: "generator_version_disclosed", Category: CategoryMetadata, Severity: SeverityLow,
+			Title: "The generator meta tag discloses a version", Detail: "The page names the software and version that built it.",
+			Evidence: `<meta name="generator" content="` + m.Generator + `">`, Recommendation: "Remove the generator meta tag or its version."})
+	}
+	st := m.SecurityTxt
+	switch {
+	case !st.Present:
+		f = append(f, Finding{ID: "security_txt_missing", Category: CategoryMetadata, Severity: SeverityInfo,
+			Title: "No security.txt", Detail: "RFC 9116 /.well-known/security.txt tells researchers how to report vulnerabilities.",
+			Recommendation: "Publish /.well-known/security.txt with Contact and Expires fields."})
+	case st.Expired:
+		f = append(f, Finding{ID: "security_txt_expired", Category: CategoryMetadata, Severity: SeverityLow,
+			Title: "security.txt has expired", Detail: "Its Expires date is in the past, so its contents should be treated as stale.",
+			Evidence: "Expires: " + st.Expires.Format(time.RFC3339), Recommendation: "Update the Expires field (less than a year ahead) and review the contacts."})
+	}
+	if st.Present && len(st.Problems) > 0 {
+		f = append(f, Finding{ID: "security_txt_invalid", Category: CategoryMetadata, Severity: SeverityInfo,
+			Title: "security.txt does not follow RFC 9116", Detail: "Problems: " + strings.Join(st.Problems, ", ") + ".",
+			Recommendation: "Include at least one Contact and exactly one Expires (RFC 3339), served at /.well-known/security.txt."})
+	}
+	if len(m.Robots.Sensitive) > 0 {
+		f = append(f, Finding{ID: "robots_sensitive_paths", Category: CategoryMetadata, Severity: SeverityInfo,
+			Title: "robots.txt lists sensitive-looking paths", Detail: "robots.txt is public; listing private areas points attackers at them.",
+			Evidence: truncate(strings.Join(m.Robots.Sensitive, ", "), 300), Recommendation: "Protect those paths with authentication instead of hiding them in robots.txt."})
+	}
+	return f
+}
+
+// tlsFindings turns the TLS section into findings.
+func tlsFindings(r TLSResult, wanted bool) []Finding {
+	var f []Finding
+	add := func(id string, sev Severity, title, detail, ev, rec string) {
+		f = append(f, Finding{ID: id, Category: CategoryTLS, Severity: sev, Title: title, Detail: detail, Evidence: ev, Recommendation: rec})
+	}
+	if !wanted {
+		return f
+	}
+	if !r.Tested {
+		if r.Error == "no_dialer" {
+			return f
+		}
+		add("tls_unavailable", SeverityHigh, "https is not available", "No TLS handshake could be completed on "+r.Address+".", r.Error,
+			"Serve the site over https with a certificate from a trusted authority.")
+		return f
+	}
+	if r.Error == "insecure_key" {
+		add("tls_key_too_weak", SeverityCritical, "The server key is too weak to connect", "crypto/tls refuses RSA keys under 1024 bits.", "", "Replace the key with RSA 2048+ or ECDSA P-256.")
+	}
+	if c := r.Certificate; c != nil {
+		if c.Expired {
+			add("cert_expired", SeverityHigh, "The certificate has expired", "Browsers show a full-page error.", "notAfter "+c.NotAfter.Format(time.RFC3339), "Renew the certificate and automate renewal (ACME).")
+		}
+		if c.NotYetValid {
+			add("cert_not_yet_valid", SeverityHigh, "The certificate is not yet valid", "Its notBefore date is in the future.", "notBefore "+c.NotBefore.Format(time.RFC3339), "Check the server clock and the certificate dates.")
+		}
+		if c.SelfSigned {
+			add("cert_self_signed", SeverityHigh, "The certificate is self-signed", "No browser trusts it.", "issuer = subject: "+c.Subject, "Use a certificate from a publicly trusted authority.")
+		} else if !c.Trusted {
+			add("cert_untrusted", SeverityHigh, "The certificate chain is not trusted", "Verification failed: "+c.TrustError+".", "issuer: "+c.Issuer, "Serve the full chain (leaf and intermediates) from a publicly trusted authority.")
+		}
+		if !c.HostnameMatch {
+			add("cert_hostname_mismatch", SeverityHigh, "The certificate does not match the host name", "The certificate names do not cover the scanned host.", "names: "+truncate(strings.Join(c.DNSNames, ", "), 200), "Issue a certificate whose subjectAltName covers the host.")
+		}
+		if c.KeyType == "RSA" && c.KeyBits < 2048 {
+			add("cert_weak_key", SeverityMedium, "The certificate key is weak", fmt.Sprintf("RSA %d-bit keys are below the 2048-bit minimum.", c.KeyBits), fmt.Sprintf("RSA %d", c.KeyBits), "Use RSA 2048+ or ECDSA P-256.")
+		}
+		if strings.Contains(c.SignatureAlgorithm, "SHA1") || strings.HasPrefix(c.SignatureAlgorithm, "MD") {
+			add("cert_weak_signature", SeverityHigh, "The certificate has a weak signature", c.SignatureAlgorithm+" signatures are not accepted by browsers.", c.SignatureAlgorithm, "Reissue the certificate with SHA-256 or better.")
+		}
+		if !c.Expired && c.DaysRemaining < 30 {
+			add("cert_expiring_soon", SeverityMedium, "The certificate expires soon", fmt.Sprintf("%d days remain.", c.DaysRemaining), "notAfter "+c.NotAfter.Format(time.RFC3339), "Renew now and automate renewal.")
+		} else if !c.Expired && c.DaysRemaining < 60 {
+			add("cert_expiring", SeverityInfo, "The certificate expires within 60 days", fmt.Sprintf("%d days remain.", c.DaysRemaining), "notAfter "+c.NotAfter.Format(time.RFC3339), "Check that renewal is automated.")
+		}
+	}
+	var old []string
+	noTLS13 := false
+	for _, p := range r.Protocols {
+		if p.Offered && p.Insecure {
+			old = append(old, p.Version)
+		}
+		if p.Version == "TLS 1.3" && p.Tested && !p.Offered {
+			noTLS13 = true
+		}
+	}
+	if len(old) > 0 {
+		add("tls_legacy_protocols", SeverityMedium, "Obsolete TLS versions are offered", "TLS 1.0 and 1.1 were deprecated by RFC 8996.", strings.Join(old, ", "), "Disable TLS 1.0 and 1.1; offer TLS 1.2 and 1.3.")
+	}
+	if noTLS13 {
+		add("tls13_missing", SeverityLow, "TLS 1.3 is not offered", "TLS 1.3 is faster and removes legacy cryptography.", "", "Enable TLS 1.3.")
+	}
+	var weak []string
+	for _, c := range r.CipherSuites {
+		if c.Weak == "rc4" || c.Weak == "64bit_block_cipher" {
+			weak = append(weak, c.Name)
+		}
+	}
+	if len(weak) > 0 {
+		add("tls_weak_ciphers", SeverityMedium, "Weak cipher suites are accepted", "RC4 and 3DES are broken or limited to 64-bit blocks (SWEET32).", truncate(strings.Join(weak, ", "), 300), "Disable RC4 and 3DES suites.")
+	}
+	var nofs []string
+	for _, c := range r.CipherSuites {
+		if !c.ForwardSecrecy {
+			nofs = append(nofs, c.Name)
+		}
+	}
+	if len(nofs) > 0 {
+		add("tls_no_forward_secrecy_suites", SeverityLow, "Suites without forward secrecy are accepted", "RSA key exchange lets a stolen key decrypt recorded traffic.", truncate(strings.Join(nofs, ", "), 300), "Accept only ECDHE suites (and TLS 1.3).")
+	}
+	return f
+}
+
+// exposureFindings turns confirmed exposed files into findings.
+func exposureFindings(e ExposureResult) []Finding {
+	var f []Finding
+	for _, x := range e.Exposed {
+		rule := exposureRuleByKind(x.Kind)
+		if rule == nil {
+			continue
+		}
+		ev := x.Evidence
+		for i, s := range x.Secrets {
+			if i == 5 {
+				ev += fmt.Sprintf("; %d more secrets", len(x.Secrets)-5)
+				break
+			}
+			ev += "; secret " + s.Type + " " + s.Fingerprint
+		}
+		f = append(f, Finding{ID: "exposed_" + x.Kind, Category: CategoryExposure, Severity: x.Severity,
+			Title:    rule.Title + " is publicly readable at " + x.Path,
+			Detail:   fmt.Sprintf("GET %s returned %d with content that matches a %s (confirmed by content, not by status code, and absent from random paths).", x.Path, x.StatusCode, strings.ToLower(rule.Title)),
+			Evidence: truncate(ev, 500), Recommendation: rule.Recommendation})
+	}
+	return f
+}
+
+// overallGrade combines the header grade with the TLS and exposure caps.
+func overallGrade(h HeadersResult, t TLSResult, e ExposureResult, httpsOK, httpsWanted bool) (string, []GradeReason) {
+	g := h.Grade
+	reasons := []GradeReason{{Source: "headers", Grade: h.Grade, Reason: fmt.Sprintf("header score %d (%s)", h.Score, AlgorithmVersion)}}
+	apply := func(r GradeReason) {
+		eff := r.Grade
+		if eff == "T" || eff == "M" {
+			eff = "F"
+		}
+		if gradeRank(eff) > gradeRank(g) {
+			g = eff
+			r.Applied = true
+		}
+		reasons = append(reasons, r)
+	}
+	if httpsWanted && !httpsOK {
+		apply(GradeReason{Source: "https", Grade: "F", Reason: "the site is not reachable over https"})
+	}
+	for _, c := range t.Caps {
+		apply(c)
+	}
+	for _, x := range e.Exposed {
+		if c := exposureCap(x.Severity); c != "" {
+			apply(GradeReason{Source: "exposure", Grade: c, Reason: fmt.Sprintf("%s exposed at %s (%s)", x.Kind, x.Path, x.Severity)})
+		}
+	}
+	// The header grade itself is applied when no cap lowered it.
+	if g == h.Grade {
+		reasons[0].Applied = true
+	}
+	return g, reasons
+}
+
+// sortFindings orders findings by severity (worst first), then category and id.
+func sortFindings(f []Finding) {
+	slices.SortStableFunc(f, func(a, b Finding) int {
+		if d := b.Severity.Rank() - a.Severity.Rank(); d != 0 {
+			return d
+		}
+		if c := strings.Compare(string(a.Category), string(b.Category)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}

@@ -1,0 +1,402 @@
+package webscan
+
+import "time"
+
+// Report is the structured result of one scan. Its JSON field names are
+// snake_case and only ever grow: fields are added, never renamed or removed.
+// docs/microdefend.md documents every field.
+type Report struct {
+	// Status is "completed" for a scan that ran to the end. Checks that
+	// could not run are reported inside the result as "not_tested"; they
+	// never turn into a pass.
+	Status string `json:"status"`
+	// ScanID is a random identifier for this scan (32 hex characters).
+	ScanID string `json:"scan_id"`
+	// Target is the URL that was scanned, as normalised by the scanner.
+	Target string `json:"target"`
+	// StartedAt is when the scan began, from Options.Now.
+	StartedAt time.Time `json:"started_at"`
+	// Findings lists every problem found, worst first.
+	Findings []Finding `json:"findings"`
+	// Result holds the grade and the per-section details.
+	Result Result `json:"result"`
+}
+
+// StatusCompleted is the only status a returned Report carries today.
+const StatusCompleted = "completed"
+
+// Category groups findings by check family.
+type Category string
+
+// The categories a Finding can carry.
+const (
+	CategoryTLS      Category = "tls"
+	CategoryHeaders  Category = "headers"
+	CategoryCookies  Category = "cookies"
+	CategoryMetadata Category = "metadata"
+	CategoryExposure Category = "exposure"
+)
+
+// Severity orders findings. The zero value is SeverityInfo.
+type Severity string
+
+// Severities from the least to the most serious.
+const (
+	SeverityInfo     Severity = "info"
+	SeverityLow      Severity = "low"
+	SeverityMedium   Severity = "medium"
+	SeverityHigh     Severity = "high"
+	SeverityCritical Severity = "critical"
+)
+
+// Rank returns 0 for info up to 4 for critical, and -1 for an unknown value.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityInfo:
+		return 0
+	case SeverityLow:
+		return 1
+	case SeverityMedium:
+		return 2
+	case SeverityHigh:
+		return 3
+	case SeverityCritical:
+		return 4
+	}
+	return -1
+}
+
+// Finding is one problem found on the site.
+type Finding struct {
+	// ID is a stable snake_case identifier such as "csp_unsafe_inline".
+	ID string `json:"id"`
+	// Category is the check family: tls, headers, cookies, metadata or exposure.
+	Category Category `json:"category"`
+	// Severity is info, low, medium, high or critical.
+	Severity Severity `json:"severity"`
+	// Title is a one-line summary.
+	Title string `json:"title"`
+	// Detail explains what was observed and why it matters.
+	Detail string `json:"detail"`
+	// Evidence is a short excerpt that shows the problem. Secret values are
+	// never included: they are replaced by "***" or by a type and fingerprint.
+	Evidence string `json:"evidence,omitempty"`
+	// Recommendation says how to fix it.
+	Recommendation string `json:"recommendation"`
+}
+
+// Result holds the grade and every section of a scan.
+type Result struct {
+	// Grade is the overall letter grade, A+ to F, after every cap.
+	Grade string `json:"grade"`
+	// Score is the header score (Observatory-like arithmetic, 0 and up).
+	Score int `json:"score"`
+	// AlgorithmVersion names the scoring algorithm, e.g. "observatory-like/1".
+	AlgorithmVersion string `json:"algorithm_version"`
+	// Reasons explains the grade: the header grade and every cap applied.
+	Reasons []GradeReason `json:"reasons"`
+	// TLS is the transport-security section.
+	TLS TLSResult `json:"tls"`
+	// Headers is the HTTP-header section with the per-test score modifiers.
+	Headers HeadersResult `json:"headers"`
+	// Metadata is what the site says about itself.
+	Metadata MetadataResult `json:"metadata"`
+	// Exposure lists the sensitive paths probed and what was confirmed.
+	Exposure ExposureResult `json:"exposure"`
+	// Redirects records the http:// and https:// redirect chains.
+	Redirects RedirectResult `json:"redirects"`
+	// Timings records how long each phase took, in milliseconds.
+	Timings Timings `json:"timings"`
+}
+
+// GradeReason is one input to the overall grade.
+type GradeReason struct {
+	// Source is "headers", "tls", "exposure" or "https".
+	Source string `json:"source"`
+	// Grade is the grade or cap this source imposes.
+	Grade string `json:"grade"`
+	// Applied is true when this reason lowered (or set) the final grade.
+	Applied bool `json:"applied"`
+	// Reason is a human sentence.
+	Reason string `json:"reason"`
+}
+
+// Timings records phase durations in milliseconds.
+type Timings struct {
+	TotalMS    int64 `json:"total_ms"`
+	FetchMS    int64 `json:"fetch_ms"`
+	TLSMS      int64 `json:"tls_ms"`
+	ExposureMS int64 `json:"exposure_ms"`
+	MetadataMS int64 `json:"metadata_ms"`
+}
+
+// RedirectResult records both fetch sessions.
+type RedirectResult struct {
+	// HTTP is the chain that started at http://host/.
+	HTTP Chain `json:"http"`
+	// HTTPS is the chain that started at https://host/.
+	HTTPS Chain `json:"https"`
+}
+
+// Chain is one fetch session, hop by hop.
+type Chain struct {
+	// Tested is false when this session was not attempted (for example an
+	// explicit non-default port names only one scheme).
+	Tested bool `json:"tested"`
+	// Hops lists each request in order.
+	Hops []Hop `json:"hops"`
+	// FinalURL is the last URL fetched.
+	FinalURL string `json:"final_url,omitempty"`
+	// Error is a short public error code when the session failed, e.g.
+	// "fetch_failed" or "redirect_limit".
+	Error string `json:"error,omitempty"`
+	// ErrorDetail is a short public sentence about Error.
+	ErrorDetail string `json:"error_detail,omitempty"`
+}
+
+// Hop is one request and its response status.
+type Hop struct {
+	URL        string `json:"url"`
+	StatusCode int    `json:"status_code"`
+	Location   string `json:"location,omitempty"`
+}
+
+// Test result of one Observatory-like header test.
+type TestResult struct {
+	// Name is the test, e.g. "content-security-policy".
+	Name string `json:"name"`
+	// Result is the outcome key, e.g. "csp-implemented-with-unsafe-inline".
+	Result string `json:"result"`
+	// Modifier is the score change this result contributes.
+	Modifier int `json:"modifier"`
+	// Pass is true when the modifier is not negative.
+	Pass bool `json:"pass"`
+	// Description is a human sentence.
+	Description string `json:"description"`
+}
+
+// HeadersResult is the header section.
+type HeadersResult struct {
+	// URL is the response the headers were read from.
+	URL string `json:"url,omitempty"`
+	// Score is the Observatory-like score (see Result.Score).
+	Score int `json:"score"`
+	// Grade is the letter the header score alone earns.
+	Grade string `json:"grade"`
+	// BonusApplied reports whether the positive modifiers counted (they do
+	// only when the score after penalties is at least 90).
+	BonusApplied bool `json:"bonus_applied"`
+	// Tests lists each scored test in a fixed order.
+	Tests []TestResult `json:"tests"`
+	// CSP is the parsed Content-Security-Policy.
+	CSP CSPSummary `json:"csp"`
+	// HSTS is the parsed Strict-Transport-Security header.
+	HSTS HSTSSummary `json:"hsts"`
+	// Cookies lists the cookies seen, by name and attributes (never values).
+	Cookies []CookieSummary `json:"cookies"`
+	// CORS records the probe-Origin result.
+	CORS CORSSummary `json:"cors"`
+	// Scripts counts the scripts found for the subresource-integrity test.
+	Scripts ScriptSummary `json:"scripts"`
+	// Raw holds the security-relevant response headers as received.
+	Raw map[string]string `json:"raw"`
+}
+
+// CSPSummary is the parsed Content-Security-Policy.
+type CSPSummary struct {
+	Present    bool `json:"present"`
+	ReportOnly bool `json:"report_only"`
+	FromMeta   bool `json:"from_meta"`
+	// Directives maps a directive name to its source list (first policy).
+	Directives        map[string][]string `json:"directives,omitempty"`
+	UnsafeInline      bool                `json:"unsafe_inline"`
+	UnsafeEval        bool                `json:"unsafe_eval"`
+	BroadScriptSrc    bool                `json:"broad_script_src"`
+	BroadObjectSrc    bool                `json:"broad_object_src"`
+	InsecureSchemes   bool                `json:"insecure_schemes"`
+	BaseURIRestricted bool                `json:"base_uri_restricted"`
+	FrameAncestors    bool                `json:"frame_ancestors"`
+	DefaultNone       bool                `json:"default_none"`
+	FormAction        bool                `json:"form_action_restricted"`
+	Duplicates        []string            `json:"duplicates,omitempty"`
+}
+
+// HSTSSummary is the parsed Strict-Transport-Security header.
+type HSTSSummary struct {
+	Present           bool  `json:"present"`
+	Valid             bool  `json:"valid"`
+	MaxAge            int64 `json:"max_age"`
+	IncludeSubDomains bool  `json:"include_subdomains"`
+	Preload           bool  `json:"preload"`
+	// PreloadListed is always "not_tested": the scanner carries no copy of
+	// the browsers' preload list.
+	PreloadListed string `json:"preload_listed"`
+}
+
+// CookieSummary describes one Set-Cookie without its value.
+type CookieSummary struct {
+	Name     string `json:"name"`
+	Secure   bool   `json:"secure"`
+	HTTPOnly bool   `json:"http_only"`
+	SameSite string `json:"same_site,omitempty"`
+	Session  bool   `json:"session"`
+	Prefix   string `json:"prefix,omitempty"`
+	// Problems lists short codes such as "missing_secure".
+	Problems []string `json:"problems,omitempty"`
+}
+
+// CORSSummary records what the site answered to a probe Origin.
+type CORSSummary struct {
+	ProbeOrigin      string `json:"probe_origin"`
+	AllowOrigin      string `json:"allow_origin,omitempty"`
+	AllowCredentials bool   `json:"allow_credentials"`
+	Reflected        bool   `json:"reflected"`
+}
+
+// ScriptSummary counts the <script src> elements of the page.
+type ScriptSummary struct {
+	HTML          bool `json:"html"`
+	Total         int  `json:"total"`
+	CrossOrigin   int  `json:"cross_origin"`
+	WithIntegrity int  `json:"with_integrity"`
+	Insecure      int  `json:"insecure"`
+}
+
+// TLSResult is the transport-security section.
+type TLSResult struct {
+	// Tested is false when no TLS probe could run (no https, or no dialer).
+	Tested bool `json:"tested"`
+	// Address is host:port probed.
+	Address string `json:"address,omitempty"`
+	// Error is a short code when the main handshake failed.
+	Error string `json:"error,omitempty"`
+	// Grade is the TLS-only grade (A+ to F, T for untrusted, M for a name
+	// mismatch) after caps.
+	Grade string `json:"grade,omitempty"`
+	// Caps lists every TLS cap and warning with its reason.
+	Caps []GradeReason `json:"caps"`
+	// Protocols lists each probed version and whether it was accepted.
+	Protocols []ProtocolResult `json:"protocols"`
+	// CipherSuites lists the TLS 1.0–1.2 suites the server accepted.
+	CipherSuites []CipherResult `json:"cipher_suites"`
+	// NegotiatedVersion, NegotiatedCipher and Group describe the default handshake.
+	NegotiatedVersion string `json:"negotiated_version,omitempty"`
+	NegotiatedCipher  string `json:"negotiated_cipher,omitempty"`
+	Group             string `json:"group,omitempty"`
+	ALPN              string `json:"alpn,omitempty"`
+	// Certificate describes the leaf and chain.
+	Certificate *CertificateResult `json:"certificate,omitempty"`
+	// OCSPStapled is true when the server stapled an OCSP response.
+	OCSPStapled bool `json:"ocsp_stapled"`
+	// OCSPStatus is the stapled response's status ("successful", …), if any.
+	OCSPStatus string `json:"ocsp_status,omitempty"`
+	// NotTested names the checks crypto/tls cannot perform; they are never
+	// counted as passed.
+	NotTested []string `json:"not_tested"`
+}
+
+// ProtocolResult is one protocol-version probe.
+type ProtocolResult struct {
+	Version  string `json:"version"`
+	Offered  bool   `json:"offered"`
+	Tested   bool   `json:"tested"`
+	Error    string `json:"error,omitempty"`
+	Insecure bool   `json:"insecure"`
+}
+
+// CipherResult is one accepted cipher suite.
+type CipherResult struct {
+	Name           string `json:"name"`
+	ID             uint16 `json:"id"`
+	Version        string `json:"version"`
+	ForwardSecrecy bool   `json:"forward_secrecy"`
+	AEAD           bool   `json:"aead"`
+	Weak           string `json:"weak,omitempty"`
+}
+
+// CertificateResult describes the served certificate chain.
+type CertificateResult struct {
+	Subject            string    `json:"subject"`
+	Issuer             string    `json:"issuer"`
+	DNSNames           []string  `json:"dns_names"`
+	NotBefore          time.Time `json:"not_before"`
+	NotAfter           time.Time `json:"not_after"`
+	DaysRemaining      int       `json:"days_remaining"`
+	Expired            bool      `json:"expired"`
+	NotYetValid        bool      `json:"not_yet_valid"`
+	SelfSigned         bool      `json:"self_signed"`
+	Trusted            bool      `json:"trusted"`
+	TrustError         string    `json:"trust_error,omitempty"`
+	HostnameMatch      bool      `json:"hostname_match"`
+	KeyType            string    `json:"key_type"`
+	KeyBits            int       `json:"key_bits"`
+	SignatureAlgorithm string    `json:"signature_algorithm"`
+	ChainLength        int       `json:"chain_length"`
+	Chain              []string  `json:"chain"`
+	MustStaple         bool      `json:"must_staple"`
+	SCTs               bool      `json:"scts"`
+}
+
+// MetadataResult is what the site discloses about itself.
+type MetadataResult struct {
+	StatusCode  int               `json:"status_code"`
+	Title       string            `json:"title,omitempty"`
+	Generator   string            `json:"generator,omitempty"`
+	Banners     map[string]string `json:"banners,omitempty"`
+	SecurityTxt SecurityTxt       `json:"security_txt"`
+	Robots      RobotsResult      `json:"robots"`
+}
+
+// SecurityTxt is the parsed RFC 9116 file.
+type SecurityTxt struct {
+	Present  bool      `json:"present"`
+	URL      string    `json:"url,omitempty"`
+	Contact  []string  `json:"contact,omitempty"`
+	Expires  time.Time `json:"expires,omitzero"`
+	Expired  bool      `json:"expired"`
+	Signed   bool      `json:"signed"`
+	Problems []string  `json:"problems,omitempty"`
+}
+
+// RobotsResult summarises robots.txt.
+type RobotsResult struct {
+	Present bool `json:"present"`
+	// Entries counts the Allow/Disallow lines.
+	Entries int `json:"entries"`
+	// Sensitive lists entries whose paths suggest sensitive content.
+	Sensitive []string `json:"sensitive,omitempty"`
+}
+
+// ExposureResult lists the sensitive-path probes.
+type ExposureResult struct {
+	// Origin is where the paths were probed.
+	Origin string `json:"origin,omitempty"`
+	// Tested is false when no probe ran.
+	Tested bool `json:"tested"`
+	// Probed counts the candidate paths requested.
+	Probed int `json:"probed"`
+	// Baseline describes the random-path responses used to defeat soft 404s.
+	Baseline []BaselineResult `json:"baseline"`
+	// Exposed lists the confirmed paths.
+	Exposed []ExposedPath `json:"exposed"`
+	// Suppressed lists paths whose content matched but also matched the
+	// baseline, so they were not reported.
+	Suppressed []string `json:"suppressed,omitempty"`
+}
+
+// BaselineResult is one random-path response.
+type BaselineResult struct {
+	Path       string `json:"path"`
+	StatusCode int    `json:"status_code"`
+	Length     int    `json:"length"`
+}
+
+// ExposedPath is one confirmed sensitive file.
+type ExposedPath struct {
+	Path       string          `json:"path"`
+	Kind       string          `json:"kind"`
+	Severity   Severity        `json:"severity"`
+	StatusCode int             `json:"status_code"`
+	Evidence   string          `json:"evidence"`
+	Secrets    []SecretFinding `json:"secrets,omitempty"`
+}

@@ -1,0 +1,204 @@
+package webscan
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scanner runs website security scans. It is safe for concurrent use.
+type Scanner struct {
+	opts Options
+}
+
+// New returns a Scanner. Every zero field of opts takes the default its
+// comment describes.
+func New(opts Options) *Scanner {
+	return &Scanner{opts: opts.withDefaults()}
+}
+
+// Scan checks the site at rawURL and returns its report. The error is an
+// *Error for an invalid target, a missing HTTP client, a canceled scan or a
+// site that answered neither http nor https; the cause of a fetch failure
+// (for example the SSRF client's refusal) is wrapped and reachable with
+// errors.As.
+func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
+	start := time.Now()
+	t, err := parseTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.HTTP == nil {
+		return nil, &Error{Code: CodeNotConfigured, Message: "the scanner has no HTTP client"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+
+	rep := &Report{Status: StatusCompleted, ScanID: newScanID(), Target: t.URL.String(), StartedAt: s.opts.Now().UTC(), Findings: []Finding{}}
+	res := &rep.Result
+	res.AlgorithmVersion = AlgorithmVersion
+
+	// Phase 1: both fetch sessions and the TLS probes, in parallel. The TLS
+	// probes keep running through phase 2.
+	var (
+		wg, tlsWG             sync.WaitGroup
+		httpFinal, httpsFinal *response
+		httpAll, httpsAll     []*response
+		httpErr, httpsErr     error
+		tlsRes                TLSResult
+		fetchDone, tlsDur     time.Duration
+	)
+	res.Redirects.HTTP.Hops, res.Redirects.HTTPS.Hops = []Hop{}, []Hop{}
+	doHTTP := t.ExplicitPort == "" || t.URL.Scheme == "http"
+	doHTTPS := t.ExplicitPort == "" || t.URL.Scheme == "https"
+	if doHTTP {
+		wg.Go(func() {
+			res.Redirects.HTTP, httpFinal, httpAll, httpErr = s.fetchChain(ctx, t.withScheme("http"))
+		})
+	}
+	if doHTTPS {
+		wg.Go(func() {
+			res.Redirects.HTTPS, httpsFinal, httpsAll, httpsErr = s.fetchChain(ctx, t.withScheme("https"))
+		})
+		tlsWG.Go(func() {
+			t0 := time.Now()
+			tlsRes = s.probeTLS(ctx, t.tlsAddr(), t.Host)
+			tlsDur = time.Since(t0)
+		})
+	} else {
+		tlsRes = TLSResult{Error: "not_https", Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}, NotTested: append([]string{}, tlsNotTested...)}
+	}
+	wg.Wait()
+	fetchDone = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		tlsWG.Wait()
+		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled or timed out", Err: err}
+	}
+
+	httpsOK := httpsFinal != nil && res.Redirects.HTTPS.Error == "" && strings.HasPrefix(res.Redirects.HTTPS.FinalURL, "https:")
+	primary := httpsFinal
+	if !httpsOK && httpFinal != nil {
+		primary = httpFinal
+	}
+	if primary == nil {
+		tlsWG.Wait()
+		cause := errors.Join(httpErr, httpsErr)
+		return nil, &Error{Code: CodeSiteUnreachable, Message: "the site answered neither http nor https", Err: cause}
+	}
+
+	// Phase 2: CORS probe, exposure and metadata on the final origin.
+	origin := probeOrigin(t, primary.URL)
+	var (
+		cors         CORSSummary
+		exposure     = ExposureResult{Baseline: []BaselineResult{}, Exposed: []ExposedPath{}}
+		sec          SecurityTxt
+		robots       RobotsResult
+		expDur, mDur time.Duration
+	)
+	wg.Go(func() { cors = s.probeCORS(ctx, primary.URL) })
+	if !s.opts.SkipExposure {
+		wg.Go(func() {
+			t0 := time.Now()
+			exposure = s.probeExposure(ctx, origin)
+			expDur = time.Since(t0)
+		})
+	}
+	wg.Go(func() {
+		t0 := time.Now()
+		sec, robots = s.collectMetadata(ctx, origin)
+		mDur = time.Since(t0)
+	})
+	wg.Wait()
+	tlsWG.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled or timed out", Err: err}
+	}
+
+	// Analysis.
+	certValid := httpsOK
+	if c := tlsRes.Certificate; c != nil {
+		certValid = certValid && c.Trusted && c.HostnameMatch && !c.Expired && !c.NotYetValid
+	}
+	a := analysis{
+		target: t, primary: primary, httpsOK: httpsOK, certValid: certValid,
+		all: append(append([]*response{}, httpAll...), httpsAll...), cors: cors,
+		tls: tlsRes, exposure: exposure, now: s.opts.Now(),
+	}
+	res.Headers, rep.Findings = a.headers(res.Redirects)
+	res.Metadata = a.metadata(sec, robots)
+	res.TLS = tlsRes
+	res.Exposure = exposure
+	rep.Findings = append(rep.Findings, a.metadataFindings(res.Metadata)...)
+	rep.Findings = append(rep.Findings, tlsFindings(tlsRes, doHTTPS)...)
+	rep.Findings = append(rep.Findings, exposureFindings(exposure)...)
+	res.TLS.Caps = tlsCaps(tlsRes, res.Headers.HSTS)
+	if tlsRes.Tested {
+		res.TLS.Grade = tlsGrade(res.TLS.Caps)
+	}
+	res.Score = res.Headers.Score
+	res.Grade, res.Reasons = overallGrade(res.Headers, res.TLS, exposure, httpsOK, doHTTPS)
+	sortFindings(rep.Findings)
+	res.Timings = Timings{
+		TotalMS: time.Since(start).Milliseconds(), FetchMS: fetchDone.Milliseconds(),
+		TLSMS: tlsDur.Milliseconds(), ExposureMS: expDur.Milliseconds(), MetadataMS: mDur.Milliseconds(),
+	}
+	return rep, nil
+}
+
+func newScanID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// probeOrigin picks where exposure and metadata probes go: the final
+// origin when it is the same host or its www. variant, else the target.
+func probeOrigin(t target, final *url.URL) *url.URL {
+	o := &url.URL{Scheme: final.Scheme, Host: final.Host, Path: "/"}
+	fh := strings.ToLower(final.Hostname())
+	if fh == t.Host || fh == "www."+t.Host || "www."+fh == t.Host {
+		return o
+	}
+	return &url.URL{Scheme: t.URL.Scheme, Host: t.URL.Host, Path: "/"}
+}
+
+// probeCORS sends the page request again with a foreign Origin, and a
+// preflight, and records whether the site reflects it.
+func (s *Scanner) probeCORS(ctx context.Context, u *url.URL) CORSSummary {
+	c := CORSSummary{ProbeOrigin: "https://" + randomToken() + ".example"}
+	hdr := http.Header{"Origin": {c.ProbeOrigin}}
+	record := func(r *response) {
+		if r == nil {
+			return
+		}
+		acao := strings.TrimSpace(r.Header.Get("Access-Control-Allow-Origin"))
+		if acao == "" {
+			return
+		}
+		if c.AllowOrigin == "" || acao == c.ProbeOrigin {
+			c.AllowOrigin = truncate(acao, 200)
+		}
+		if acao == c.ProbeOrigin {
+			c.Reflected = true
+		}
+		if strings.EqualFold(strings.TrimSpace(r.Header.Get("Access-Control-Allow-Credentials")), "true") {
+			c.AllowCredentials = true
+		}
+	}
+	r, err := s.get(ctx, http.MethodGet, u, hdr, 64<<10)
+	if err == nil {
+		record(r)
+	}
+	pre := http.Header{"Origin": {c.ProbeOrigin}, "Access-Control-Request-Method": {"GET"}}
+	r, err = s.get(ctx, http.MethodOptions, u, pre, 4<<10)
+	if err == nil {
+		record(r)
+	}
+	return c
+}

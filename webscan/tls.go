@@ -1,0 +1,205 @@
+package webscan
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"strings"
+	"sync"
+)
+
+// tlsNotTested lists what crypto/tls cannot probe. These checks are
+// reported as not tested and never counted as passed.
+var tlsNotTested = []string{
+	"sslv2", "sslv3", "export_ciphers", "null_and_anonymous_ciphers", "dhe_parameters",
+	"heartbleed", "ccs_injection", "robot", "ticketbleed", "crime_compression",
+	"secure_renegotiation", "fallback_scsv", "certificate_revocation",
+}
+
+var probedVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12, tls.VersionTLS13}
+
+// handshake dials addr and runs one TLS handshake with cfg. Verification
+// is always done afterwards by analyzeChain, never by the handshake.
+func (s *Scanner) handshake(ctx context.Context, addr, host string, cfg *tls.Config) (tls.ConnectionState, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	conn, err := s.opts.Dial(ctx, "tcp", addr)
+	if err != nil {
+		return tls.ConnectionState{}, &dialError{err}
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	cfg.ServerName = host
+	cfg.InsecureSkipVerify = true // the chain is verified by analyzeChain with Options.RootCAs
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return tls.ConnectionState{}, err
+	}
+	return tc.ConnectionState(), nil
+}
+
+// probeTLS runs the main handshake, one handshake per protocol version and
+// one per TLS 1.0–1.2 cipher suite, bounded by Options.Concurrency.
+func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
+	r := TLSResult{Address: addr, Tested: true, NotTested: append([]string{}, tlsNotTested...),
+		Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}}
+	if s.opts.Dial == nil {
+		r.Tested, r.Error = false, "no_dialer"
+		return r
+	}
+	st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: tls.VersionTLS10, NextProtos: []string{"h2", "http/1.1"}})
+	if err != nil {
+		r.Error = handshakeErrorCode(err)
+		if r.Error == "connect_failed" || r.Error == "timeout" {
+			r.Tested = false
+			return r
+		}
+	} else {
+		r.NegotiatedVersion = tls.VersionName(st.Version)
+		r.NegotiatedCipher = tls.CipherSuiteName(st.CipherSuite)
+		if st.CurveID != 0 {
+			r.Group = st.CurveID.String()
+		}
+		r.ALPN = st.NegotiatedProtocol
+		r.Certificate = analyzeChain(st.PeerCertificates, host, s.opts.Now(), s.opts.RootCAs)
+		if r.Certificate != nil && len(st.SignedCertificateTimestamps) > 0 {
+			r.Certificate.SCTs = true
+		}
+		if len(st.OCSPResponse) > 0 {
+			r.OCSPStapled = true
+			r.OCSPStatus = ocspResponseStatus(st.OCSPResponse)
+		}
+	}
+
+	sem := make(chan struct{}, s.opts.Concurrency)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	protos := make([]ProtocolResult, len(probedVersions))
+	for i, v := range probedVersions {
+		protos[i] = ProtocolResult{Version: tls.VersionName(v), Tested: true, Insecure: v < tls.VersionTLS12}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			_, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: v, MaxVersion: v})
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				protos[i].Offered = true
+			} else if code := handshakeErrorCode(err); code != "handshake_failed" && code != "protocol_version" {
+				protos[i].Tested, protos[i].Error = false, code
+			}
+		})
+	}
+	wg.Wait()
+	r.Protocols = protos
+
+	var legacyMin, legacyMax uint16
+	for _, p := range protos {
+		v := versionID(p.Version)
+		if p.Offered && v <= tls.VersionTLS12 {
+			if legacyMin == 0 {
+				legacyMin = v
+			}
+			legacyMax = v
+		}
+	}
+	if legacyMax != 0 && !s.opts.SkipCipherProbes {
+		suites := append(tls.CipherSuites(), tls.InsecureCipherSuites()...)
+		accepted := make([]*CipherResult, len(suites))
+		for i, cs := range suites {
+			if !supportsLegacy(cs) {
+				continue
+			}
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: legacyMin, MaxVersion: legacyMax, CipherSuites: []uint16{cs.ID}})
+				if err != nil || st.CipherSuite != cs.ID {
+					return
+				}
+				accepted[i] = describeSuite(cs, st.Version)
+			})
+		}
+		wg.Wait()
+		for _, a := range accepted {
+			if a != nil {
+				r.CipherSuites = append(r.CipherSuites, *a)
+			}
+		}
+	} else if s.opts.SkipCipherProbes {
+		r.NotTested = append(r.NotTested, "cipher_suites")
+	}
+	return r
+}
+
+func supportsLegacy(cs *tls.CipherSuite) bool {
+	for _, v := range cs.SupportedVersions {
+		if v <= tls.VersionTLS12 {
+			return true
+		}
+	}
+	return false
+}
+
+func versionID(name string) uint16 {
+	for _, v := range probedVersions {
+		if tls.VersionName(v) == name {
+			return v
+		}
+	}
+	return 0
+}
+
+// describeSuite classifies an accepted suite.
+func describeSuite(cs *tls.CipherSuite, version uint16) *CipherResult {
+	n := cs.Name
+	c := &CipherResult{Name: n, ID: cs.ID, Version: tls.VersionName(version),
+		ForwardSecrecy: strings.HasPrefix(n, "TLS_ECDHE_"),
+		AEAD:           strings.Contains(n, "_GCM_") || strings.Contains(n, "CHACHA20_POLY1305")}
+	switch {
+	case strings.Contains(n, "_RC4_"):
+		c.Weak = "rc4"
+	case strings.Contains(n, "3DES"):
+		c.Weak = "64bit_block_cipher"
+	case !c.ForwardSecrecy:
+		c.Weak = "no_forward_secrecy"
+	case !c.AEAD:
+		c.Weak = "cbc_mode"
+	}
+	return c
+}
+
+// handshakeErrorCode maps a dial or handshake error to a stable code.
+func handshakeErrorCode(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return "timeout"
+	}
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timeout"
+	}
+	var de *dialError
+	if errors.As(err, &de) {
+		return "connect_failed"
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "RSA key") || strings.Contains(msg, "insecure key"):
+		return "insecure_key"
+	case strings.Contains(msg, "protocol version"):
+		return "protocol_version"
+	}
+	var re tls.RecordHeaderError
+	if errors.As(err, &re) {
+		return "not_tls"
+	}
+	return "handshake_failed"
+}
+
+// dialError marks a failure to connect, as opposed to a failed handshake.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "connect: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
