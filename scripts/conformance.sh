@@ -134,6 +134,7 @@ fi
 [[ -f "$suite_js" ]] || die "conformance suite missing at $suite_js"
 
 server_pid=""
+# shellcheck disable=SC2317 # invoked by the EXIT trap
 cleanup() {
 	if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
 		kill "$server_pid" 2>/dev/null || true
@@ -237,8 +238,10 @@ if (at >= 0) {
 // rules apply again.
 const suiteNeverChecks = new Set(['tasks-status-notifications']);
 
-// Warnings and statuses per scenario, from the per-scenario checks.json files.
+// Warnings, failures and statuses per scenario, from the per-scenario
+// checks.json files.
 const warnings = new Map();
+const failures = new Map();
 const statuses = new Map();
 if (fs.existsSync(resultsDir)) {
   for (const dir of fs.readdirSync(resultsDir)) {
@@ -250,6 +253,11 @@ if (fs.existsSync(resultsDir)) {
       const seen = statuses.get(m[1]) ?? new Set();
       seen.add(c.status);
       statuses.set(m[1], seen);
+      if (c.status === 'FAILURE') {
+        const list = failures.get(m[1]) ?? [];
+        list.push(`${c.id}: ${String(c.errorMessage ?? c.description).slice(0, 300)}`);
+        failures.set(m[1], list);
+      }
       if (c.status !== 'WARNING') continue;
       const list = warnings.get(m[1]) ?? [];
       list.push(`${c.id}: ${c.errorMessage ?? c.description}`);
@@ -288,6 +296,9 @@ const passing = expected.filter((n) => got.get(n)?.failed === 0 &&
   (got.get(n)?.passed > 0 || suiteNeverChecks.has(n))).length;
 console.log(`requirements ${revision}: ${passing}/${expected.length} scenarios pass, ${nwarn} warning(s)`);
 for (const p of problems) console.log(`  FAIL ${p}`);
+for (const [name, list] of failures) {
+  for (const f of list) console.log(`    ${name} ${f.replace(/\s+/g, ' ')}`);
+}
 process.exit(problems.length > 0 ? 1 : 0);
 EOF
 }
@@ -320,7 +331,9 @@ done
 
 echo
 for r in "${requirements[@]}"; do
-	[[ -f "$out/$r/verdict.txt" ]] && grep -E '^(requirements |  FAIL )' "$out/$r/verdict.txt" || true
+	if [[ -f "$out/$r/verdict.txt" ]]; then
+		grep -E '^(requirements |  FAIL )' "$out/$r/verdict.txt" || true
+	fi
 done
 if [[ $status -eq 0 ]]; then
 	echo "conformance: PASS (${requirements[*]})"
