@@ -251,3 +251,10 @@ func fileVerifier(t testing.TB, jwks []byte, mod func(*Config)) (*Verifier, *fak
 
 // p256Order is n for P-256.
 var p256Order = elliptic.P256().Params().N
+
+func writeFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
