@@ -83,8 +83,9 @@ type Client struct {
 	insecure  *http.Transport // InsecureSkipVerify, for posture scans
 
 	// testDialed, set only by this package's tests, sees every address the
-	// control hook lets through, i.e. every connect actually attempted.
-	testDialed func(netip.AddrPort)
+	// control hook lets through, i.e. every connect actually attempted, and
+	// may veto it (tests never leave loopback).
+	testDialed func(netip.AddrPort) error
 }
 
 // New returns a Client. opts may be nil.

@@ -28,7 +28,9 @@ func (c *Client) control(_ context.Context, network, address string, _ syscall.R
 		return e
 	}
 	if c.testDialed != nil {
-		c.testDialed(ap)
+		if err := c.testDialed(ap); err != nil {
+			return newError(CodeScanFailed, err)
+		}
 	}
 	return nil
 }

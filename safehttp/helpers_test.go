@@ -129,10 +129,16 @@ type dialLog struct {
 	addrs []netip.AddrPort
 }
 
-func (d *dialLog) record(ap netip.AddrPort) {
+// record logs ap and vetoes anything off loopback, so that no test, even a
+// failing one, ever opens a connection beyond this machine.
+func (d *dialLog) record(ap netip.AddrPort) error {
 	d.mu.Lock()
 	d.addrs = append(d.addrs, ap)
 	d.mu.Unlock()
+	if !ap.Addr().IsLoopback() {
+		return errors.New("test vetoed a dial off loopback: " + ap.String())
+	}
+	return nil
 }
 
 func (d *dialLog) list() []netip.AddrPort {

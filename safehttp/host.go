@@ -115,8 +115,8 @@ func (e *hostSyntaxError) Error() string { return "safehttp: bad host syntax: " 
 func (e *hostSyntaxError) Unwrap() error { return errHostSyntax }
 
 // endsInNumber reports whether the last label of host (no trailing dot) is a
-// number in the sense of the WHATWG URL standard: all decimal digits, or a
-// valid 0x-hex or 0-octal number. Such hosts are IPv4 addresses or invalid;
+// number in the sense of the WHATWG URL standard: all decimal digits, or 0x
+// followed by hex digits, whatever its size. Such hosts are IPv4 addresses or invalid;
 // they are never looked up in DNS, because the cgo resolver (inet_aton)
 // would turn "2130706433" or "0x7f.1" into 127.0.0.1 while the Go resolver
 // would not.
@@ -125,11 +125,11 @@ func endsInNumber(host string) bool {
 	if last == "" {
 		return false
 	}
-	if strings.Trim(last, "0123456789") == "" {
-		return true
+	if len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") {
+		last = last[2:]
+		return strings.Trim(last, "0123456789abcdefABCDEF") == ""
 	}
-	_, ok := parseIPv4Number(last)
-	return ok
+	return strings.Trim(last, "0123456789") == ""
 }
 
 // parseIPv4 is the WHATWG IPv4 parser: one to four parts, each decimal,
