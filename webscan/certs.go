@@ -76,7 +76,10 @@ func analyzeChain(chain []*x509.Certificate, host string, now time.Time, roots *
 }
 
 func isSelfSigned(cert *x509.Certificate) bool {
-	return string(cert.RawIssuer) == string(cert.RawSubject) && cert.CheckSignatureFrom(cert) == nil
+	// CheckSignatureFrom would insist on CA basic constraints; a self-signed
+	// leaf usually has none, so check the signature directly.
+	return string(cert.RawIssuer) == string(cert.RawSubject) &&
+		cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil
 }
 
 // trustErrorCode classifies a verification error as a stable code.

@@ -82,7 +82,9 @@ func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			_, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: v, MaxVersion: v})
+			// Offer every suite crypto/tls implements, so that a server with
+			// only legacy suites still completes the version probe.
+			_, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: v, MaxVersion: v, CipherSuites: allSuiteIDs()})
 			mu.Lock()
 			defer mu.Unlock()
 			if err == nil {
@@ -132,6 +134,18 @@ func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
 		r.NotTested = append(r.NotTested, "cipher_suites")
 	}
 	return r
+}
+
+// allSuiteIDs lists every TLS 1.0–1.2 suite crypto/tls implements,
+// secure ones first.
+func allSuiteIDs() []uint16 {
+	var ids []uint16
+	for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		if supportsLegacy(cs) {
+			ids = append(ids, cs.ID)
+		}
+	}
+	return ids
 }
 
 func supportsLegacy(cs *tls.CipherSuite) bool {
