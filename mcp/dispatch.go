@@ -1,0 +1,333 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// Sink receives the messages related to one request before its response:
+// progress and log notifications, and on legacy sessions the server's own
+// requests to the client. Send may be called from several goroutines.
+type Sink interface {
+	Send(msg []byte) error
+}
+
+// discardSink drops everything.
+type discardSink struct{}
+
+func (discardSink) Send([]byte) error { return nil }
+
+// exchange is one request being served: its era, what the client declared
+// and where related messages go.
+type exchange struct {
+	modern        bool
+	caps          clientCaps
+	logLevel      string
+	logOn         bool
+	progressToken json.RawMessage
+	sink          Sink
+	sess          *Session
+}
+
+func (x *exchange) send(method string, params any) {
+	_ = x.sink.Send(appendNotification(nil, method, params))
+}
+
+func (x *exchange) progress(p, total float64, message string) {
+	if x.progressToken == nil {
+		return
+	}
+	body := struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total,omitempty"`
+		Message  string          `json:"message,omitempty"`
+	}{x.progressToken, p, total, message}
+	x.send("notifications/progress", body)
+}
+
+func (x *exchange) logf(level, logger string, data any) {
+	if !x.logOn || tool.LogLevelRank(level) < tool.LogLevelRank(x.logLevel) || tool.LogLevelRank(level) < 0 {
+		return
+	}
+	body := struct {
+		Level  string `json:"level"`
+		Logger string `json:"logger,omitempty"`
+		Data   any    `json:"data"`
+	}{level, logger, data}
+	x.send("notifications/message", body)
+}
+
+func methodNotFound() *Error {
+	return rpcErr(CodeMethodNotFound, 404, "method not found")
+}
+
+// dispatch routes one request of either era. It returns the result object
+// as JSON, or a protocol error.
+func (s *Server) dispatch(ctx context.Context, x *exchange, m *Message, p *params) ([]byte, *Error) {
+	switch m.Method {
+	case "server/discover":
+		if !x.modern {
+			return nil, methodNotFound()
+		}
+		return s.discover(), nil
+	case "tools/list":
+		return s.toolsList(ctx, x, p)
+	case "tools/call":
+		return s.toolsCall(ctx, x, p)
+	case "prompts/list":
+		if !s.features.hasPrompts() {
+			return nil, methodNotFound()
+		}
+		return s.promptsList(x, p)
+	case "prompts/get":
+		if !s.features.hasPrompts() {
+			return nil, methodNotFound()
+		}
+		return s.promptsGet(ctx, x, m, p)
+	case "resources/list":
+		if !s.features.hasResources() {
+			return nil, methodNotFound()
+		}
+		return s.resourcesList(x, p)
+	case "resources/templates/list":
+		if !s.features.hasResources() {
+			return nil, methodNotFound()
+		}
+		return s.templatesList(x, p)
+	case "resources/read":
+		if !s.features.hasResources() {
+			return nil, methodNotFound()
+		}
+		return s.resourcesRead(ctx, x, p)
+	case "completion/complete":
+		s.features.mu.RLock()
+		ok := s.features.completions()
+		s.features.mu.RUnlock()
+		if !ok {
+			return nil, methodNotFound()
+		}
+		return s.complete(x, m)
+	case "subscriptions/listen":
+		if !x.modern {
+			return nil, methodNotFound()
+		}
+		return s.listen(ctx, x, m)
+	}
+	if x.modern && s.tasks != nil && strings.HasPrefix(m.Method, "tasks/") {
+		return s.taskMethod(ctx, x, m, p)
+	}
+	if !x.modern {
+		return x.sess.legacyMethod(ctx, x, m, p)
+	}
+	return nil, methodNotFound()
+}
+
+// finish completes a result object: on the modern revision it adds
+// resultType, the cache hints of list results, and serverInfo.
+func (s *Server) finish(x *exchange, body []byte, cacheable bool) []byte {
+	if !x.modern {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(s.resultMeta)+64)
+	out = append(out, body[:len(body)-1]...)
+	if len(body) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"resultType":"complete"`...)
+	if cacheable {
+		out = append(out, `,"ttlMs":`...)
+		out = strconv.AppendInt(out, s.ttlMs(), 10)
+		out = append(out, `,"cacheScope":"`...)
+		out = append(out, s.cacheScope()...)
+		out = append(out, '"')
+	}
+	out = append(out, s.resultMeta...)
+	return append(out, '}')
+}
+
+func (s *Server) discover() []byte {
+	body := map[string]any{
+		"supportedVersions": modernVersions,
+		"capabilities":      s.capabilities(false),
+		"resultType":        "complete",
+		"ttlMs":             s.ttlMs(),
+		"cacheScope":        "public",
+		"_meta":             map[string]json.RawMessage{metaServerInfo: s.serverInfo},
+	}
+	if s.opts.Instructions != "" {
+		body["instructions"] = s.opts.Instructions
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+// page applies an opaque cursor to n items.
+func (s *Server) page(cursor json.RawMessage, n int) (start, end int, next string, err *Error) {
+	if len(cursor) > 0 && !jsonwalk.IsNull(cursor) {
+		c, ok := jsonwalk.Unquote(cursor)
+		raw, derr := base64.RawURLEncoding.DecodeString(c)
+		off, aerr := strconv.Atoi(strings.TrimPrefix(string(raw), "o:"))
+		if !ok || derr != nil || aerr != nil || !strings.HasPrefix(string(raw), "o:") || off < 0 || off > n {
+			return 0, 0, "", rpcErr(CodeInvalidParams, 400, "invalid params: invalid cursor")
+		}
+		start = off
+	}
+	end = start + s.opts.PageSize
+	if end < n {
+		next = base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(end)))
+	} else {
+		end = n
+	}
+	return start, end, next, nil
+}
+
+func appendNext(b []byte, next string) []byte {
+	if next == "" {
+		return b
+	}
+	b = append(b, `,"nextCursor":"`...)
+	b = append(b, next...)
+	return append(b, '"')
+}
+
+func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
+	all, _ := s.reg.Tools()
+	tools := all
+	if s.opts.Visible != nil {
+		tools = make([]*tool.Tool, 0, len(all))
+		for _, t := range all {
+			if s.visible(ctx, t) {
+				tools = append(tools, t)
+			}
+		}
+	}
+	start, end, next, err := s.page(p.cursor, len(tools))
+	if err != nil {
+		return nil, err
+	}
+	list := tool.ListJSON(tools[start:end])
+	b := make([]byte, 0, len(list)+64)
+	b = append(b, `{"tools":`...)
+	b = append(b, list...)
+	b = appendNext(b, next)
+	b = append(b, '}')
+	return s.finish(x, b, true), nil
+}
+
+// callEnv builds the handler's view of the call.
+func (s *Server) callEnv(ctx context.Context, x *exchange, r *rounds) tool.CallEnv {
+	env := tool.CallEnv{
+		Logger:   s.log,
+		Supports: x.caps.supports,
+		Log:      x.logf,
+	}
+	if x.progressToken != nil {
+		env.Progress = x.progress
+	}
+	if s.opts.ResolveView != nil {
+		if v, ok := s.opts.ResolveView(ctx); ok {
+			env.View = v
+		}
+	}
+	if x.modern {
+		env.Input = r.input
+		env.State = r.state
+	} else {
+		env.Input = x.sess.input(x)
+	}
+	return env
+}
+
+func nameOf(raw []byte) (string, bool) {
+	if jsonwalk.Kind(raw) != "string" {
+		return "", false
+	}
+	return jsonwalk.Unquote(raw)
+}
+
+func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
+	name, ok := nameOf(p.name)
+	if !ok {
+		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: name must be a string")
+	}
+	t, ok := s.reg.Lookup(name)
+	if !ok || !s.visible(ctx, t) {
+		return nil, rpcErr(CodeInvalidParams, 200, "unknown tool: "+quoteName(name))
+	}
+	args := p.arguments
+	if len(args) > 0 && !jsonwalk.IsNull(args) && jsonwalk.Kind(args) != "object" {
+		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: arguments must be an object")
+	}
+	var r *rounds
+	if x.modern {
+		var err *Error
+		if r, err = s.beginRounds(ctx, "tools/call", name, args, p); err != nil {
+			return nil, err
+		}
+	}
+	env := s.callEnv(ctx, x, r)
+	res := s.runTool(ctx, t, args, env)
+	if res.Interrupt != nil {
+		return s.interrupted(x, r, res)
+	}
+	return s.toolResult(x, res)
+}
+
+// runTool resolves the view, runs the hooks and the tool.
+func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv) *tool.Result {
+	call := tool.NewCall(t.Name, env)
+	next := func(ctx context.Context) *tool.Result {
+		if t.Scope == tool.ViewScoped && env.View == nil {
+			return noActiveView(t)
+		}
+		return t.Invoke(ctx, call, args)
+	}
+	for i := len(s.opts.Hooks) - 1; i >= 0; i-- {
+		h, inner := s.opts.Hooks[i], next
+		next = func(ctx context.Context) *tool.Result { return h(ctx, t, args, inner) }
+	}
+	res := next(ctx)
+	if res.Interrupt != nil && errors.Is(res.Interrupt.Err, tool.ErrInputRequired) {
+		res.Interrupt.Pending, res.Interrupt.State = call.Pending()
+	}
+	return res
+}
+
+func noActiveView(t *tool.Tool) *tool.Result {
+	return tool.ErrorResult(t, &tool.Error{Code: tool.CodeNoActiveView, Message: "no active target: open one and make it active first"})
+}
+
+func (s *Server) interrupted(x *exchange, r *rounds, res *tool.Result) ([]byte, *Error) {
+	var mc *tool.MissingCapabilityError
+	if errors.As(res.Interrupt.Err, &mc) {
+		return nil, missingCapability(mc.Capability)
+	}
+	if !x.modern || r == nil {
+		return nil, rpcErr(CodeInternalError, 500, "internal error")
+	}
+	return r.inputRequired(res.Interrupt.Pending, res.Interrupt.State)
+}
+
+func (s *Server) toolResult(x *exchange, res *tool.Result) ([]byte, *Error) {
+	b, err := res.MarshalJSON()
+	if err != nil {
+		s.log.Error("tool result cannot be serialized", "error", err)
+		return nil, rpcErr(CodeInternalError, 500, "internal error")
+	}
+	return s.finish(x, b, false), nil
+}
+
+func quoteName(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,215 @@
+package mcp
+
+import (
+	"encoding/json"
+
+	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// clientCaps is what a client declared it can do: in the request's _meta
+// (modern) or at initialize (legacy).
+type clientCaps struct {
+	elicitation, elicitationURL bool
+	sampling, samplingTools     bool
+	roots                       bool
+	tasks                       bool
+}
+
+func (c clientCaps) supports(name string) bool {
+	switch name {
+	case "elicitation":
+		return c.elicitation
+	case "sampling":
+		return c.sampling
+	case "roots":
+		return c.roots
+	}
+	return false
+}
+
+func parseCaps(raw []byte) (clientCaps, bool) {
+	var c clientCaps
+	if jsonwalk.Kind(raw) != "object" {
+		return c, false
+	}
+	_ = jsonwalk.EachMember(raw, func(k, v []byte) error {
+		obj := jsonwalk.Kind(v) == "object"
+		switch string(k) {
+		case `"elicitation"`:
+			c.elicitation = obj
+			if obj {
+				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
+					if string(k2) == `"url"` {
+						c.elicitationURL = true
+					}
+					return nil
+				})
+			}
+		case `"sampling"`:
+			c.sampling = obj
+			if obj {
+				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
+					if string(k2) == `"tools"` {
+						c.samplingTools = true
+					}
+					return nil
+				})
+			}
+		case `"roots"`:
+			c.roots = obj
+		case `"extensions"`:
+			if obj {
+				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
+					if string(k2) == `"`+taskExtension+`"` {
+						c.tasks = true
+					}
+					return nil
+				})
+			}
+		}
+		return nil
+	})
+	return c, true
+}
+
+// reqMeta is the parsed _meta of a request.
+type reqMeta struct {
+	present       bool
+	version       string
+	hasVersion    bool
+	caps          clientCaps
+	hasCaps       bool
+	logLevel      string
+	hasLogLevel   bool
+	progressToken json.RawMessage
+}
+
+// params holds the members of a request's params that the dispatcher
+// reads, split out in one pass without decoding the rest.
+type params struct {
+	meta           reqMeta
+	name           []byte // raw JSON string
+	uri            []byte
+	arguments      json.RawMessage
+	inputResponses json.RawMessage
+	requestState   json.RawMessage
+	cursor         json.RawMessage
+	hasMeta        bool
+}
+
+func splitParams(raw json.RawMessage) (params, *Error) {
+	var p params
+	if len(raw) == 0 {
+		return p, nil
+	}
+	dup := false
+	var seen uint8
+	mark := func(bit uint8) {
+		if seen&bit != 0 {
+			dup = true
+		}
+		seen |= bit
+	}
+	_ = jsonwalk.EachMember(raw, func(k, v []byte) error {
+		switch string(k) {
+		case `"_meta"`:
+			mark(1)
+			p.hasMeta = true
+			p.meta = parseMeta(v)
+		case `"name"`:
+			mark(2)
+			p.name = v
+		case `"uri"`:
+			mark(4)
+			p.uri = v
+		case `"arguments"`:
+			mark(8)
+			p.arguments = v
+		case `"inputResponses"`:
+			mark(16)
+			p.inputResponses = v
+		case `"requestState"`:
+			mark(32)
+			p.requestState = v
+		case `"cursor"`:
+			mark(64)
+			p.cursor = v
+		}
+		return nil
+	})
+	if dup {
+		return p, rpcErr(CodeInvalidParams, 400, "invalid params: duplicate member")
+	}
+	return p, nil
+}
+
+func parseMeta(v []byte) reqMeta {
+	m := reqMeta{present: jsonwalk.Kind(v) == "object"}
+	if !m.present {
+		return m
+	}
+	_ = jsonwalk.EachMember(v, func(k, val []byte) error {
+		switch string(k) {
+		case `"` + metaProtocolVersion + `"`:
+			if s, ok := jsonwalk.Unquote(val); ok {
+				m.version, m.hasVersion = s, true
+			}
+		case `"` + metaClientCaps + `"`:
+			m.caps, m.hasCaps = parseCaps(val)
+		case `"` + metaLogLevel + `"`:
+			m.hasLogLevel = true
+			m.logLevel, _ = jsonwalk.Unquote(val)
+			if jsonwalk.Kind(val) != "string" {
+				m.logLevel = "\x00invalid"
+			}
+		case `"progressToken"`:
+			if k := jsonwalk.Kind(val); k == "string" || k == "number" {
+				m.progressToken = val
+			}
+		}
+		return nil
+	})
+	return m
+}
+
+// checkModernMeta is step 7 of the validation order: the _meta that
+// every modern request must carry.
+func checkModernMeta(p *params) *Error {
+	if !p.hasMeta || !p.meta.present {
+		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta with "+metaProtocolVersion+" and "+metaClientCaps+" is required")
+	}
+	if !p.meta.hasVersion {
+		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta."+metaProtocolVersion+" is required")
+	}
+	if !p.meta.hasCaps {
+		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta."+metaClientCaps+" is required and must be an object")
+	}
+	return nil
+}
+
+// checkVersion is step 9: the version must be one this server serves.
+func checkVersion(v string) *Error {
+	for _, s := range modernVersions {
+		if v == s {
+			return nil
+		}
+	}
+	e := rpcErr(CodeUnsupportedVer, 400, "unsupported protocol version")
+	e.Data = map[string]any{"supported": modernVersions, "requested": v}
+	return e
+}
+
+// checkLogLevel validates the opt-in log level.
+func checkLogLevel(m *reqMeta) *Error {
+	if m.hasLogLevel && !tool.ValidLogLevel(m.logLevel) {
+		return rpcErr(CodeInvalidParams, 400, "invalid params: unknown log level")
+	}
+	return nil
+}
+
+func missingCapability(name string) *Error {
+	e := rpcErr(CodeMissingCapability, 400, "the client must declare the "+name+" capability for this request")
+	e.Data = map[string]any{"requiredCapabilities": map[string]any{name: map[string]any{}}}
+	return e
+}

@@ -1,0 +1,200 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/warden-mcp/warden/tool"
+)
+
+// Protocol revisions.
+const (
+	// VersionModern is the stateless revision served on every request
+	// that carries its _meta.
+	VersionModern = "2026-07-28"
+	// VersionLatestLegacy is offered to a legacy client that asks for a
+	// version this server does not know.
+	VersionLatestLegacy = "2025-11-25"
+)
+
+// LegacyVersions are the initialize-handshake revisions served, newest
+// first.
+var LegacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// modernVersions are the revisions a request may name in its _meta; kept
+// identical in server/discover and in the unsupported-version error.
+var modernVersions = []string{VersionModern}
+
+// Meta keys of the modern revision.
+const (
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps      = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo      = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel        = "io.modelcontextprotocol/logLevel"
+	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID  = "io.modelcontextprotocol/subscriptionId"
+)
+
+// CallHook wraps every tool call. The policy, quota and audit layers plug
+// in here; next runs the tool (or the next hook). A hook that refuses a
+// call returns its own error result without calling next.
+type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result
+
+// Options configure a Server. The zero value of each field is a safe
+// default.
+type Options struct {
+	// Name and Version identify the server in serverInfo. Defaults:
+	// "warden" and "dev".
+	Name, Version, Title string
+	// Instructions are returned by server/discover and initialize; empty
+	// omits them.
+	Instructions string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// StateKey seals the requestState of input rounds (AES-256-GCM, 32
+	// bytes). Replicas behind one endpoint must share it. Nil: a random
+	// key for this process.
+	StateKey []byte
+	// StateTTL bounds how long an input round may wait for the client.
+	// Zero: 10 minutes.
+	StateTTL time.Duration
+	// PageSize is the number of items per list page. Zero: 100.
+	PageSize int
+	// ListTTL is the ttlMs published on list and discover results. Zero:
+	// 60 seconds. Clients also hear of changes on subscriptions/listen.
+	ListTTL time.Duration
+	// ResolveView returns the caller's active target. Nil: callers have
+	// none, and view-scoped tools answer no_active_view.
+	ResolveView func(ctx context.Context) (tool.View, bool)
+	// Visible filters the tools a caller sees and may call. Nil: all.
+	// When set, list results are marked cacheScope "private".
+	Visible func(ctx context.Context, t *tool.Tool) bool
+	// Hooks wrap every tool call, outermost first.
+	Hooks []CallHook
+	// Tasks enables the io.modelcontextprotocol/tasks extension.
+	Tasks bool
+}
+
+// Server serves a tool registry, resources and prompts over MCP, in both
+// protocol eras. It holds no per-connection state of the modern revision;
+// legacy sessions are created by transports with NewSession.
+type Server struct {
+	reg        *tool.Registry
+	opts       Options
+	log        *slog.Logger
+	serverInfo json.RawMessage
+	resultMeta []byte // ,"_meta":{...serverInfo...}
+	sealer     *sealer
+	features   features
+	tasks      *taskStore
+
+	mu        sync.Mutex
+	listeners map[*listener]struct{}
+	cancelReg func()
+}
+
+// NewServer returns a server for reg.
+func NewServer(reg *tool.Registry, opts *Options) *Server {
+	s := &Server{reg: reg, listeners: map[*listener]struct{}{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Name == "" {
+		s.opts.Name = "warden"
+	}
+	if s.opts.Version == "" {
+		s.opts.Version = "dev"
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	if s.opts.ListTTL <= 0 {
+		s.opts.ListTTL = 60 * time.Second
+	}
+	if s.opts.StateTTL <= 0 {
+		s.opts.StateTTL = 10 * time.Minute
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	key := s.opts.StateKey
+	if len(key) != 32 {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key)
+	}
+	s.sealer = newSealer(key)
+	info := map[string]string{"name": s.opts.Name, "version": s.opts.Version}
+	if s.opts.Title != "" {
+		info["title"] = s.opts.Title
+	}
+	s.serverInfo, _ = json.Marshal(info)
+	s.resultMeta = append([]byte(`,"_meta":{"`+metaServerInfo+`":`), s.serverInfo...)
+	s.resultMeta = append(s.resultMeta, '}')
+	s.features.init()
+	if s.opts.Tasks {
+		s.tasks = newTaskStore()
+	}
+	s.cancelReg = reg.Subscribe(func() { s.broadcast(notifyTools, "") })
+	return s
+}
+
+// Registry returns the served registry.
+func (s *Server) Registry() *tool.Registry { return s.reg }
+
+// Close stops listening to the registry and ends every open
+// subscriptions/listen stream.
+func (s *Server) Close() {
+	s.cancelReg()
+	s.mu.Lock()
+	for l := range s.listeners {
+		l.close()
+	}
+	s.mu.Unlock()
+}
+
+// Logger returns the server's diagnostic logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+func (s *Server) cacheScope() string {
+	if s.opts.Visible != nil {
+		return "private"
+	}
+	return "public"
+}
+
+func (s *Server) visible(ctx context.Context, t *tool.Tool) bool {
+	return s.opts.Visible == nil || s.opts.Visible(ctx, t)
+}
+
+// capabilities renders the server capabilities object. Prompts, resources
+// and completions are advertised only when something serves them, so that
+// what discover declares is exactly what answers.
+func (s *Server) capabilities(legacy bool) map[string]any {
+	caps := map[string]any{
+		"tools":   map[string]any{"listChanged": true},
+		"logging": map[string]any{},
+	}
+	f := &s.features
+	f.mu.RLock()
+	if len(f.prompts) > 0 {
+		caps["prompts"] = map[string]any{"listChanged": true}
+	}
+	if len(f.resources) > 0 || len(f.templates) > 0 {
+		caps["resources"] = map[string]any{"listChanged": true, "subscribe": true}
+	}
+	if f.completions() {
+		caps["completions"] = map[string]any{}
+	}
+	f.mu.RUnlock()
+	if s.tasks != nil && !legacy {
+		caps["extensions"] = map[string]any{taskExtension: map[string]any{}}
+	}
+	return caps
+}
+
+func (s *Server) ttlMs() int64 { return s.opts.ListTTL.Milliseconds() }

@@ -1,0 +1,272 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/warden-mcp/warden/internal/jsonwalk"
+)
+
+// serveModern serves a modern request whose envelope and _meta have been
+// checked (and, on HTTP, its headers).
+func (s *Server) serveModern(ctx context.Context, m *Message, p *params, sink Sink) ([]byte, *Error) {
+	if err := checkLogLevel(&p.meta); err != nil {
+		return nil, err
+	}
+	x := &exchange{
+		modern: true, caps: p.meta.caps,
+		logOn: p.meta.hasLogLevel, logLevel: p.meta.logLevel,
+		progressToken: p.meta.progressToken, sink: sink,
+	}
+	return s.dispatch(ctx, x, m, p)
+}
+
+// lineWriter serialises whole messages onto one stream.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+func (lw *lineWriter) Send(msg []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.err != nil {
+		return lw.err
+	}
+	// Messages are rendered without raw newlines (encoding/json escapes
+	// them inside strings), so one message is one line.
+	if _, err := lw.w.Write(msg); err != nil {
+		lw.err = err
+		return err
+	}
+	if err := lw.w.WriteByte('\n'); err != nil {
+		lw.err = err
+		return err
+	}
+	lw.err = lw.w.Flush()
+	return lw.err
+}
+
+// StdioOptions configure ServeStdio. The zero value is a safe default.
+type StdioOptions struct {
+	// MaxMessageBytes caps one line. Zero: 4 MiB.
+	MaxMessageBytes int
+	// MaxInFlight caps the requests served at once. Zero: 64.
+	MaxInFlight int
+}
+
+// ServeStdio serves newline-delimited JSON-RPC on r and w until r ends or
+// ctx is cancelled. Both eras are served: a process switches to a legacy
+// session when it receives initialize without modern _meta. When r ends,
+// calls already running finish and their responses are written before
+// ServeStdio returns; only listen streams and questions to the departed
+// client are cut short.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts *StdioOptions) error {
+	var o StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = MaxMessageBytes
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 64
+	}
+	out := &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	st := &stdioState{s: s, out: out, inflight: map[string]*flight{}, sem: make(chan struct{}, o.MaxInFlight)}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+
+	br := bufio.NewReaderSize(r, 64<<10)
+	var readErr error
+	for {
+		line, tooLong, err := readLine(br, o.MaxMessageBytes)
+		if tooLong {
+			_ = out.Send(appendError(nil, nil, rpcErr(CodeInvalidRequest, 0, "invalid request: message too large")))
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			st.handleLine(ctx, line)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	st.drain()
+	if readErr != nil {
+		return readErr
+	}
+	return ctx.Err()
+}
+
+// readLine reads one line of at most max bytes. An over-long line is
+// consumed and reported, never buffered whole.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > max+1 {
+			tooLong = true
+			buf = buf[:0]
+		} else if !tooLong {
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, tooLong, err
+	}
+}
+
+type flight struct {
+	cancel context.CancelFunc
+	listen bool
+}
+
+type stdioState struct {
+	s        *Server
+	out      *lineWriter
+	mu       sync.Mutex
+	sess     *Session
+	inflight map[string]*flight
+	wg       sync.WaitGroup
+	sem      chan struct{}
+}
+
+func (st *stdioState) handleLine(ctx context.Context, line []byte) {
+	m, perr := ParseMessage(line)
+	if perr != nil {
+		var id []byte
+		if m != nil {
+			id = m.ID
+		}
+		_ = st.out.Send(appendError(nil, id, perr))
+		return
+	}
+	st.mu.Lock()
+	sess := st.sess
+	st.mu.Unlock()
+	switch {
+	case m.IsResponse():
+		if sess != nil {
+			sess.Deliver(m)
+		}
+		return
+	case m.IsNotification():
+		if m.Method == "notifications/cancelled" {
+			st.cancel(m)
+		}
+		if sess != nil {
+			sess.HandleNotification(m)
+		}
+		return
+	}
+	p, err := splitParams(m.Params)
+	if err != nil {
+		_ = st.out.Send(appendError(nil, m.ID, err))
+		return
+	}
+	modern := p.hasMeta && p.meta.hasVersion
+	if !modern && m.Method == "initialize" {
+		st.mu.Lock()
+		if st.sess == nil {
+			st.sess = st.s.NewSession("")
+			st.sess.SetPush(st.out)
+		}
+		sess = st.sess
+		st.mu.Unlock()
+	}
+	st.sem <- struct{}{}
+	rctx, cancel := context.WithCancel(ctx)
+	key := string(m.ID)
+	st.mu.Lock()
+	st.inflight[key] = &flight{cancel: cancel, listen: m.Method == "subscriptions/listen"}
+	st.mu.Unlock()
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		defer func() { <-st.sem }()
+		defer func() {
+			cancel()
+			st.mu.Lock()
+			delete(st.inflight, key)
+			st.mu.Unlock()
+		}()
+		var res []byte
+		var rerr *Error
+		switch {
+		case modern || sess == nil:
+			if rerr = checkModernMeta(&p); rerr == nil {
+				if rerr = checkVersion(p.meta.version); rerr == nil {
+					res, rerr = st.s.serveModern(rctx, m, &p, st.out)
+				}
+			}
+		default:
+			res, rerr = sess.Handle(rctx, m, st.out)
+		}
+		if rerr != nil {
+			_ = st.out.Send(appendError(nil, m.ID, rerr))
+			return
+		}
+		if res == nil || rctx.Err() != nil && m.Method == "subscriptions/listen" {
+			return // a cancelled listen stream ends without a result
+		}
+		_ = st.out.Send(appendResponse(nil, m.ID, res))
+	}()
+}
+
+func (st *stdioState) cancel(m *Message) {
+	var id []byte
+	_ = eachParam(m.Params, "requestId", func(v []byte) { id = v })
+	if id == nil {
+		return
+	}
+	st.mu.Lock()
+	if f, ok := st.inflight[string(id)]; ok {
+		f.cancel()
+	}
+	st.mu.Unlock()
+}
+
+// drain ends listen streams and questions to the client, which can no
+// longer be answered, then waits for every other call to write its
+// response.
+func (st *stdioState) drain() {
+	st.mu.Lock()
+	for _, f := range st.inflight {
+		if f.listen {
+			f.cancel()
+		}
+	}
+	sess := st.sess
+	st.mu.Unlock()
+	if sess != nil {
+		sess.failPending()
+	}
+	st.wg.Wait()
+	if sess != nil {
+		sess.Close()
+	}
+}
+
+// eachParam calls fn with the raw value of one member of params.
+func eachParam(params []byte, name string, fn func(v []byte)) error {
+	if jsonwalk.Kind(params) != "object" {
+		return nil
+	}
+	return jsonwalk.EachMember(params, func(k, v []byte) error {
+		if key, ok := jsonwalk.Unquote(k); ok && key == name {
+			fn(v)
+		}
+		return nil
+	})
+}

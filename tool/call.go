@@ -1,0 +1,304 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+)
+
+// View is a caller's active target: an open binary, say. Tools scoped to a
+// view receive it resolved; a target that also implements
+// addrexpr.Target evaluates address parameters.
+type View interface {
+	// ViewName identifies the target in messages (never a full path).
+	ViewName() string
+}
+
+// Input request methods a tool may ask the client for.
+const (
+	MethodElicit    = "elicitation/create"
+	MethodSample    = "sampling/createMessage"
+	MethodListRoots = "roots/list"
+)
+
+// InputRequest is a question for the client: an elicitation, a sampling
+// request or a roots listing. Build one with Elicit, Sample or ListRoots.
+type InputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Elicit asks the user for a form of values described by schema (a flat
+// object schema). Never ask for passwords or tokens this way.
+func Elicit(message string, schema json.RawMessage) InputRequest {
+	p, _ := json.Marshal(struct {
+		Mode            string          `json:"mode"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}{"form", message, schema})
+	return InputRequest{Method: MethodElicit, Params: p}
+}
+
+// SamplingMessage is one message of a sampling request.
+type SamplingMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// Sample asks the client's model for a completion.
+func Sample(maxTokens int, messages ...SamplingMessage) InputRequest {
+	p, _ := json.Marshal(struct {
+		Messages  []SamplingMessage `json:"messages"`
+		MaxTokens int               `json:"maxTokens"`
+	}{messages, maxTokens})
+	return InputRequest{Method: MethodSample, Params: p}
+}
+
+// ListRoots asks the client for its roots.
+func ListRoots() InputRequest {
+	return InputRequest{Method: MethodListRoots, Params: json.RawMessage(`{}`)}
+}
+
+// capabilityOf names the client capability an input method needs.
+func capabilityOf(method string) string {
+	switch method {
+	case MethodElicit:
+		return "elicitation"
+	case MethodSample:
+		return "sampling"
+	case MethodListRoots:
+		return "roots"
+	}
+	return ""
+}
+
+// CapabilityOf names the client capability an input request method needs.
+func CapabilityOf(method string) string { return capabilityOf(method) }
+
+// ErrInputRequired is returned by Call.Input when the client must answer
+// before the handler can go on. Return it (or an error wrapping it) from
+// the handler: the server turns it into an input request and runs the
+// handler again, from the start, once the answers arrive.
+var ErrInputRequired = errors.New("input required")
+
+// MissingCapabilityError says the call needs a capability the client did
+// not declare. The server answers it with the protocol's
+// missing-capability error.
+type MissingCapabilityError struct{ Capability string }
+
+func (e *MissingCapabilityError) Error() string {
+	return "client lacks the " + e.Capability + " capability"
+}
+
+// CallEnv is what the serving side gives a call. The zero value serves a
+// call with no view, no client and no input: progress and logs are
+// dropped and Input fails.
+type CallEnv struct {
+	View View
+	// Progress delivers a progress notification, or nil.
+	Progress func(progress, total float64, message string)
+	// Log delivers a log message at or above the client's level, or nil.
+	Log func(level, logger string, data any)
+	// Input asks the client; see Call.Input. Nil means no client to ask.
+	Input func(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error)
+	// Supports reports whether the client declared a capability
+	// ("elicitation", "sampling", "roots"). Nil means none.
+	Supports func(capability string) bool
+	// Eval evaluates address expressions; nil uses the view when it can,
+	// else numbers only. The protocol layer leaves it nil.
+	Eval func(expr string, integer bool, base uint64) (uint64, error)
+	// Logger receives causes that never reach the client. Nil discards.
+	Logger *slog.Logger
+	// State is the handler state carried from an earlier input round.
+	State []byte
+}
+
+// Call is a handler's view of the call in progress.
+type Call struct {
+	tool     string
+	env      CallEnv
+	mu       sync.Mutex
+	warnings []Warning
+	pending  map[string]InputRequest
+	state    []byte
+	stateSet bool
+	last     float64
+	sent     bool
+}
+
+// NewCall makes the call context for one invocation of tool.
+func NewCall(tool string, env CallEnv) *Call {
+	return &Call{tool: tool, env: env}
+}
+
+// ToolName is the name of the tool being called.
+func (c *Call) ToolName() string { return c.tool }
+
+// View returns the caller's active target, if any. Scoped tools always have
+// one.
+func (c *Call) View() (View, bool) { return c.env.View, c.env.View != nil }
+
+// Warn attaches a warning to the result.
+func (c *Call) Warn(code, message string) {
+	c.mu.Lock()
+	c.warnings = append(c.warnings, Warning{Code: code, Message: message})
+	c.mu.Unlock()
+}
+
+// Progress reports progress to a client that asked for it. Progress must
+// grow; a value not above the last one is dropped.
+func (c *Call) Progress(progress, total float64, message string) {
+	if c.env.Progress == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.sent && progress <= c.last {
+		c.mu.Unlock()
+		return
+	}
+	c.last, c.sent = progress, true
+	c.mu.Unlock()
+	c.env.Progress(progress, total, message)
+}
+
+// Log sends a log message to a client that asked for messages at level or
+// below. Levels: debug, info, notice, warning, error, critical, alert,
+// emergency. Never log a secret.
+func (c *Call) Log(level string, data any) {
+	if c.env.Log != nil {
+		c.env.Log(level, c.tool, data)
+	}
+}
+
+// Logger returns the server-side logger for causes that must not reach the
+// client.
+func (c *Call) Logger() *slog.Logger {
+	if c.env.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.env.Logger
+}
+
+// Supports reports whether the client declared a capability for this
+// request ("elicitation", "sampling", "roots").
+func (c *Call) Supports(capability string) bool {
+	return c.env.Supports != nil && c.env.Supports(capability)
+}
+
+// Input asks the client every request in reqs and returns the answers by
+// key. Keys are the handler's own names; they must be stable across rounds.
+//
+// On a legacy session the server sends the requests and waits. On the
+// stateless protocol it cannot wait: Input returns ErrInputRequired, the
+// handler returns it, the client answers, and the handler runs again from
+// the start, this time getting the answers. Write handlers so the part
+// before Input is cheap and has no side effects.
+//
+// A request whose capability the client did not declare fails with a
+// *MissingCapabilityError; check Supports first to offer an alternative.
+func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+	for _, k := range sortedKeys(reqs) {
+		capName := capabilityOf(reqs[k].Method)
+		if capName == "" {
+			return nil, fmt.Errorf("input %q: unknown method %q", k, reqs[k].Method)
+		}
+		if !c.Supports(capName) {
+			return nil, &MissingCapabilityError{Capability: capName}
+		}
+	}
+	if c.env.Input == nil {
+		return nil, &Error{Code: "input_unavailable", Message: "this call cannot ask the client for input"}
+	}
+	answers, err := c.env.Input(ctx, reqs)
+	if errors.Is(err, ErrInputRequired) {
+		c.mu.Lock()
+		if c.pending == nil {
+			c.pending = map[string]InputRequest{}
+		}
+		for k, r := range reqs {
+			if _, ok := answers[k]; !ok {
+				c.pending[k] = r
+			}
+		}
+		c.mu.Unlock()
+	}
+	return answers, err
+}
+
+// State returns handler state saved with SetState in an earlier input
+// round, or nil.
+func (c *Call) State() []byte { return c.env.State }
+
+// SetState saves handler state to carry into the next input round. The
+// server protects it against tampering; keep it small.
+func (c *Call) SetState(b []byte) {
+	c.mu.Lock()
+	c.state, c.stateSet = append([]byte(nil), b...), true
+	c.mu.Unlock()
+}
+
+// Pending returns the input requests still unanswered after the handler
+// returned ErrInputRequired, and the state to carry.
+func (c *Call) Pending() (map[string]InputRequest, []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.env.State
+	if c.stateSet {
+		st = c.state
+	}
+	return c.pending, st
+}
+
+func (c *Call) takeWarnings() []Warning {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.warnings
+	c.warnings = nil
+	return w
+}
+
+func (c *Call) eval() func(string, bool, uint64) (uint64, error) {
+	if c.env.Eval != nil {
+		return c.env.Eval
+	}
+	return viewEvaluator(c.env.View)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// ValidLogLevel reports whether s is an MCP logging level.
+func ValidLogLevel(s string) bool { return LogLevelRank(s) >= 0 }
+
+// LogLevelRank orders the MCP logging levels; -1 for an unknown one.
+func LogLevelRank(s string) int {
+	switch s {
+	case "debug":
+		return 0
+	case "info":
+		return 1
+	case "notice":
+		return 2
+	case "warning":
+		return 3
+	case "error":
+		return 4
+	case "critical":
+		return 5
+	case "alert":
+		return 6
+	case "emergency":
+		return 7
+	}
+	return -1
+}

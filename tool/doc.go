@@ -1,0 +1,68 @@
+// Package tool is Warden's SDK for MCP tools.
+//
+// A tool is a typed function and a struct of arguments. The SDK derives the
+// tool's JSON Schema from the struct, checks and defaults the arguments
+// before the function runs, and shapes what comes back - results, warnings,
+// errors, panics - the same way for every tool:
+//
+//	type scanArgs struct {
+//		Text  string `json:"text" desc:"Text to scan" maxLength:"256000"`
+//		Depth int    `json:"depth" default:"2" min:"0" max:"4" desc:"Decoding depth"`
+//	}
+//
+//	reg := tool.NewRegistry()
+//	tool.Add(reg, tool.Def{
+//		Name:        "example_scan",
+//		Description: "Scan text.",
+//		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
+//		Catalog:     tool.Catalog{Category: "secrets", Trust: tool.TrustAuto},
+//	}, func(ctx context.Context, call *tool.Call, in scanArgs) (scanResult, error) {
+//		...
+//	})
+//
+// # Definitions
+//
+// A Def names the tool (1-64 characters of A-Z a-z 0-9 _ -), describes it,
+// sets the four annotation hints (all four are always published, false
+// included) and carries catalog metadata that the policy layer enforces:
+// category, enabled by default, unsafe, trust tier, quota, editions. The
+// trust tier has no default: registration refuses a tool that makes no
+// trust decision. The prefixes in BuiltinPrefixes belong to Warden's own
+// families; other code registers under them only through a claimed Family.
+//
+// # Arguments
+//
+// The input schema is derived from the struct's fields and tags (see the
+// tag list in schema.go's documentation: desc, default, enum, min, max,
+// minLength, maxLength, pattern, minItems, maxItems, header, relative). A
+// field is required exactly when it has no default and is not optional
+// (omitempty, omitzero or a pointer). The schema closes every object with
+// additionalProperties: false, and the decoder enforces exactly what the
+// schema says: a missing, mistyped, undeclared, repeated, out-of-enum or
+// out-of-bounds argument gives an invalid_params error result naming the
+// parameter (never repeating its value), and the handler is not called.
+// JSON null for an optional parameter means absent.
+//
+// Three parameter kinds serve tools that act on a target: Address (an
+// address expression such as "main" or ".text + 0x10", evaluated against
+// the active view by package addrexpr), IntExpr (a JSON integer or an
+// expression string, optionally relative to an earlier address), and
+// NonEmptyString.
+//
+// # Results, warnings and errors
+//
+// A struct result becomes structured content, with its JSON also given as
+// text, and its schema is published as the output schema (with the reserved
+// "warnings" property added). Call.Warn attaches {code, message} warnings.
+// A *Error becomes an error result: isError, text "code: message", and
+// structured {errorCode, errorMessage, details} unless the tool has an
+// output schema. Any other error, a panic, or a result that cannot be
+// serialized becomes internal_error with a generic message; the cause goes
+// to the server log only.
+//
+// # The call
+//
+// Call carries what a handler may need from the client: progress, log
+// messages, the active view, and input requests (elicitation, sampling,
+// roots) through one API, Call.Input, that works on both protocol eras.
+package tool

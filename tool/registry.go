@@ -1,0 +1,218 @@
+package tool
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// BuiltinPrefixes are the name prefixes of Warden's own tool families. A
+// registry refuses them from Register, so a third-party tool cannot pass
+// itself off as a built-in; built-ins register through a claimed Family.
+var BuiltinPrefixes = []string{"warden_", "keysweep_", "microdefend_", "bininspect_"}
+
+// Registry holds the tools a server offers. It is safe for concurrent use;
+// tools may be added and removed while serving, and subscribers hear of
+// every change.
+type Registry struct {
+	mu       sync.RWMutex
+	tools    map[string]*Tool
+	sorted   []*Tool
+	reserved map[string]bool // lower-cased prefix -> claimed
+	version  uint64
+	subs     map[int]func()
+	nextSub  int
+}
+
+// NewRegistry returns an empty registry with the built-in prefixes
+// reserved.
+func NewRegistry() *Registry {
+	r := &Registry{tools: map[string]*Tool{}, reserved: map[string]bool{}, subs: map[int]func(){}}
+	for _, p := range BuiltinPrefixes {
+		r.reserved[p] = false
+	}
+	return r
+}
+
+// Family is the right to register tools under one reserved prefix.
+type Family struct {
+	r      *Registry
+	prefix string
+}
+
+// Family claims a name prefix (ending in "_") for one family of tools.
+// Each prefix can be claimed once per registry; a prefix that is not built
+// in becomes reserved by the claim.
+func (r *Registry) Family(prefix string) (*Family, error) {
+	if !strings.HasSuffix(prefix, "_") || !nameRE.MatchString(prefix) {
+		return nil, fmt.Errorf("family prefix %q: want a valid name ending in _", prefix)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := strings.ToLower(prefix)
+	if claimed := r.reserved[key]; claimed {
+		return nil, fmt.Errorf("family prefix %q is already claimed", prefix)
+	}
+	for p := range r.reserved {
+		if p != key && (strings.HasPrefix(p, key) || strings.HasPrefix(key, p)) {
+			return nil, fmt.Errorf("family prefix %q overlaps reserved prefix %q", prefix, p)
+		}
+	}
+	r.reserved[key] = true
+	return &Family{r: r, prefix: prefix}, nil
+}
+
+// MustFamily is Family that panics on error, for start-up wiring.
+func (r *Registry) MustFamily(prefix string) *Family {
+	f, err := r.Family(prefix)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// Register adds a tool of the family.
+func (f *Family) Register(t *Tool) error {
+	if !strings.HasPrefix(t.Name, f.prefix) {
+		return fmt.Errorf("tool %s is not in family %s", t.Name, f.prefix)
+	}
+	return f.r.add(t, true)
+}
+
+// Registry returns the family's registry.
+func (f *Family) Registry() *Registry { return f.r }
+
+// Register adds a tool. Names are unique, and names under a reserved
+// prefix are refused (compared without regard to case).
+func (r *Registry) Register(t *Tool) error { return r.add(t, false) }
+
+// MustRegister is Register that panics on error.
+func (r *Registry) MustRegister(t *Tool) {
+	if err := r.Register(t); err != nil {
+		panic(err)
+	}
+}
+
+func (r *Registry) add(t *Tool, family bool) error {
+	if t == nil || t.handler == nil {
+		return fmt.Errorf("tool is not built: use New, NewRaw, Add or AddRaw")
+	}
+	r.mu.Lock()
+	if !family {
+		lower := strings.ToLower(t.Name)
+		for p := range r.reserved {
+			if strings.HasPrefix(lower, p) {
+				r.mu.Unlock()
+				return fmt.Errorf("tool %s: prefix %q is reserved for a tool family", t.Name, p)
+			}
+		}
+	}
+	if _, dup := r.tools[t.Name]; dup {
+		r.mu.Unlock()
+		return fmt.Errorf("tool %s is already registered", t.Name)
+	}
+	r.tools[t.Name] = t
+	r.rebuild()
+	subs := r.subscribers()
+	r.mu.Unlock()
+	notify(subs)
+	return nil
+}
+
+// Remove unregisters a tool; it reports whether the tool was there.
+func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	if _, ok := r.tools[name]; !ok {
+		r.mu.Unlock()
+		return false
+	}
+	delete(r.tools, name)
+	r.rebuild()
+	subs := r.subscribers()
+	r.mu.Unlock()
+	notify(subs)
+	return true
+}
+
+func (r *Registry) rebuild() {
+	r.sorted = r.sorted[:0:0]
+	for _, t := range r.tools {
+		r.sorted = append(r.sorted, t)
+	}
+	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
+	r.version++
+}
+
+func (r *Registry) subscribers() []func() {
+	fs := make([]func(), 0, len(r.subs))
+	for _, f := range r.subs {
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func notify(fs []func()) {
+	for _, f := range fs {
+		f()
+	}
+}
+
+// Lookup finds a tool by name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	t, ok := r.tools[name]
+	r.mu.RUnlock()
+	return t, ok
+}
+
+// Tools returns the tools in name order and the registry version, which
+// changes with every addition or removal.
+func (r *Registry) Tools() ([]*Tool, uint64) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.sorted, r.version
+}
+
+// Len returns the number of tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Subscribe calls fn after every change to the registry, until the
+// returned cancel function is called. fn must not block.
+func (r *Registry) Subscribe(fn func()) (cancel func()) {
+	r.mu.Lock()
+	id := r.nextSub
+	r.nextSub++
+	r.subs[id] = fn
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.subs, id)
+		r.mu.Unlock()
+	}
+}
+
+// ListJSON renders a page of tools/list entries as a JSON array, from the
+// precomputed listing of each tool.
+func ListJSON(tools []*Tool) []byte {
+	n := 2
+	for _, t := range tools {
+		n += len(t.listing) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(n)
+	b.WriteByte('[')
+	for i, t := range tools {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t.listing)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
