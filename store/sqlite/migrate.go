@@ -1,0 +1,107 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migration is one schema step. Versions are applied in order, each exactly
+// once, recorded in schema_migrations; a database whose version is newer
+// than this binary knows is refused rather than used.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrations = []migration{
+	{1, "limits", `
+CREATE TABLE rate_log (
+	key        TEXT PRIMARY KEY,
+	log        BLOB NOT NULL,              -- little-endian int64 µs timestamps, sorted
+	expires_us INTEGER NOT NULL            -- newest entry + window: row is dead after this
+) WITHOUT ROWID;
+CREATE INDEX rate_log_expires ON rate_log (expires_us);
+
+CREATE TABLE scan_lease (
+	lease_id   TEXT PRIMARY KEY,
+	credential TEXT NOT NULL,
+	scan_key   TEXT NOT NULL,
+	tool       TEXT NOT NULL,
+	expires_us INTEGER NOT NULL            -- live iff expires_us > now
+) WITHOUT ROWID;
+CREATE INDEX scan_lease_cred ON scan_lease (credential, expires_us);
+CREATE INDEX scan_lease_expires ON scan_lease (expires_us);
+
+CREATE TABLE quota_counter (
+	credential TEXT NOT NULL,
+	period     TEXT NOT NULL,              -- UTC 'YYYY-MM'
+	used       INTEGER NOT NULL CHECK (used >= 0),
+	PRIMARY KEY (credential, period)
+) WITHOUT ROWID;
+
+CREATE TABLE scan_ledger (
+	credential TEXT NOT NULL,
+	call_id    TEXT NOT NULL,
+	scan_key   TEXT NOT NULL,
+	tenant     TEXT NOT NULL,
+	tool       TEXT NOT NULL,
+	period     TEXT NOT NULL,
+	charged_us INTEGER NOT NULL,
+	PRIMARY KEY (credential, call_id)
+) WITHOUT ROWID;
+`},
+	{2, "audit", `
+CREATE TABLE audit_log (
+	id             INTEGER PRIMARY KEY,
+	at_us          INTEGER NOT NULL,
+	correlation_id TEXT NOT NULL,
+	credential     TEXT NOT NULL,
+	tenant         TEXT NOT NULL,
+	tool           TEXT NOT NULL,
+	outcome        TEXT NOT NULL,
+	duration_us    INTEGER NOT NULL,
+	quota_charged  INTEGER NOT NULL
+);
+CREATE INDEX audit_log_at ON audit_log (at_us);
+CREATE INDEX audit_log_cred_at ON audit_log (credential, at_us);
+`},
+}
+
+// SchemaVersion is the schema version this package migrates to.
+var SchemaVersion = migrations[len(migrations)-1].version
+
+// migrate applies the missing migrations in one immediate transaction, so
+// two processes opening the same file at once apply each step once.
+func migrate(ctx context.Context, db *sql.DB, nowUS int64) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_us INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var cur int
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+		return err
+	}
+	if cur > SchemaVersion {
+		return fmt.Errorf("sqlite store: database schema version %d is newer than this binary's %d", cur, SchemaVersion)
+	}
+	for _, m := range migrations {
+		if m.version <= cur {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("sqlite store: migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_us) VALUES (?, ?, ?)`,
+			m.version, m.name, nowUS); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,149 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/warden-mcp/warden/limits"
+)
+
+// AdmitScan implements limits.ScanStore: the admission steps of package
+// limits in one immediate transaction, rolled back on any refusal.
+func (s *Store) AdmitScan(ctx context.Context, a limits.Admit) (limits.Admission, error) {
+	var adm limits.Admission
+	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		var err error
+		adm, err = admit(ctx, tx, a)
+		return err == nil && adm.Refusal == "", err
+	})
+	if err != nil {
+		return limits.Admission{}, err
+	}
+	return adm, nil
+}
+
+func admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.Admission, error) {
+	now := a.Now.UnixMicro()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, now); err != nil {
+		return limits.Admission{}, err
+	}
+	var mine, dup int
+	var soonestMine sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE scan_key = ?), min(expires_us)
+		FROM scan_lease WHERE credential = ?`, a.ScanKey, a.Credential).Scan(&mine, &dup, &soonestMine); err != nil {
+		return limits.Admission{}, err
+	}
+	if dup > 0 {
+		return limits.Admission{Refusal: limits.CodeDuplicateScan}, nil
+	}
+	if mine >= a.MaxPerCredential {
+		return limits.Admission{Refusal: limits.CodeTooManyConcurrentScans, RetryAfter: retryUntil(soonestMine.Int64, now)}, nil
+	}
+	var all int
+	var soonestAll sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), min(expires_us) FROM scan_lease`).Scan(&all, &soonestAll); err != nil {
+		return limits.Admission{}, err
+	}
+	if all >= a.Capacity {
+		return limits.Admission{Refusal: limits.CodeScannerBusy, RetryAfter: retryUntil(soonestAll.Int64, now)}, nil
+	}
+	var adm limits.Admission
+	if a.Charge {
+		var key string
+		err := tx.QueryRowContext(ctx, `SELECT scan_key FROM scan_ledger WHERE credential = ? AND call_id = ?`,
+			a.Credential, a.CallID).Scan(&key)
+		switch {
+		case err == nil && key != a.ScanKey:
+			return limits.Admission{Refusal: limits.CodeIdempotencyConflict}, nil
+		case err == nil:
+			// Replay of a call already charged: admit without a charge.
+		case errors.Is(err, sql.ErrNoRows):
+			d, err := takeRate(ctx, tx, "scan:"+a.Credential, now, a.Rate)
+			if err != nil {
+				return limits.Admission{}, err
+			}
+			if !d.Allowed {
+				return limits.Admission{Refusal: limits.CodeRateLimitExceeded, RetryAfter: d.RetryAfter}, nil
+			}
+			var used int64
+			err = tx.QueryRowContext(ctx, `INSERT INTO quota_counter (credential, period, used)
+				SELECT ?1, ?2, 1 WHERE ?3 < 0 OR ?3 > 0
+				ON CONFLICT (credential, period) DO UPDATE SET used = used + 1 WHERE ?3 < 0 OR used < ?3
+				RETURNING used`, a.Credential, a.Period, a.Monthly).Scan(&used)
+			if errors.Is(err, sql.ErrNoRows) {
+				return limits.Admission{Refusal: limits.CodeQuotaExceeded}, nil
+			}
+			if err != nil {
+				return limits.Admission{}, err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO scan_ledger
+				(credential, call_id, scan_key, tenant, tool, period, charged_us) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				a.Credential, a.CallID, a.ScanKey, a.Tenant, a.Tool, a.Period, now); err != nil {
+				return limits.Admission{}, err
+			}
+			adm.Charged, adm.MonthlyUsed = true, used
+		default:
+			return limits.Admission{}, err
+		}
+	}
+	exp := now + a.LeaseTTL.Microseconds()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us)
+		VALUES (?, ?, ?, ?, ?)`, a.LeaseID, a.Credential, a.ScanKey, a.Tool, exp); err != nil {
+		return limits.Admission{}, err
+	}
+	adm.LeaseExpires = time.UnixMicro(exp)
+	return adm, nil
+}
+
+// retryUntil is the wait until the lease expiring at expUS frees its slot,
+// at least one second.
+func retryUntil(expUS, nowUS int64) time.Duration {
+	return max(time.Duration(expUS-nowUS)*time.Microsecond, time.Second)
+}
+
+// RenewLease implements limits.ScanStore.
+func (s *Store) RenewLease(ctx context.Context, leaseID string, now time.Time, ttl time.Duration) error {
+	n := now.UnixMicro()
+	res, err := s.db.ExecContext(ctx, `UPDATE scan_lease SET expires_us = ? WHERE lease_id = ? AND expires_us > ?`,
+		n+ttl.Microseconds(), leaseID, n)
+	if err != nil {
+		return err
+	}
+	if k, err := res.RowsAffected(); err != nil {
+		return err
+	} else if k == 0 {
+		return limits.ErrStoreLeaseLost
+	}
+	return nil
+}
+
+// ReleaseLease implements limits.ScanStore.
+func (s *Store) ReleaseLease(ctx context.Context, leaseID string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM scan_lease WHERE lease_id = ?`, leaseID)
+	return err
+}
+
+// RefundScan implements limits.ScanStore.
+func (s *Store) RefundScan(ctx context.Context, credential, callID string) (bool, error) {
+	var found bool
+	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		var period string
+		err := tx.QueryRowContext(ctx, `DELETE FROM scan_ledger WHERE credential = ? AND call_id = ? RETURNING period`,
+			credential, callID).Scan(&period)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE quota_counter SET used = used - 1
+			WHERE credential = ? AND period = ? AND used > 0`, credential, period); err != nil {
+			return false, err
+		}
+		found = true
+		return true, nil
+	})
+	return found, err
+}

@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warden-mcp/warden/limits"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database file Open creates inside the state directory.
+const FileName = "warden.db"
+
+// Store implements limits.Store on one SQLite file.
+type Store struct {
+	db *sql.DB
+}
+
+var _ limits.Store = (*Store)(nil)
+
+// Options tunes Open. The zero value is the default for every field.
+type Options struct {
+	// BusyTimeout is how long a write waits for another process holding the
+	// file's write lock. Zero: 5 s. Each call is still bounded by its
+	// context.
+	BusyTimeout time.Duration
+}
+
+// Open opens (creating if needed) the store in the state directory dir,
+// which is created with mode 0700, and applies pending migrations.
+func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("sqlite store: empty state directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return OpenFile(ctx, filepath.Join(dir, FileName), opts)
+}
+
+// OpenFile opens the store in the database file path. Most callers want
+// Open with a state directory.
+func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, errors.New("sqlite store: path must not contain '?' or '#'")
+	}
+	busy := 5 * time.Second
+	if opts != nil && opts.BusyTimeout > 0 {
+		busy = opts.BusyTimeout
+	}
+	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
+		path, busy.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	// One connection: writers queue in Go under their contexts rather than
+	// in SQLite's sleeping busy handler.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, db, time.Now().UnixMicro()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite store: migrate: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database. Calls after Close fail, and the Limiter turns
+// those failures into *_unavailable errors.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping checks that the database is at SchemaVersion and that this process
+// can take the write lock, which every decision needs: a file locked by
+// another process for longer than ctx allows is reported as unavailable.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		var v int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+			return false, err
+		}
+		if v != SchemaVersion {
+			return false, fmt.Errorf("sqlite store: schema version %d, want %d", v, SchemaVersion)
+		}
+		return false, nil
+	})
+}
+
+// withTx runs fn in an immediate transaction and commits if fn returns
+// commit true and no error; otherwise it rolls back.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) (commit bool, err error)) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	commit, err := fn(tx)
+	if err != nil || !commit {
+		if rerr := tx.Rollback(); rerr != nil && err == nil {
+			err = rerr
+		}
+		return err
+	}
+	return tx.Commit()
+}
+
+// Prune deletes state that can no longer affect a decision at now: rate
+// logs whose every entry has left its window, and expired leases. Audit
+// rows and ledger rows older than before are deleted too when before is
+// not zero. It is safe to run at any time.
+func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
+	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		n := now.UnixMicro()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_log WHERE expires_us < ?`, n); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, n); err != nil {
+			return false, err
+		}
+		if !before.IsZero() {
+			b := before.UnixMicro()
+			if _, err := tx.ExecContext(ctx, `DELETE FROM audit_log WHERE at_us < ?`, b); err != nil {
+				return false, err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM scan_ledger WHERE charged_us < ?`, b); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}

@@ -1,0 +1,226 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/store/storetest"
+)
+
+// backend is one state directory. Instances are separate Store handles on
+// the same file, as two processes on one host would have. Break holds the
+// write lock from a third connection, as another process stuck in a write
+// would.
+type backend struct {
+	dir     string
+	blocker *sql.Tx
+	db      *sql.DB
+}
+
+func (b *backend) Instance(t *testing.T) limits.Store {
+	s, err := Open(t.Context(), b.dir, &Options{BusyTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func (b *backend) Break(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(b.dir, FileName)+"?_txlock=immediate&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.db, b.blocker = db, tx
+}
+
+func (b *backend) Restore(t *testing.T) {
+	if err := b.blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	b.db.Close()
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		return &backend{dir: t.TempDir()}
+	})
+}
+
+func TestOpenCreatesPrivateStateDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "nested")
+	s, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir mode %v, want 0700", fi.Mode().Perm())
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+		t.Errorf("database file: %v", err)
+	}
+	for _, bad := range []string{"", "a?b"} {
+		if _, err := Open(t.Context(), bad, nil); err == nil {
+			t.Errorf("Open(%q) succeeded", bad)
+		}
+	}
+}
+
+func versions(t *testing.T, path string) []int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var v int
+		rows.Scan(&v)
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestMigrationsIdempotentAndVersioned(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	// Two processes starting at once, then a restart.
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			s, err := Open(context.Background(), dir, nil)
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	want := []int{1, 2}
+	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
+		t.Errorf("versions (-want +got):\n%s", diff)
+	}
+
+	// A database migrated by a newer binary is refused, not used.
+	db, _ := sql.Open("sqlite", "file:"+path)
+	if _, err := db.Exec(`INSERT INTO schema_migrations VALUES (99, 'future', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(t.Context(), dir, nil); err == nil {
+		t.Fatal("opened a database with a newer schema")
+	}
+}
+
+func TestUpgradeFromVersion1(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, FileName)+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := migrations
+	migrations = migrations[:1]
+	err = migrate(t.Context(), db, 0)
+	migrations = saved
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AppendAudit(t.Context(), limits.AuditRecord{Time: time.Now(), Credential: "c", Tool: "t", Outcome: "ok"}); err != nil {
+		t.Fatalf("audit table missing after upgrade: %v", err)
+	}
+}
+
+func TestClosedStoreFailsClosed(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := limits.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := l.AllowRequest(t.Context(), "c"); !errors.Is(err, limits.ErrRateLimitUnavailable) {
+		t.Errorf("AllowRequest on closed store: %v", err)
+	}
+	if _, err := l.BeginScan(t.Context(), limits.ScanRequest{Credential: "c", Tool: "t", ScanKey: "k", Charge: true, CallID: "x"}); !errors.Is(err, limits.ErrQuotaUnavailable) {
+		t.Errorf("BeginScan on closed store: %v", err)
+	}
+}
+
+func TestCorruptRateLogFailsClosed(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.db.Exec(`INSERT INTO rate_log VALUES ('transport:c', x'0102', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := limits.New(s, nil)
+	if _, err := l.AllowRequest(t.Context(), "c"); !errors.Is(err, limits.ErrRateLimitUnavailable) {
+		t.Fatalf("corrupt log: %v", err)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	p := limits.RatePolicy{Limit: 2, Window: time.Minute}
+	s.TakeRate(t.Context(), "a", t0, p)
+	s.TakeRate(t.Context(), "b", t0.Add(time.Hour), p)
+	s.AppendAudit(t.Context(), limits.AuditRecord{Time: t0, Credential: "c", Tool: "t", Outcome: "ok"})
+	if err := s.Prune(t.Context(), t0.Add(time.Hour), t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var keys, audits int
+	s.db.QueryRow(`SELECT count(*) FROM rate_log`).Scan(&keys)
+	s.db.QueryRow(`SELECT count(*) FROM audit_log`).Scan(&audits)
+	if keys != 1 || audits != 0 {
+		t.Fatalf("after prune: %d rate keys, %d audit rows; want 1, 0", keys, audits)
+	}
+}

@@ -1,0 +1,56 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/warden-mcp/warden/limits"
+)
+
+func testAudit(t *testing.T, b Backend) {
+	s1, s2 := b.Instance(t), b.Instance(t)
+	recs := []limits.AuditRecord{
+		{Time: t0, CorrelationID: "c1", Credential: "cred-a", Tenant: "t1", Tool: "scan_web", Outcome: "ok", Duration: 1500 * time.Millisecond, QuotaCharged: 1},
+		{Time: t0.Add(time.Second), CorrelationID: "c2", Credential: "cred-b", Tenant: "t2", Tool: "scan_web", Outcome: "quota_exceeded"},
+		{Time: t0.Add(2 * time.Second), CorrelationID: "c3", Credential: "cred-a", Tenant: "t1", Tool: "find_secrets", Outcome: "ok", Duration: time.Millisecond},
+		{Time: t0.Add(3 * time.Second), CorrelationID: "c4", Credential: "cred-a", Tenant: "t1", Tool: "scan_web", Outcome: "duplicate_scan", Duration: time.Microsecond},
+		{Time: t0.Add(3 * time.Second), CorrelationID: "c5", Credential: "cred-c", Tenant: "", Tool: "scan_web", Outcome: "ok"},
+	}
+	for i, r := range recs {
+		if err := []limits.Store{s1, s2}[i%2].AppendAudit(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pick := func(idx ...int) []limits.AuditRecord {
+		var out []limits.AuditRecord
+		for _, i := range idx {
+			out = append(out, recs[i])
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		f    limits.AuditFilter
+		want []limits.AuditRecord
+	}{
+		{"all newest first, ties by insertion", limits.AuditFilter{Limit: 100}, pick(4, 3, 2, 1, 0)},
+		{"limit", limits.AuditFilter{Limit: 2}, pick(4, 3)},
+		{"credential", limits.AuditFilter{Credential: "cred-a", Limit: 100}, pick(3, 2, 0)},
+		{"tenant", limits.AuditFilter{Tenant: "t2", Limit: 100}, pick(1)},
+		{"tool and outcome", limits.AuditFilter{Tool: "scan_web", Outcome: "ok", Limit: 100}, pick(4, 0)},
+		{"time range half open", limits.AuditFilter{Since: t0.Add(time.Second), Until: t0.Add(3 * time.Second), Limit: 100}, pick(2, 1)},
+		{"no match", limits.AuditFilter{Credential: "nobody", Limit: 100}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s1.QueryAudit(t.Context(), tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/limits"
+)
+
+// testFailClosedAndRecover drives two Limiters (two replicas) while the
+// database is taken away and brought back. While it is away every call must
+// be refused with its *_unavailable code and a Retry-After hint, and nothing
+// may be admitted; afterwards service must resume without restarting.
+func testFailClosedAndRecover(t *testing.T, b Backend) {
+	var mu sync.Mutex
+	now := t0
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cfg := &limits.Config{Now: clock, TransportTimeout: 300 * time.Millisecond, ScanTimeout: 500 * time.Millisecond}
+	var lims []*limits.Limiter
+	for range 2 {
+		l, err := limits.New(b.Instance(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims = append(lims, l)
+	}
+	ctx := t.Context()
+
+	// Healthy: a scan is running and holds a lease.
+	running, err := lims[0].BeginScan(ctx, limits.ScanRequest{Credential: "cred-run", Tool: "scan_web", ScanKey: "k", Charge: true, CallID: "run-1"})
+	if err != nil {
+		t.Fatalf("healthy BeginScan: %v", err)
+	}
+	if _, err := lims[1].AllowRequest(ctx, "cred-a"); err != nil {
+		t.Fatalf("healthy AllowRequest: %v", err)
+	}
+
+	b.Break(t)
+	var admitted atomic.Int64
+	codes := sync.Map{}
+	check := func(what string, err error, want limits.Code) {
+		var e *limits.Error
+		if !errors.As(err, &e) {
+			t.Errorf("%s while broken: %v, want *limits.Error %s", what, err, want)
+			return
+		}
+		if e.Code != want || !e.Unavailable() || e.RetryAfter <= 0 || e.HTTPStatus() != 503 {
+			t.Errorf("%s while broken: %#v, want %s with Retry-After", what, e, want)
+		}
+		codes.Store(e.Code, true)
+	}
+	var wg sync.WaitGroup
+	for i := range 24 {
+		l := lims[i%2]
+		wg.Go(func() {
+			cred := fmt.Sprint("cred-", i%4)
+			switch i % 3 {
+			case 0:
+				d, err := l.AllowRequest(ctx, cred)
+				if err == nil || d.Allowed {
+					admitted.Add(1)
+				}
+				check("AllowRequest", err, limits.CodeRateLimitUnavailable)
+			case 1:
+				s, err := l.BeginScan(ctx, limits.ScanRequest{Credential: cred, Tool: "scan_web", ScanKey: fmt.Sprint("k", i), Charge: true, CallID: fmt.Sprint("c", i)})
+				if s != nil || err == nil {
+					admitted.Add(1)
+				}
+				check("charged BeginScan", err, limits.CodeQuotaUnavailable)
+			default:
+				s, err := l.BeginScan(ctx, limits.ScanRequest{Credential: cred, Tool: "scan_web", ScanKey: fmt.Sprint("k", i)})
+				if s != nil || err == nil {
+					admitted.Add(1)
+				}
+				check("slot BeginScan", err, limits.CodeScanSlotsUnavailable)
+			}
+		})
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 0 {
+		t.Fatalf("%d operations admitted while the store was down", n)
+	}
+	if err := running.Renew(ctx); !errors.Is(err, limits.ErrScanSlotsUnavailable) {
+		t.Errorf("Renew while broken: %v", err)
+	}
+	if err := lims[0].Audit(ctx, limits.AuditRecord{Credential: "cred-a", Tool: "scan_web"}); !errors.Is(err, limits.ErrAuditUnavailable) {
+		t.Errorf("Audit while broken: %v", err)
+	}
+	if err := lims[1].Ready(ctx); err == nil {
+		t.Errorf("Ready while broken")
+	}
+
+	b.Restore(t)
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	// Recovery may take a moment while pools reconnect; it must happen
+	// within a few seconds and without new handles.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, l := range lims {
+		for {
+			err := l.Ready(ctx)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("store did not recover: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for i, l := range lims {
+		if _, err := l.AllowRequest(ctx, "cred-a"); err != nil {
+			t.Fatalf("replica %d AllowRequest after restore: %v", i, err)
+		}
+		s, err := l.BeginScan(ctx, limits.ScanRequest{Credential: "cred-b", Tool: "scan_web", ScanKey: fmt.Sprint("after", i), Charge: true, CallID: fmt.Sprint("after", i)})
+		if err != nil {
+			t.Fatalf("replica %d BeginScan after restore: %v", i, err)
+		}
+		if !s.Charged() {
+			t.Fatalf("replica %d: scan after restore not charged", i)
+		}
+		if err := s.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The lease taken before the outage is still there and renewable.
+	if err := running.Renew(ctx); err != nil {
+		t.Fatalf("Renew after restore: %v", err)
+	}
+	if err := running.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing attempted during the outage was charged: each credential
+	// still has its whole first unit of a one-scan allowance.
+	probe := b.Instance(t)
+	for c := range 4 {
+		a := admitReq(fmt.Sprint("cred-", c), "probe", "probe", clock())
+		a.Monthly = 1
+		if adm := mustAdmit(t, probe, a); adm.MonthlyUsed != 1 {
+			t.Fatalf("cred-%d was charged during the outage: used %d", c, adm.MonthlyUsed)
+		}
+	}
+}
