@@ -1,6 +1,10 @@
 package addrexpr
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
 
 // Stable error codes carried in [Error.Code]. Clients may match on them;
 // they are never renamed.
@@ -67,14 +71,33 @@ func errorf(code string, pos int, format string, args ...any) *Error {
 	return &Error{Code: code, Pos: pos, Message: fmt.Sprintf(format, args...)}
 }
 
-// maxEcho bounds how much of the input an error message repeats.
+// maxEcho bounds how much of the input an error message repeats, in
+// bytes of quoted output.
 const maxEcho = 48
 
-// echo quotes a piece of the input for an error message, cut to maxEcho
-// bytes, with every non-printable byte escaped.
+// echo quotes a piece of the input for an error message, Go-style, with
+// every non-printable character and invalid byte escaped, and cut after
+// about maxEcho bytes of output.
 func echo(s string) string {
-	if len(s) > maxEcho {
-		return fmt.Sprintf("%q…", s[:maxEcho])
+	b := make([]byte, 0, min(len(s), maxEcho)+8)
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		if len(b) > maxEcho {
+			return string(b) + `"…`
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = fmt.Appendf(b, `\x%02x`, s[i])
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case strconv.IsPrint(r):
+			b = append(b, s[i:i+n]...)
+		default:
+			q := strconv.QuoteRune(r) // '\n', '\x1b', '\u200b'
+			b = append(b, q[1:len(q)-1]...)
+		}
+		i += n
 	}
-	return fmt.Sprintf("%q", s)
+	return string(append(b, '"'))
 }
