@@ -253,9 +253,9 @@ func TestEvalNilTarget(t *testing.T) {
 	if err != nil || got != 42 {
 		t.Errorf("EvalInteger($here + 1, nil, 41) = %d, %v; want 42", got, err)
 	}
-	// A nil context is treated as context.Background.
-	//lint:ignore SA1012 a nil context must not panic
-	if got, err := Evaluate(nil, "2", nil); err != nil || got != 2 { //nolint:staticcheck
+	// A nil context is treated as context.Background, not a panic.
+	var nilCtx context.Context
+	if got, err := Evaluate(nilCtx, "2", nil); err != nil || got != 2 {
 		t.Errorf("Evaluate(nil ctx) = %d, %v; want 2", got, err)
 	}
 }
