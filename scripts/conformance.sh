@@ -183,12 +183,18 @@ if [[ -z "$url" ]]; then
 			tail -n 50 "$out/server.log" >&2 || true
 			die "fixture server exited before it was ready"
 		}
-		code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$listen/healthz" || true)"
+		if command -v curl >/dev/null 2>&1; then
+			code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$listen/healthz" || true)"
+		elif port_open "$port"; then
+			code="000-no-curl"
+		else
+			code=""
+		fi
 		if [[ "$code" =~ ^2 ]]; then
 			ready=1
 			break
 		fi
-		if [[ "$code" =~ ^[1-9] ]] && port_open "$port"; then
+		if [[ "$code" =~ ^[1-9] || "$code" == 000-no-curl ]] && port_open "$port"; then
 			ready=1
 			log "no 2xx from /healthz (got $code); the port is open, going ahead"
 			break
