@@ -1,0 +1,292 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/store/storetest"
+)
+
+// testDSN returns the DSN from WARDEN_TEST_POSTGRES or skips the test.
+func testDSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv("WARDEN_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("WARDEN_TEST_POSTGRES not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	return dsn
+}
+
+// uniqueSchema returns a fresh schema name and drops it when t ends, so
+// parallel runs against one server never collide.
+func uniqueSchema(t testing.TB, dsn string) string {
+	t.Helper()
+	schema := "warden_test_" + strings.ToLower(rand.Text()[:12])
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("cleanup connect: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return schema
+}
+
+// proxy is a loopback TCP relay in front of PostgreSQL. Broken, it cuts
+// every open connection and closes new ones at once: the database has gone
+// away for every replica.
+type proxy struct {
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	broken bool
+	conns  map[net.Conn]bool
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	return p
+}
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		broken := p.broken
+		if !broken {
+			p.conns[c] = true
+		}
+		p.mu.Unlock()
+		if broken {
+			c.Close()
+			continue
+		}
+		go p.relay(c)
+	}
+}
+
+func (p *proxy) relay(c net.Conn) {
+	up, err := net.DialTimeout("tcp", p.target, 2*time.Second)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.broken {
+		p.mu.Unlock()
+		c.Close()
+		up.Close()
+		return
+	}
+	p.conns[up] = true
+	p.mu.Unlock()
+	go func() { io.Copy(up, c); up.Close() }()
+	io.Copy(c, up)
+	c.Close()
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+func (p *proxy) setBroken(b bool) {
+	p.mu.Lock()
+	p.broken = b
+	p.mu.Unlock()
+	if b {
+		p.cut()
+	}
+}
+
+type backend struct {
+	dsn    string // through the proxy
+	schema string
+	proxy  *proxy
+}
+
+func newBackend(t *testing.T) *backend {
+	dsn := testDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		t.Fatalf("WARDEN_TEST_POSTGRES must be a postgres:// URL")
+	}
+	target := u.Host
+	if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	p := newProxy(t, target)
+	u.Host = p.ln.Addr().String()
+	return &backend{dsn: u.String(), schema: uniqueSchema(t, dsn), proxy: p}
+}
+
+func (b *backend) Instance(t *testing.T) limits.Store {
+	s, err := Open(t.Context(), b.dsn, &Options{Schema: b.schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (b *backend) Break(t *testing.T)   { b.proxy.setBroken(true) }
+func (b *backend) Restore(t *testing.T) { b.proxy.setBroken(false) }
+
+func TestStore(t *testing.T) {
+	testDSN(t)
+	storetest.Run(t, func(t *testing.T) storetest.Backend { return newBackend(t) })
+}
+
+func TestMigrationsIdempotentAndVersioned(t *testing.T) {
+	dsn := testDSN(t)
+	schema := uniqueSchema(t, dsn)
+	// Several replicas starting at once.
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			s, err := Open(context.Background(), dsn, &Options{Schema: schema})
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(t.Context(), dsn, &Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := s.pool.Query(t.Context(), `SELECT version FROM schema_migrations ORDER BY version`)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2}, got); diff != "" {
+		t.Errorf("versions (-want +got):\n%s", diff)
+	}
+	var relpersistence string
+	if err := s.pool.QueryRow(t.Context(), `SELECT relpersistence::text FROM pg_class WHERE oid = 'rate_log'::regclass`).Scan(&relpersistence); err != nil || relpersistence != "u" {
+		t.Errorf("rate_log persistence %q (%v), want unlogged", relpersistence, err)
+	}
+	if _, err := s.pool.Exec(t.Context(), `INSERT INTO schema_migrations (version, name) VALUES (99, 'future')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(t.Context(), dsn, &Options{Schema: schema}); err == nil {
+		t.Fatal("opened a schema migrated by a newer binary")
+	}
+}
+
+func TestOpenRejectsBadInput(t *testing.T) {
+	if _, err := Open(t.Context(), "postgres://u:hunter2@127.0.0.1:1/x", &Options{Schema: "Bad-Name"}); err == nil {
+		t.Error("accepted invalid schema")
+	}
+	_, err := Open(t.Context(), "postgres://u:hunter2@[::1/x", nil)
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("bad DSN error %v must exist and not echo the password", err)
+	}
+	// A dead port fails at once, and fails closed.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if _, err := Open(ctx, "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=2", nil); err == nil {
+		t.Error("opened a store on a dead port")
+	}
+}
+
+// TestTerminatedBackends kills every server process of both replicas'
+// pools: the calls that hit a dead connection fail closed, and the pools
+// recover by themselves.
+func TestTerminatedBackends(t *testing.T) {
+	dsn := testDSN(t)
+	schema := uniqueSchema(t, dsn)
+	app := "warden_term_" + strings.ToLower(rand.Text()[:8])
+	var lims []*limits.Limiter
+	for range 2 {
+		s, err := Open(t.Context(), dsn, &Options{Schema: schema, ApplicationName: app})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		l, err := limits.New(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims = append(lims, l)
+	}
+	for _, l := range lims {
+		if _, err := l.AllowRequest(t.Context(), "c"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	var killed int
+	if err := admin.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
+		FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&killed); err != nil || killed == 0 {
+		t.Fatalf("terminated %d backends: %v", killed, err)
+	}
+	var failures int
+	for i := range 20 {
+		_, err := lims[i%2].AllowRequest(t.Context(), "c")
+		var e *limits.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &e) && e.Code == limits.CodeRateLimitUnavailable:
+			failures++
+		default:
+			t.Fatalf("call %d: %v, want success or rate_limit_unavailable", i, err)
+		}
+	}
+	// After the pools noticed, service is back.
+	for i, l := range lims {
+		if _, err := l.AllowRequest(t.Context(), "c"); err != nil {
+			t.Fatalf("replica %d after termination: %v", i, err)
+		}
+	}
+	t.Logf("%d of 20 calls right after termination failed closed", failures)
+}
