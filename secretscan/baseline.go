@@ -1,0 +1,111 @@
+package secretscan
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+	"strings"
+)
+
+// BaselineVersion names the baseline file format.
+const BaselineVersion = "keysweep-baseline/1"
+
+// maxBaselineBytes bounds a baseline file.
+const maxBaselineBytes = 16 << 20
+
+// Baseline is a set of accepted fingerprints: detections whose fingerprint
+// it holds are suppressed (counted in Result.Suppressed). Fingerprints are
+// keyed, so a baseline is only meaningful with the FingerprintKey that
+// produced it. A Baseline is immutable and safe for concurrent use; a nil
+// *Baseline is empty.
+type Baseline struct {
+	fps map[string]struct{}
+}
+
+// baselineFile is the JSON form of a baseline.
+type baselineFile struct {
+	Version      string   `json:"version"`
+	Fingerprints []string `json:"fingerprints"`
+}
+
+// NewBaseline returns a baseline holding fingerprints.
+func NewBaseline(fingerprints ...string) *Baseline {
+	b := &Baseline{fps: make(map[string]struct{}, len(fingerprints))}
+	for _, f := range fingerprints {
+		b.fps[f] = struct{}{}
+	}
+	return b
+}
+
+// Contains reports whether fp is in the baseline.
+func (b *Baseline) Contains(fp string) bool {
+	if b == nil {
+		return false
+	}
+	_, ok := b.fps[fp]
+	return ok
+}
+
+// Len returns the number of fingerprints.
+func (b *Baseline) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.fps)
+}
+
+// Fingerprints returns the fingerprints, sorted.
+func (b *Baseline) Fingerprints() []string {
+	if b == nil {
+		return nil
+	}
+	out := make([]string, 0, len(b.fps))
+	for f := range b.fps {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadBaseline parses a baseline file (at most 16 MiB):
+//
+//	{"version": "keysweep-baseline/1", "fingerprints": ["ks1_...", ...]}
+func ReadBaseline(r io.Reader) (*Baseline, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBaselineBytes+1))
+	if err != nil {
+		return nil, &Error{Code: CodeReadFailed, Message: "cannot read baseline", Err: err}
+	}
+	if len(data) > maxBaselineBytes {
+		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline too large"}
+	}
+	var f baselineFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline is not valid JSON", Err: err}
+	}
+	if f.Version != BaselineVersion {
+		return nil, &Error{Code: CodeInvalidBaseline, Message: "unsupported baseline version"}
+	}
+	for _, fp := range f.Fingerprints {
+		if !strings.HasPrefix(fp, fingerprintPrefix) || len(fp) != len(fingerprintPrefix)+24 {
+			return nil, &Error{Code: CodeInvalidBaseline, Message: "malformed fingerprint in baseline"}
+		}
+	}
+	return NewBaseline(f.Fingerprints...), nil
+}
+
+// WriteBaseline writes a baseline file holding the fingerprints of the
+// given detections, sorted and deduplicated.
+func WriteBaseline(w io.Writer, detections []Detection) error {
+	set := map[string]struct{}{}
+	for _, d := range detections {
+		set[d.Fingerprint] = struct{}{}
+	}
+	f := baselineFile{Version: BaselineVersion, Fingerprints: make([]string, 0, len(set))}
+	for fp := range set {
+		f.Fingerprints = append(f.Fingerprints, fp)
+	}
+	sort.Strings(f.Fingerprints)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
+}

@@ -1,0 +1,269 @@
+package secretscan
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"mime/quotedprintable"
+	"net/url"
+	"strings"
+)
+
+// Encoded layers. Each decoder finds spans of one encoding in the text,
+// decodes them, and the decoded text is scanned again (to a bounded depth).
+// A secret found in a layer is reported at the encoded span in the
+// original text, with Detection.Encoding naming the layers.
+
+const (
+	minB64Run     = 20
+	maxDecodeSpan = 64 << 10
+	maxLayers     = 256 // decoded spans per text, bounds the work per layer
+)
+
+type encodedSpan struct {
+	start, end int
+	decoded    string
+	enc        string
+}
+
+var b64Table = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-" {
+		t[c] = true
+	}
+	return
+}()
+
+// printable reports whether b is mostly printable text.
+func printable(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	bad := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
+			bad++
+		}
+	}
+	return bad*20 <= len(b)
+}
+
+// decodeBase64 decodes a base64 run (standard or URL alphabet, padded or
+// not) if the result is printable text.
+func decodeBase64(s string) (string, bool) {
+	t := strings.TrimRight(s, "=")
+	var raw []byte
+	var err error
+	if strings.ContainsAny(t, "-_") {
+		if strings.ContainsAny(t, "+/") {
+			return "", false
+		}
+		raw, err = base64.RawURLEncoding.DecodeString(t)
+	} else {
+		raw, err = base64.RawStdEncoding.DecodeString(t)
+	}
+	if err != nil || len(raw) < 12 || !printable(raw) {
+		return "", false
+	}
+	return string(raw), true
+}
+
+func base64Spans(text string, out []encodedSpan) []encodedSpan {
+	n := len(text)
+	for i := 0; i < n && len(out) < maxLayers; {
+		if !b64Table[text[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && b64Table[text[j]] {
+			j++
+		}
+		if j-i >= minB64Run && j-i <= maxDecodeSpan {
+			run := text[i:j]
+			lower, upper, digit, _ := charClasses(run)
+			if lower && upper && (digit || j-i >= 24) {
+				if d, ok := decodeBase64(run); ok {
+					out = append(out, encodedSpan{i, j, d, "base64"})
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// decodeURL percent-decodes s; it fails on malformed escapes.
+func decodeURL(s string) (string, bool) {
+	d, err := url.QueryUnescape(s)
+	if err != nil || d == s {
+		return "", false
+	}
+	return d, true
+}
+
+func urlSpans(text string, out []encodedSpan) []encodedSpan {
+	for i := 0; len(out) < maxLayers; {
+		k := strings.IndexByte(text[i:], '%')
+		if k < 0 {
+			break
+		}
+		p := i + k
+		if p+2 >= len(text) || !isHex(text[p+1]) || !isHex(text[p+2]) {
+			i = p + 1
+			continue
+		}
+		s := p
+		for s > 0 && p-s < 4096 && text[s-1] > ' ' && text[s-1] != '"' && text[s-1] != '\'' {
+			s--
+		}
+		e := p
+		for e < len(text) && e-p < maxDecodeSpan && text[e] > ' ' && text[e] != '"' && text[e] != '\'' {
+			e++
+		}
+		tok := text[s:e]
+		if strings.Count(tok, "%") >= 2 {
+			if d, ok := decodeURL(tok); ok {
+				out = append(out, encodedSpan{s, e, d, "url"})
+			}
+		}
+		i = e
+		if i <= p {
+			i = p + 1
+		}
+	}
+	return out
+}
+
+// decodeJSONString decodes a double-quoted JSON string literal (quotes
+// included).
+func decodeJSONString(lit string) (string, bool) {
+	var s string
+	if err := json.Unmarshal([]byte(lit), &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func jsonSpans(text string, out []encodedSpan) []encodedSpan {
+	for i := 0; len(out) < maxLayers; {
+		k := strings.IndexByte(text[i:], '\\')
+		if k < 0 {
+			break
+		}
+		p := i + k
+		if p+1 >= len(text) || !strings.ContainsRune(`"\/bfnrtu`, rune(text[p+1])) {
+			i = p + 1
+			continue
+		}
+		// the enclosing string literal on this line
+		s := p - 1
+		for s >= 0 && p-s < maxDecodeSpan && text[s] != '\n' && !(text[s] == '"' && (s == 0 || text[s-1] != '\\')) {
+			s--
+		}
+		if s < 0 || text[s] != '"' {
+			i = p + 2
+			continue
+		}
+		e := p + 2
+		for e < len(text) && e-s < maxDecodeSpan && text[e] != '\n' && !(text[e] == '"' && text[e-1] != '\\') {
+			if text[e] == '\\' {
+				e++
+			}
+			e++
+		}
+		if e >= len(text) || text[e] != '"' {
+			i = p + 2
+			continue
+		}
+		if d, ok := decodeJSONString(text[s : e+1]); ok && d != text[s+1:e] {
+			out = append(out, encodedSpan{s, e + 1, d, "json"})
+		}
+		i = e + 1
+	}
+	return out
+}
+
+// decodeQP decodes quoted-printable text.
+func decodeQP(s string) (string, bool) {
+	b, err := io.ReadAll(io.LimitReader(quotedprintable.NewReader(strings.NewReader(s)), maxDecodeSpan))
+	if err != nil || string(b) == s {
+		return "", false
+	}
+	return string(b), true
+}
+
+func qpSpans(text string, out []encodedSpan) []encodedSpan {
+	// A quoted-printable region: consecutive lines ending in a soft break
+	// ("=\n"), plus the line after them, or a line with "=3D" escapes.
+	for i := 0; len(out) < maxLayers; {
+		k := strings.Index(text[i:], "=\n")
+		k2 := strings.Index(text[i:], "=3D")
+		if k < 0 && k2 < 0 {
+			break
+		}
+		if k < 0 || (k2 >= 0 && k2 < k) {
+			k = k2
+		}
+		p := i + k
+		s := strings.LastIndexByte(text[:p], '\n') + 1
+		e := p
+		for e < len(text) && e-s < maxDecodeSpan {
+			nl := strings.IndexByte(text[e:], '\n')
+			if nl < 0 {
+				e = len(text)
+				break
+			}
+			lineEnd := e + nl
+			if lineEnd > 0 && text[lineEnd-1] == '=' {
+				e = lineEnd + 1
+				continue
+			}
+			e = lineEnd
+			break
+		}
+		if e > s {
+			if d, ok := decodeQP(text[s:e]); ok {
+				out = append(out, encodedSpan{s, e, d, "quoted_printable"})
+			}
+		}
+		if e <= p {
+			e = p + 1
+		}
+		i = e
+	}
+	return out
+}
+
+// findEncoded scans decoded layers and appends their candidates, mapped to
+// the encoded spans.
+func (s *Scanner) findEncoded(ctx context.Context, text string, depth int, cands []candidate) ([]candidate, error) {
+	var spans []encodedSpan
+	spans = base64Spans(text, spans)
+	if strings.IndexByte(text, '%') >= 0 {
+		spans = urlSpans(text, spans)
+	}
+	if strings.IndexByte(text, '\\') >= 0 {
+		spans = jsonSpans(text, spans)
+	}
+	if strings.Contains(text, "=\n") || strings.Contains(text, "=3D") {
+		spans = qpSpans(text, spans)
+	}
+	for _, sp := range spans {
+		inner, err := s.find(ctx, sp.decoded, depth-1)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range inner {
+			enc := sp.enc
+			if c.enc != "" {
+				enc += "+" + c.enc
+			}
+			c.start, c.end, c.enc = sp.start, sp.end, enc
+			c.evidence = append(c.evidence, "decoded")
+			cands = append(cands, c)
+		}
+	}
+	return cands, nil
+}
+

@@ -1,0 +1,203 @@
+package secretscan
+
+import (
+	"math"
+	"strings"
+)
+
+// shannon returns the Shannon entropy of s in bits per byte.
+func shannon(s string) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	var h float64
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// placeholderMarkers are lower-case substrings that mark a value as a
+// template, documentation sample or redaction rather than a credential.
+var placeholderMarkers = []string{
+	"xxxx", "example", "sample", "changeme", "change_me", "change-me", "changeit",
+	"your_", "your-", "yourapi", "yourkey", "yoursecret", "yourtoken", "yourpass",
+	"placeholder", "dummy", "redacted", "insert", "replace", "todo", "fixme",
+	"${", "{{", "}}", "<", ">", "%s", "%(", "****", "....", "…", "■",
+	"notreal", "not_real", "not-real", "fake_", "_fake", "-fake", "fake-",
+	"mysecret", "my_secret", "my-secret", "mypassword", "my_password", "mytoken", "my_token",
+	"enter_", "enter-", "put-your", "secret_here", "key_here",
+	"token_here", "here_", "_here", "password123", "passw0rd", "p@ssw0rd", "p@ssword",
+	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+",
+}
+
+// placeholderWords are whole values (lower case) that are never secrets.
+var placeholderWords = map[string]bool{
+	"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
+	"none": true, "null": true, "nil": true, "true": true, "false": true, "undefined": true,
+	"empty": true, "default": true, "required": true, "optional": true, "string": true,
+	"admin": true, "root": true, "test": true, "testing": true, "pass": true, "secret123": true,
+	"password1": true, "letmein": true, "qwerty": true, "hunter2": true, "foobar": true,
+	"foo": true, "bar": true, "baz": true, "value": true, "private": true, "public": true,
+	"unknown": true, "unset": true, "n/a": true, "tbd": true, "masked": true, "hidden": true,
+}
+
+// knownTestValues are published documentation credentials that providers
+// ship in their examples; they are never reported.
+var knownTestValues = map[string]bool{
+	"AKIAIOSFODNN7EXAMPLE":                     true,
+	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": true,
+	"sk_test_4eC39HqLyjWDarjtT1zdp7dc":         true,
+	"pk_test_TYooMQauvdEDq54NiTphI7jx":         true,
+	"sk_test_BQokikJOvBiI2HlWgH4olfQ2":         true,
+	"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": true,
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
+}
+
+// isPlaceholder reports whether v looks like a template, sample or
+// redaction: marker substrings, runs of one character, or a value with
+// almost no variety.
+func isPlaceholder(v string) bool {
+	if len(v) == 0 {
+		return true
+	}
+	lv := strings.ToLower(v)
+	if placeholderWords[lv] {
+		return true
+	}
+	for _, m := range placeholderMarkers {
+		if strings.Contains(lv, m) {
+			return true
+		}
+	}
+	return oneCharDominates(v)
+}
+
+// oneCharDominates reports whether a single byte makes up most of the
+// alphanumeric body (after the longest run of identical bytes is taken into
+// account): "AAAAAAAAAAAAAAAA", "sk_live_0000000000000000".
+func oneCharDominates(v string) bool {
+	var counts [256]int
+	alnum := 0
+	maxRun, run := 0, 0
+	for i := 0; i < len(v); i++ {
+		b := v[i]
+		if isAlnum(b) {
+			counts[b]++
+			alnum++
+		}
+		if i > 0 && v[i] == v[i-1] {
+			run++
+		} else {
+			run = 1
+		}
+		if run > maxRun {
+			maxRun = run
+		}
+	}
+	if alnum == 0 {
+		return true
+	}
+	top := 0
+	for _, c := range counts {
+		if c > top {
+			top = c
+		}
+	}
+	if alnum >= 8 && top*10 >= alnum*7 {
+		return true
+	}
+	return maxRun >= 12 && maxRun*2 >= len(v)
+}
+
+func isAlnum(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func isHex(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+}
+
+// isUUID reports whether v is a canonical 8-4-4-4-12 UUID.
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if v[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(v[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isVersion reports whether v is a version string like "1.2.3" or "v2.0.0-rc1".
+func isVersion(v string) bool {
+	s := strings.TrimPrefix(strings.TrimPrefix(v, "v"), "V")
+	if s == "" || !isDigit(s[0]) {
+		return false
+	}
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c):
+		case c == '.':
+			dots++
+		case c == '-' || c == '+':
+			return dots >= 1
+		default:
+			return false
+		}
+	}
+	return dots >= 1
+}
+
+// charClasses counts which classes of characters v uses.
+func charClasses(v string) (lower, upper, digit, other bool) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case isDigit(c):
+			digit = true
+		default:
+			other = true
+		}
+	}
+	return
+}
+
+// portLike reports whether v is a short run of digits (a port number
+// mistaken for a password in "host:8080@...").
+func portLike(v string) bool {
+	if len(v) == 0 || len(v) > 5 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,468 @@
+package secretscan
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Defaults and bounds.
+const (
+	// MaxToolChars is the largest text, in Unicode characters, that the
+	// keysweep_scan_text tool accepts. The engine itself takes any size;
+	// callers enforce their own cap (see ScanReader).
+	MaxToolChars = 256_000
+	// DefaultMaxDecodeDepth is how many nested encodings are peeled.
+	DefaultMaxDecodeDepth = 2
+	// DefaultMaxDetections caps the detections of one scan.
+	DefaultMaxDetections = 10_000
+	// AllowComment on the same line as a secret suppresses it.
+	AllowComment = "keysweep:allow"
+	// fingerprintPrefix versions the fingerprint scheme.
+	fingerprintPrefix = "ks1_"
+)
+
+// Options configures a Scanner. The zero value (or nil) is safe.
+type Options struct {
+	// FingerprintKey keys the HMAC behind Detection.Fingerprint. Use one
+	// secret key per deployment so fingerprints are stable across
+	// restarts and useless to anyone without the key. Nil: a random key is
+	// drawn for this Scanner, so fingerprints are stable only within it.
+	FingerprintKey []byte
+	// MaxDecodeDepth bounds how many encodings (base64, URL, JSON
+	// escapes, quoted-printable) are peeled. Zero: DefaultMaxDecodeDepth.
+	// Negative: no decoding.
+	MaxDecodeDepth int
+	// MaxDetections caps the detections returned by one scan. Zero:
+	// DefaultMaxDetections.
+	MaxDetections int
+	// MinConfidence drops detections below it. Zero: keep all.
+	MinConfidence float64
+	// Baseline suppresses detections whose fingerprint it lists. Nil: none.
+	Baseline *Baseline
+	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
+	// Zero: the comment suppresses detections on its line.
+	IgnoreAllowComments bool
+}
+
+// Scanner finds credentials in text. It is safe for concurrent use; build
+// one at start-up (New compiles all rules) and share it.
+type Scanner struct {
+	rules    []*compiledRule
+	ac       *automaton
+	kwUsers  [][]int
+	key      []byte
+	depth    int
+	maxDet   int
+	minConf  float64
+	baseline *Baseline
+	noAllow  bool
+	pool     sync.Pool
+}
+
+var (
+	compileOnce sync.Once
+	compiled    []*compiledRule
+	compiledAC  *automaton
+	compiledKW  [][]int
+	compileErr  error
+)
+
+func builtin() ([]*compiledRule, *automaton, [][]int, error) {
+	compileOnce.Do(func() {
+		compiled, compileErr = compileRules(allRules())
+		if compileErr != nil {
+			return
+		}
+		kws, users := keywordIndex(compiled)
+		compiledAC = newAutomaton(kws)
+		compiledKW = users
+	})
+	return compiled, compiledAC, compiledKW, compileErr
+}
+
+// New returns a Scanner with the built-in rules. It panics only if a
+// built-in rule fails to compile, which the package tests rule out.
+func New(opts *Options) *Scanner {
+	if opts == nil {
+		opts = &Options{}
+	}
+	rules, ac, users, err := builtin()
+	if err != nil {
+		panic("secretscan: built-in rules: " + err.Error())
+	}
+	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
+		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
+		noAllow: opts.IgnoreAllowComments}
+	if s.depth == 0 {
+		s.depth = DefaultMaxDecodeDepth
+	} else if s.depth < 0 {
+		s.depth = 0
+	}
+	if s.maxDet <= 0 {
+		s.maxDet = DefaultMaxDetections
+	}
+	if len(opts.FingerprintKey) > 0 {
+		s.key = append([]byte(nil), opts.FingerprintKey...)
+	} else {
+		s.key = make([]byte, 32)
+		_, _ = rand.Read(s.key)
+	}
+	s.pool.New = func() any { return &scratch{} }
+	return s
+}
+
+// Fingerprint returns the keyed fingerprint of value, as Detection carries it.
+func (s *Scanner) Fingerprint(value string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("keysweep/v1\x00"))
+	m.Write([]byte(value))
+	return fingerprintPrefix + hex.EncodeToString(m.Sum(nil)[:12])
+}
+
+type hit struct {
+	rule       int32
+	start, end int32
+}
+
+type scratch struct {
+	hits []hit
+}
+
+// candidate is a match before filtering, dedup and positioning.
+type candidate struct {
+	r          *compiledRule
+	start, end int // span reported in the scanned text
+	value      string
+	conf       float64
+	sev        Severity
+	chk        check
+	enc        string
+	evidence   []string
+}
+
+// Scan finds credentials in text. Output order is deterministic. The only
+// errors are cancellation (CodeCanceled).
+func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+	}
+	res := Result{TextLength: utf8.RuneCountInString(text)}
+	cands, err := s.find(ctx, text, s.depth)
+	if err != nil {
+		return Result{}, err
+	}
+	cands = dedup(cands)
+	res.Detections = make([]Detection, 0, len(cands))
+	lt := lineTracker{text: text, line: 1}
+	for _, c := range cands {
+		if c.conf < s.minConf {
+			continue
+		}
+		line, col, lineText := lt.at(c.start)
+		if !s.noAllow && strings.Contains(lineText, AllowComment) {
+			res.Suppressed++
+			continue
+		}
+		fp := s.Fingerprint(c.value)
+		if s.baseline.Contains(fp) {
+			res.Suppressed++
+			continue
+		}
+		if len(res.Detections) >= s.maxDet {
+			res.Truncated = true
+			break
+		}
+		res.Detections = append(res.Detections, Detection{
+			RuleID: c.r.ID, Type: c.r.Type, Family: c.r.Family, Severity: c.sev,
+			Confidence: round2(c.conf), Fingerprint: fp, ValueLength: utf8.RuneCountInString(c.value),
+			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
+			Evidence: c.evidence, secret: &secretValue{v: c.value},
+		})
+	}
+	return res, nil
+}
+
+func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
+
+// lineTracker maps increasing byte offsets to 1-based line and column.
+type lineTracker struct {
+	text      string
+	pos       int // offset of lineStart's line
+	lineStart int
+	line      int
+}
+
+func (lt *lineTracker) at(off int) (line, col int, lineText string) {
+	if off < lt.lineStart { // restart (offsets are sorted, but be safe)
+		lt.pos, lt.lineStart, lt.line = 0, 0, 1
+	}
+	for {
+		i := strings.IndexByte(lt.text[lt.lineStart:], '\n')
+		if i < 0 || lt.lineStart+i >= off {
+			break
+		}
+		lt.lineStart += i + 1
+		lt.line++
+	}
+	end := strings.IndexByte(lt.text[lt.lineStart:], '\n')
+	if end < 0 {
+		end = len(lt.text)
+	} else {
+		end += lt.lineStart
+	}
+	return lt.line, utf8.RuneCountInString(lt.text[lt.lineStart:off]) + 1, lt.text[lt.lineStart:end]
+}
+
+// find returns all candidates in text, including those in decoded layers.
+func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate, error) {
+	sc := s.pool.Get().(*scratch)
+	hits := sc.hits[:0]
+	const maxHits = 1 << 20
+	s.ac.scan(text, func(kw, start int) bool {
+		end := start + s.ac.patLen[kw]
+		for _, ri := range s.kwUsers[kw] {
+			hits = append(hits, hit{rule: int32(ri), start: int32(start), end: int32(end)})
+		}
+		return len(hits) < maxHits
+	})
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].rule != hits[j].rule {
+			return hits[i].rule < hits[j].rule
+		}
+		return hits[i].start < hits[j].start
+	})
+	var cands []candidate
+	for i := 0; i < len(hits); {
+		j := i
+		for j < len(hits) && hits[j].rule == hits[i].rule {
+			j++
+		}
+		r := s.rules[hits[i].rule]
+		if r.Assign != nil {
+			cands = s.runAssign(r, text, hits[i:j], cands)
+		} else {
+			cands = s.runPattern(r, text, hits[i:j], cands)
+		}
+		i = j
+		if err := ctx.Err(); err != nil {
+			sc.hits = hits
+			s.pool.Put(sc)
+			return nil, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+		}
+	}
+	sc.hits = hits
+	s.pool.Put(sc)
+	if depth > 0 {
+		var err error
+		cands, err = s.findEncoded(ctx, text, depth, cands)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return cands, nil
+}
+
+func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
+	n := len(text)
+	ws, we := -1, -1
+	flush := func() {
+		if ws < 0 {
+			return
+		}
+		win := text[ws:we]
+		for _, m := range r.re.FindAllStringSubmatchIndex(win, 64) {
+			ss, se := m[2*r.secretIdx], m[2*r.secretIdx+1]
+			if ss < 0 || ss == se {
+				continue
+			}
+			if r.userIdx > 0 && m[2*r.userIdx] >= 0 {
+				user := win[m[2*r.userIdx]:m[2*r.userIdx+1]]
+				v := win[ss:se]
+				if v == user || portLike(v) {
+					continue
+				}
+			}
+			if c, ok := s.evaluate(r, text, ws+ss, ws+se, text[ws+m[0]:ws+m[1]]); ok {
+				cands = append(cands, c)
+			}
+		}
+	}
+	for _, h := range hs {
+		a := int(h.start) - r.before
+		if a < 0 {
+			a = 0
+		}
+		b := int(h.end) + r.after
+		if b > n {
+			b = n
+		}
+		if ws >= 0 && a <= we {
+			if b > we {
+				we = b
+			}
+			continue
+		}
+		flush()
+		ws, we = a, b
+	}
+	flush()
+	return cands
+}
+
+func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
+	lastName := -1
+	for _, h := range hs {
+		a, ok := extractAssignment(text, int(h.start), int(h.end))
+		if !ok || a.nameStart == lastName {
+			continue
+		}
+		lastName = a.nameStart
+		named, strong := classifyName(text[a.nameStart:a.nameEnd], r.Assign.class)
+		if !named {
+			continue
+		}
+		h, ok := genericValueOK(a, text, r.Assign.class, strong)
+		if !ok {
+			continue
+		}
+		conf := 0.45
+		ev := []string{"keyword"}
+		if strong {
+			conf += 0.1
+		}
+		if h >= 4.0 {
+			conf += 0.1
+			ev = append(ev, "entropy")
+		}
+		cands = append(cands, candidate{r: r, start: a.valStart, end: a.valEnd,
+			value: text[a.valStart:a.valEnd], conf: conf, sev: r.Severity, evidence: ev})
+	}
+	return cands
+}
+
+// evaluate applies the filters and the validator to one pattern match.
+func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match string) (candidate, bool) {
+	v := text[ss:se]
+	if !r.NoBoundary {
+		if ss > 0 && isAlnum(text[ss-1]) && isAlnum(v[0]) {
+			return candidate{}, false
+		}
+		if se < len(text) && isAlnum(text[se]) && isAlnum(v[len(v)-1]) {
+			return candidate{}, false
+		}
+	}
+	if knownTestValues[v] {
+		return candidate{}, false
+	}
+	if !r.KeepPlaceholders && isPlaceholder(v) {
+		return candidate{}, false
+	}
+	h := shannon(v)
+	if r.MinEntropy > 0 && h < r.MinEntropy {
+		return candidate{}, false
+	}
+	c := candidate{r: r, start: ss, end: se, value: v, sev: r.Severity}
+	switch r.Evidence {
+	case evStructure:
+		c.conf = 0.8
+		c.evidence = []string{"structure"}
+	case evPrefix:
+		c.conf = 0.8
+		c.evidence = []string{"prefix"}
+	case evKeyword:
+		c.conf = 0.65
+		c.evidence = []string{"keyword"}
+	default:
+		c.conf = 0.45
+		c.evidence = []string{"keyword"}
+	}
+	if r.Evidence <= evKeyword && h >= 4.0 {
+		c.conf += 0.1
+		c.evidence = append(c.evidence, "entropy")
+	}
+	if r.Validate != nil {
+		c.chk = r.Validate(v, match)
+		switch c.chk {
+		case checkValid:
+			c.conf = 0.95
+			c.evidence = append(c.evidence, "checksum_valid")
+		case checkInvalid:
+			c.conf -= 0.25
+			c.evidence = append(c.evidence, "checksum_invalid")
+		}
+	}
+	if c.conf < 0.05 {
+		c.conf = 0.05
+	}
+	return c, true
+}
+
+// rank orders rules claiming overlapping spans: structure and checksum
+// evidence first, generic last.
+func rank(c candidate) int {
+	return int(c.r.Evidence)*100 + c.r.Priority*10 + int(c.conf*9)
+}
+
+// dedup sorts candidates by position and drops those whose span overlaps a
+// better-ranked candidate (a generic finding inside a specific one, the
+// same value found by two rules, a decoded layer repeating a plain find).
+func dedup(cs []candidate) []candidate {
+	if len(cs) == 0 {
+		return cs
+	}
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := cs[order[i]], cs[order[j]]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra > rb
+		}
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.end-a.start != b.end-b.start {
+			return a.end-a.start > b.end-b.start
+		}
+		return a.r.ID < b.r.ID
+	})
+	type span struct{ s, e int }
+	var kept []candidate
+	var spans []span // sorted by start
+	for _, i := range order {
+		c := cs[i]
+		k := sort.Search(len(spans), func(k int) bool { return spans[k].s >= c.end })
+		overlap := false
+		for m := k - 1; m >= 0; m-- {
+			if spans[m].e > c.start {
+				overlap = true
+				break
+			}
+			if spans[m].s+4096*4 < c.start { // spans are bounded in length
+				break
+			}
+		}
+		if overlap {
+			continue
+		}
+		spans = append(spans, span{})
+		copy(spans[k+1:], spans[k:])
+		spans[k] = span{c.start, c.end}
+		kept = append(kept, c)
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		if kept[i].start != kept[j].start {
+			return kept[i].start < kept[j].start
+		}
+		return kept[i].r.ID < kept[j].r.ID
+	})
+	return kept
+}
