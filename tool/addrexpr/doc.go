@@ -40,7 +40,8 @@
 //	Unary          = ( "-" | "~" ) Unary | Primary .
 //	Primary        = Word | Quoted | Magic | "(" Expr ")" | Read .
 //	Read           = "[" Expr "]" [ Size ] .
-//	Size           = ".b" | ".w" | ".d" | ".q" .   (directly after "]", no space)
+//	Size           = ".b" | ".w" | ".d" | ".q" .   (directly after "]", no space;
+//	                                               upper case also accepted)
 //	Magic          = "$" | "$here" | "$start" | "$end" .
 //	Quoted         = "'" { any character but "'" } "'"
 //	               | `"` { any character but `"` } `"` .
