@@ -134,12 +134,12 @@ type fixture struct {
 
 // fixtureOpts configures newFixture.
 type fixtureOpts struct {
-	cert     certSpec
-	tlsCfg   func(*tls.Config)
-	httpH    http.Handler // nil: redirect to https on the same host
-	httpsH   http.Handler
-	noHTTP   bool
-	noHTTPS  bool
+	cert    certSpec
+	tlsCfg  func(*tls.Config)
+	httpH   http.Handler // nil: redirect to https on the same host
+	httpsH  http.Handler
+	noHTTP  bool
+	noHTTPS bool
 }
 
 func newFixture(t testing.TB, o fixtureOpts) *fixture {
@@ -198,10 +198,10 @@ func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, err
 // options returns scanner options wired to the fixture.
 func (f *fixture) options() Options {
 	tr := &http.Transport{
-		DialContext:       f.dial,
-		TLSClientConfig:   &tls.Config{RootCAs: getPKI().pool},
-		Proxy:             nil,
-		ForceAttemptHTTP2: false,
+		DialContext:         f.dial,
+		TLSClientConfig:     &tls.Config{RootCAs: getPKI().pool},
+		Proxy:               nil,
+		ForceAttemptHTTP2:   false,
 		MaxIdleConnsPerHost: 16,
 	}
 	client := &http.Client{
@@ -225,3 +225,14 @@ func (f *fixture) scan(t testing.TB, rawURL string, mod func(*Options)) *Report 
 	}
 	return rep
 }
+
+func parseLeaf(t testing.TB, c tls.Certificate) *x509.Certificate {
+	t.Helper()
+	leaf, err := x509.ParseCertificate(c.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leaf
+}
+
+func leafChain(c *x509.Certificate) []*x509.Certificate { return []*x509.Certificate{c} }

@@ -315,14 +315,14 @@ func TestScanExposure(t *testing.T) {
 	})
 	t.Run("binary_artefacts_by_magic", func(t *testing.T) {
 		files := map[string]string{
-			"/backup.zip":          "PK\x03\x04\x14\x00\x00\x00rest-of-zip",
-			"/.DS_Store":           "\x00\x00\x00\x01Bud1\x00\x00\x10\x00",
-			"/actuator/heapdump":   "JAVA PROFILE 1.0.2\x00\x00\x00\x00\x04",
-			"/example.com.tar.gz":  "\x1f\x8b\x08\x00\x00\x00\x00\x00",
-			"/server-status":       "<html><title>Apache Status</title><h1>Apache Server Status for example.com</h1><dl><dt>Server Version: Apache/2.4.41</dt>",
-			"/.aws/credentials":    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
-			"/id_rsa":              "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-			"/backup.zip.fake":     "not probed",
+			"/backup.zip":         "PK\x03\x04\x14\x00\x00\x00rest-of-zip",
+			"/.DS_Store":          "\x00\x00\x00\x01Bud1\x00\x00\x10\x00",
+			"/actuator/heapdump":  "JAVA PROFILE 1.0.2\x00\x00\x00\x00\x04",
+			"/example.com.tar.gz": "\x1f\x8b\x08\x00\x00\x00\x00\x00",
+			"/server-status":      "<html><title>Apache Status</title><h1>Apache Server Status for example.com</h1><dl><dt>Server Version: Apache/2.4.41</dt>",
+			"/.aws/credentials":   "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+			"/id_rsa":             "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+			"/backup.zip.fake":    "not probed",
 		}
 		types := map[string]string{"/backup.zip": "application/zip", "/.DS_Store": "application/octet-stream", "/actuator/heapdump": "application/octet-stream",
 			"/example.com.tar.gz": "application/gzip", "/server-status": "text/html"}
