@@ -66,6 +66,30 @@ func entitlementCovers(e, tool string) bool {
 	return false
 }
 
+// CheckEntitled returns nil when the principal may call the tool, and an
+// [*EntitlementError] otherwise, whose text is the tool-level error result
+// the tool layer answers with.
+func (p Principal) CheckEntitled(tool string) error {
+	if p.Entitled(tool) {
+		return nil
+	}
+	return &EntitlementError{Tool: tool}
+}
+
+// EntitlementError is a valid credential calling a tool it is not entitled
+// to. It is a tool-level refusal, not an HTTP one: the request was
+// authenticated.
+type EntitlementError struct {
+	Tool string
+}
+
+// Code is the stable error code, "forbidden".
+func (e *EntitlementError) Code() string { return "forbidden" }
+
+func (e *EntitlementError) Error() string {
+	return "forbidden: credential lacks the " + e.Tool + " entitlement"
+}
+
 // HasScope reports whether the token granted the scope.
 func (p Principal) HasScope(scope string) bool {
 	return slices.Contains(p.Scopes, scope)

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -34,6 +35,21 @@ func TestEntitled(t *testing.T) {
 		if got := p.Entitled(tt.tool); got != tt.want {
 			t.Errorf("%v.Entitled(%q) = %v, want %v", tt.entitlements, tt.tool, got, tt.want)
 		}
+	}
+}
+
+func TestCheckEntitled(t *testing.T) {
+	p := Principal{Entitlements: []string{"keysweep"}}
+	if err := p.CheckEntitled("keysweep_scan_text"); err != nil {
+		t.Fatalf("entitled tool: %v", err)
+	}
+	err := p.CheckEntitled("webscan_check_headers")
+	var e *EntitlementError
+	if !errors.As(err, &e) || e.Tool != "webscan_check_headers" || e.Code() != "forbidden" {
+		t.Fatalf("CheckEntitled = %#v", err)
+	}
+	if got, want := err.Error(), "forbidden: credential lacks the webscan_check_headers entitlement"; got != want {
+		t.Fatalf("message %q, want %q", got, want)
 	}
 }
 
