@@ -3,6 +3,7 @@ package addrexpr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -233,6 +234,19 @@ func TestEvalInteger(t *testing.T) {
 	}
 }
 
+func TestEvalIntegerErrors(t *testing.T) {
+	tests := []errCase{
+		{"(", CodeSyntax, 1},
+		{"$ / 0", CodeDivisionByZero, 2},
+		{"[0] + 1", CodeReadFailed, 0},
+		{"nosuch - $", CodeUnknownSymbol, 0},
+	}
+	for _, tt := range tests {
+		_, err := EvalInteger(context.Background(), tt.in, newFake(8), 0x401000)
+		checkErr(t, "EvalInteger", tt, err)
+	}
+}
+
 func TestEvalNilTarget(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -385,5 +399,32 @@ func TestEvalReusable(t *testing.T) {
 	vb, err2 := e.Eval(context.Background(), b)
 	if err1 != nil || err2 != nil || va != 0x401000 || vb != 0x500020 {
 		t.Errorf("got %#x, %v and %#x, %v; want 0x401000 and 0x500020", va, err1, vb, err2)
+	}
+}
+
+// TestEvalConcurrent shares one Expr between goroutines; run with -race.
+func TestEvalConcurrent(t *testing.T) {
+	e, err := Parse("[ptr] + main * 2 - $here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 0x401000 + 0x401000*2 - 0x401010
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			f := newFake(8) // the fake counts calls, so one each
+			for range 100 {
+				if v, err := e.Eval(context.Background(), f); err != nil || v != want {
+					errs <- fmt.Errorf("got %#x, %v; want %#x", v, err, want)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
