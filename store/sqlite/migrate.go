@@ -21,8 +21,7 @@ CREATE TABLE rate_log (
 	key        TEXT PRIMARY KEY,
 	log        BLOB NOT NULL,              -- little-endian int64 µs timestamps, sorted
 	expires_us INTEGER NOT NULL            -- newest entry + window: row is dead after this
-) WITHOUT ROWID;
-CREATE INDEX rate_log_expires ON rate_log (expires_us);
+) WITHOUT ROWID;                           -- no index on expires_us: it would double the pages each decision writes; Prune scans
 
 CREATE TABLE scan_lease (
 	lease_id   TEXT PRIMARY KEY,

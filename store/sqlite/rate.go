@@ -14,16 +14,16 @@ func (s *Store) TakeRate(ctx context.Context, key string, now time.Time, p limit
 	var d limits.RateDecision
 	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		var err error
-		d, err = takeRate(ctx, tx, key, now.UnixMicro(), p)
+		d, err = s.takeRate(ctx, tx, key, now.UnixMicro(), p)
 		return err == nil, err
 	})
 	return d, err
 }
 
 // takeRate runs limits.TakeLog on the row under key inside tx.
-func takeRate(ctx context.Context, tx *sql.Tx, key string, nowUS int64, p limits.RatePolicy) (limits.RateDecision, error) {
+func (s *Store) takeRate(ctx context.Context, tx *sql.Tx, key string, nowUS int64, p limits.RatePolicy) (limits.RateDecision, error) {
 	var blob []byte
-	err := tx.QueryRowContext(ctx, `SELECT log FROM rate_log WHERE key = ?`, key).Scan(&blob)
+	err := tx.StmtContext(ctx, s.selectLog).QueryRowContext(ctx, key).Scan(&blob)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return limits.RateDecision{}, err
 	}
@@ -39,8 +39,6 @@ func takeRate(ctx context.Context, tx *sql.Tx, key string, nowUS int64, p limits
 	if len(next) > 0 {
 		expires = next[len(next)-1] + p.Window.Microseconds()
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO rate_log (key, log, expires_us) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET log = excluded.log, expires_us = excluded.expires_us`,
-		key, encodeLog(next), expires)
+	_, err = tx.StmtContext(ctx, s.upsertLog).ExecContext(ctx, key, encodeLog(next), expires)
 	return d, err
 }

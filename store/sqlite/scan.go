@@ -15,7 +15,7 @@ func (s *Store) AdmitScan(ctx context.Context, a limits.Admit) (limits.Admission
 	var adm limits.Admission
 	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		var err error
-		adm, err = admit(ctx, tx, a)
+		adm, err = s.admit(ctx, tx, a)
 		return err == nil && adm.Refusal == "", err
 	})
 	if err != nil {
@@ -24,7 +24,7 @@ func (s *Store) AdmitScan(ctx context.Context, a limits.Admit) (limits.Admission
 	return adm, nil
 }
 
-func admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.Admission, error) {
+func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.Admission, error) {
 	now := a.Now.UnixMicro()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, now); err != nil {
 		return limits.Admission{}, err
@@ -60,7 +60,7 @@ func admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.Admission, e
 		case err == nil:
 			// Replay of a call already charged: admit without a charge.
 		case errors.Is(err, sql.ErrNoRows):
-			d, err := takeRate(ctx, tx, "scan:"+a.Credential, now, a.Rate)
+			d, err := s.takeRate(ctx, tx, "scan:"+a.Credential, now, a.Rate)
 			if err != nil {
 				return limits.Admission{}, err
 			}

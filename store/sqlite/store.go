@@ -20,6 +20,9 @@ const FileName = "warden.db"
 // Store implements limits.Store on one SQLite file.
 type Store struct {
 	db *sql.DB
+	// Statements of the per-request path, prepared once on the single
+	// connection.
+	selectLog, upsertLog *sql.Stmt
 }
 
 var _ limits.Store = (*Store)(nil)
@@ -70,7 +73,17 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite store: migrate: %w", err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	if s.selectLog, err = db.PrepareContext(ctx, `SELECT log FROM rate_log WHERE key = ?`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	if s.upsertLog, err = db.PrepareContext(ctx, `INSERT INTO rate_log (key, log, expires_us) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET log = excluded.log, expires_us = excluded.expires_us`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	return s, nil
 }
 
 // Close closes the database. Calls after Close fail, and the Limiter turns
