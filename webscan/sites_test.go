@@ -90,3 +90,21 @@ func softNotFound(files map[string]string, types map[string]string) http.Handler
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote \"origin\"]\n\turl = https://deploy:ghp_s3cretT0kenValue@example.com/acme/shop.git\n"
 
 const envFile = "APP_NAME=Shop\nAPP_KEY=base64:c2VjcmV0LWFwcC1rZXktdmFsdWU=\nDB_PASSWORD=hunter2-super-secret\n"
+
+// http_handler builds a handler from a function that fills headers and
+// returns a content type and body ("" for 404).
+func http_handler(fn func(h map[string]string, path string) (ct, body string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := map[string]string{}
+		ct, body := fn(h, r.URL.Path)
+		for k, v := range h {
+			w.Header()[k] = []string{v}
+		}
+		if ct == "" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", ct)
+		io.WriteString(w, body)
+	})
+}
