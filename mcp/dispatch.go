@@ -273,6 +273,14 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 			return nil, err
 		}
 	}
+	if x.modern && s.tasks != nil && t.Tasks != tool.TasksNone {
+		if x.caps.tasks {
+			return s.callAsTask(ctx, x, t, args, r)
+		}
+		if t.Tasks == tool.TasksRequired {
+			return nil, missingTasksCapability()
+		}
+	}
 	env := s.callEnv(ctx, x, r)
 	res := s.runTool(ctx, t, args, env)
 	if res.Interrupt != nil {
@@ -309,6 +317,10 @@ func (s *Server) interrupted(x *exchange, r *rounds, res *tool.Result) ([]byte, 
 	var mc *tool.MissingCapabilityError
 	if errors.As(res.Interrupt.Err, &mc) {
 		return nil, missingCapability(mc.Capability)
+	}
+	var pe *tool.ProtocolError
+	if errors.As(res.Interrupt.Err, &pe) {
+		return nil, rpcErr(pe.Code, 200, pe.Message)
 	}
 	if !x.modern || r == nil {
 		return nil, rpcErr(CodeInternalError, 500, "internal error")

@@ -460,6 +460,11 @@ func (h *HTTPHandler) checkMirrored(r *http.Request, m *Message, p *params) *Err
 		want = p.name
 	case "resources/read":
 		want = p.uri
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		_ = eachParam(m.Params, "taskId", func(v []byte) { want = v })
+		if want == nil {
+			return nil // the dispatcher answers the missing taskId
+		}
 	default:
 		return nil
 	}

@@ -85,6 +85,17 @@ func CapabilityOf(method string) string { return capabilityOf(method) }
 // handler again, from the start, once the answers arrive.
 var ErrInputRequired = errors.New("input required")
 
+// ProtocolError fails a call at the protocol level: the client gets a
+// JSON-RPC error (or a failed task) instead of a tool result. Tool errors
+// the model can act on belong in *Error; use this only for requests that
+// cannot be served at all.
+type ProtocolError struct {
+	Code    int
+	Message string
+}
+
+func (e *ProtocolError) Error() string { return e.Message }
+
 // MissingCapabilityError says the call needs a capability the client did
 // not declare. The server answers it with the protocol's
 // missing-capability error.
@@ -115,6 +126,9 @@ type CallEnv struct {
 	Logger *slog.Logger
 	// State is the handler state carried from an earlier input round.
 	State []byte
+	// Detach turns the call into a task, if the client supports tasks
+	// and the tool allows it; nil never detaches. See Call.Detach.
+	Detach func() bool
 }
 
 // Call is a handler's view of the call in progress.
@@ -227,6 +241,17 @@ func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[str
 		c.mu.Unlock()
 	}
 	return answers, err
+}
+
+// Detach turns the call into a task when the tool supports tasks and the
+// client declared the tasks extension: the client is answered at once with
+// a task id and polls for the result while the handler runs on. It returns
+// false, and the call goes on as an ordinary one, otherwise. Call it once
+// the quick checks and any questions to the client are done: input asked
+// before Detach is a round trip of the call itself, input asked after it
+// parks the task until the client answers.
+func (c *Call) Detach() bool {
+	return c.env.Detach != nil && c.env.Detach()
 }
 
 // State returns handler state saved with SetState in an earlier input

@@ -226,7 +226,7 @@ func decodeValue(n *node, val []byte, v reflect.Value, name string, env *decodeE
 		if !ok {
 			return typeError(name, "a string")
 		}
-		if n.nonEmpty && strings.TrimSpace(s) == "" {
+		if n.nonEmpty && strings.Trim(s, asciiSpace) == "" {
 			return perr("parameter %s must not be empty", displayName(name))
 		}
 		if n.minLen >= 0 || n.maxLen >= 0 {

@@ -314,6 +314,9 @@ func applyConstraints(n *node, tag reflect.StructTag) error {
 		return fmt.Errorf("minItems/maxItems apply to arrays only")
 	}
 	if p, ok := tag.Lookup("pattern"); ok {
+		if n.nonEmpty {
+			return fmt.Errorf("NonEmptyString cannot also take a pattern")
+		}
 		if n.kind != kString {
 			return fmt.Errorf("pattern applies to strings only")
 		}
@@ -429,21 +432,15 @@ func (w *schemaWriter) node(n *node, f *field) {
 			w.WriteString("[" + strings.Join(n.enum, ",") + "]")
 		}
 	}
-	if n.kind == kUint && n.min == nil {
-		w.key(&first, "minimum")
-		w.value(0)
-	}
-	if n.kind == kIntExpr && n.min == nil {
-		w.key(&first, "minimum")
-		w.value(0)
-	}
-	if n.min != nil {
-		w.key(&first, "minimum")
-		w.value(*n.min)
-	}
-	if n.max != nil {
-		w.key(&first, "maximum")
-		w.value(*n.max)
+	if lo, hi, ok := n.bounds(); ok {
+		if lo != nil {
+			w.key(&first, "minimum")
+			w.value(*lo)
+		}
+		if hi != nil {
+			w.key(&first, "maximum")
+			w.value(*hi)
+		}
 	}
 	if n.minLen >= 0 {
 		w.key(&first, "minLength")
@@ -452,6 +449,10 @@ func (w *schemaWriter) node(n *node, f *field) {
 	if n.maxLen >= 0 {
 		w.key(&first, "maxLength")
 		w.value(n.maxLen)
+	}
+	if n.nonEmpty {
+		w.key(&first, "pattern")
+		w.value(nonBlankPattern)
 	}
 	if n.pattern != nil {
 		w.key(&first, "pattern")
@@ -542,3 +543,44 @@ func outputSchemaOf(t reflect.Type) (json.RawMessage, bool, error) {
 const warningsSchema = `{"type":"array","description":"Advisory notes about the result (analysis incomplete, partial read).","items":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}},"required":["code","message"],"additionalProperties":false}}`
 
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// nonBlankPattern is published for NonEmptyString: at least one character
+// that is not ASCII white space, spelled so that ECMA-262 and RE2 agree.
+const nonBlankPattern = "[^ \\t\\n\\r\\f\\v]"
+
+const asciiSpace = " \t\n\r\f\v"
+
+// bounds returns the numeric bounds published for n: the tags' bounds,
+// narrowed by the range of the Go type for integers up to 32 bits, and 0
+// as the floor of unsigned and expression kinds.
+func (n *node) bounds() (lo, hi *float64, ok bool) {
+	lo, hi = n.min, n.max
+	clampLo := func(v float64) {
+		if lo == nil || *lo < v {
+			lo = &v
+		}
+	}
+	clampHi := func(v float64) {
+		if hi == nil || *hi > v {
+			hi = &v
+		}
+	}
+	switch n.kind {
+	case kInt:
+		if n.bits <= 32 {
+			clampLo(-math.Ldexp(1, n.bits-1))
+			clampHi(math.Ldexp(1, n.bits-1) - 1)
+		}
+	case kUint:
+		clampLo(0)
+		if n.bits <= 32 {
+			clampHi(math.Ldexp(1, n.bits) - 1)
+		}
+	case kIntExpr:
+		clampLo(0)
+	case kFloat:
+	default:
+		return nil, nil, false
+	}
+	return lo, hi, true
+}

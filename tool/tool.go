@@ -77,6 +77,22 @@ type Catalog struct {
 	Editions []Edition
 }
 
+// TaskSupport says whether a tool can run as a task of the
+// io.modelcontextprotocol/tasks extension: answered at once with a task id,
+// then polled.
+type TaskSupport string
+
+const (
+	// TasksNone: the tool always answers in the call. The zero value.
+	TasksNone TaskSupport = ""
+	// TasksOptional: the tool becomes a task when the client supports
+	// tasks and the handler calls Call.Detach.
+	TasksOptional TaskSupport = "optional"
+	// TasksRequired: the tool runs only as a task; a client without the
+	// extension is refused.
+	TasksRequired TaskSupport = "required"
+)
+
 // Def describes a tool. Pass it to Add, AddRaw or Registry.Register.
 type Def struct {
 	// Name: 1–64 characters of A-Z a-z 0-9 _ -, unique in a registry.
@@ -88,6 +104,8 @@ type Def struct {
 	Annotations Annotations
 	Catalog     Catalog
 	Scope       Scope
+	// Tasks says whether the tool can run as a task. Zero: never.
+	Tasks TaskSupport
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -113,6 +131,11 @@ func (d *Def) check() error {
 		if e != EditionLean && e != EditionFull {
 			return fmt.Errorf("tool %s: unknown edition %q", d.Name, e)
 		}
+	}
+	switch d.Tasks {
+	case TasksNone, TasksOptional, TasksRequired:
+	default:
+		return fmt.Errorf("tool %s: unknown task support %q", d.Name, d.Tasks)
 	}
 	if d.Annotations.ReadOnly && d.Annotations.Destructive {
 		return fmt.Errorf("tool %s: read-only and destructive contradict", d.Name)
@@ -229,7 +252,7 @@ func catalogJSON(d Def) map[string]any {
 	if d.Scope == ViewScoped {
 		scope = "view"
 	}
-	return map[string]any{
+	m := map[string]any{
 		"category":         d.Catalog.Category,
 		"enabledByDefault": !d.Catalog.DisabledByDefault,
 		"unsafe":           d.Catalog.Unsafe,
@@ -238,4 +261,8 @@ func catalogJSON(d Def) map[string]any {
 		"editions":         ed,
 		"scope":            scope,
 	}
+	if d.Tasks != TasksNone {
+		m["tasks"] = d.Tasks
+	}
+	return m
 }

@@ -192,7 +192,8 @@ func internalError() *Error {
 // layer, not the client, must handle: input required or a missing client
 // capability.
 type Interrupt struct {
-	// Err is ErrInputRequired or a *MissingCapabilityError.
+	// Err is ErrInputRequired, a *MissingCapabilityError or a
+	// *ProtocolError.
 	Err error
 	// Pending are the unanswered input requests, and State the handler
 	// state to carry, when Err is ErrInputRequired. The server fills
@@ -214,6 +215,10 @@ func (t *Tool) shapeError(ctx context.Context, call *Call, err error) *Result {
 	var mc *MissingCapabilityError
 	if errors.As(err, &mc) {
 		return &Result{Interrupt: &Interrupt{Err: mc}}
+	}
+	var pe *ProtocolError
+	if errors.As(err, &pe) {
+		return &Result{Interrupt: &Interrupt{Err: pe}}
 	}
 	if te, ok := asToolError(err); ok {
 		if te.Cause != nil {

@@ -138,11 +138,12 @@ func (ev *evaluator) eval(i int32) (uint64, *Error) {
 
 // name resolves a name: symbol, then section start, then hex number.
 func (ev *evaluator) name(n *node) (uint64, *Error) {
+	name := ev.e.text(n)
 	if ev.t != nil {
-		if a, ok := ev.t.Symbol(n.text); ok {
+		if a, ok := ev.t.Symbol(name); ok {
 			return a & ev.mask, nil
 		}
-		if start, _, ok := ev.t.Section(n.text); ok {
+		if start, _, ok := ev.t.Section(name); ok {
 			return start & ev.mask, nil
 		}
 	}
@@ -150,15 +151,15 @@ func (ev *evaluator) name(n *node) (uint64, *Error) {
 	case hexYes:
 		return n.val & ev.mask, nil
 	case hexOverflow:
-		return 0, errorf(CodeOverflow, int(n.pos), "%s is no known name and, as a hex number, does not fit in 64 bits", echo(n.text))
+		return 0, errorf(CodeOverflow, int(n.pos), "%s is no known name and, as a hex number, does not fit in 64 bits", echo(name))
 	}
-	if err := ev.needTarget(n, "name "+echo(n.text)); err != nil {
+	if err := ev.needTarget(n, "name "+echo(name)); err != nil {
 		return 0, err
 	}
-	if strings.HasPrefix(n.text, ".") {
-		return 0, errorf(CodeUnknownSection, int(n.pos), "unknown section %s", echo(n.text))
+	if strings.HasPrefix(name, ".") {
+		return 0, errorf(CodeUnknownSection, int(n.pos), "unknown section %s", echo(name))
 	}
-	return 0, errorf(CodeUnknownSymbol, int(n.pos), "unknown symbol %s", echo(n.text))
+	return 0, errorf(CodeUnknownSymbol, int(n.pos), "unknown symbol %s", echo(name))
 }
 
 func (ev *evaluator) binary(n *node) (uint64, *Error) {

@@ -39,24 +39,39 @@ const (
 )
 
 // node is one expression node. Children are indexes into Expr.nodes.
+// It holds no pointers, so a parsed expression costs the garbage collector
+// nothing to scan.
 type node struct {
 	kind  nodeKind
 	op    op
 	hex   hexState
 	size  uint8 // nRead: 1, 2, 4, 8, or 0 for the address size
-	quote byte  // nName: the quote character, or 0 when unquoted
+	quote bool  // nName: quoted; the quotes surround the span
 	pos   int32 // byte offset for error messages
 	left  int32
 	right int32
+	off   int32 // span in Expr.src of the literal, name, magic or size
+	len   int32
 	val   uint64
-	text  string // raw literal, name, magic or size suffix
 }
 
 // Expr is a parsed expression. It is immutable and safe for concurrent
 // use; evaluate it with [Expr.Eval] or [Expr.EvalInteger].
 type Expr struct {
+	src   string
 	nodes []node
 	root  int32
+}
+
+// text returns the source span of n.
+func (e *Expr) text(n *node) string {
+	return e.src[n.off : n.off+n.len]
+}
+
+// span sets n's source span to the token's text.
+func span(n node, t token, off int) node {
+	n.off, n.len = int32(off), int32(len(t.text))
+	return n
 }
 
 // Parse parses an expression without evaluating it. Names are resolved
@@ -90,7 +105,7 @@ func parse(s string) (*Expr, *Error) {
 	if p.tok.kind != tEOF {
 		return nil, errorf(CodeSyntax, p.tok.pos, "unexpected %s after a complete expression", p.tok.describe())
 	}
-	return &Expr{nodes: p.nodes, root: root}, nil
+	return &Expr{src: s, nodes: p.nodes, root: root}, nil
 }
 
 // parser is a precedence-climbing parser over the lexer.
@@ -200,10 +215,10 @@ func (p *parser) primary() (int32, *Error) {
 		}
 		return p.add(n), p.advance()
 	case tQuoted:
-		n := node{kind: nName, quote: p.lx.src[t.pos], pos: int32(t.pos), text: t.text}
+		n := span(node{kind: nName, quote: true, pos: int32(t.pos)}, t, t.pos+1)
 		return p.add(n), p.advance()
 	case tMagic:
-		n := node{kind: nHere, pos: int32(t.pos), text: t.text}
+		n := span(node{kind: nHere, pos: int32(t.pos)}, t, t.pos)
 		switch t.text {
 		case "$start":
 			n.kind = nStart
@@ -239,7 +254,7 @@ func (p *parser) primary() (int32, *Error) {
 		}
 		n := node{kind: nRead, pos: int32(t.pos), left: inner}
 		if p.tok.kind == tSize {
-			n.text = p.tok.text
+			n = span(n, p.tok, p.tok.pos)
 			n.size = sizeOf(p.tok.text[1])
 			if err := p.advance(); err != nil {
 				return 0, err
@@ -269,7 +284,7 @@ func sizeOf(c byte) uint8 {
 // word classifies a word as a number literal or a name.
 func word(t token) (node, *Error) {
 	w := t.text
-	n := node{kind: nNum, pos: int32(t.pos), text: w}
+	n := span(node{kind: nNum, pos: int32(t.pos)}, t, t.pos)
 	if w[0] != '0' {
 		n.kind = nName
 		if isHex(w) {
@@ -367,17 +382,15 @@ func (e *Expr) write(b *strings.Builder, i int32) {
 		b.WriteByte('[')
 		e.write(b, n.left)
 		b.WriteByte(']')
-		b.WriteString(n.text)
+		b.WriteString(e.text(n))
 	case nName:
-		if n.quote != 0 {
-			b.WriteByte(n.quote)
-			b.WriteString(n.text)
-			b.WriteByte(n.quote)
+		if n.quote {
+			b.WriteString(e.src[n.off-1 : n.off+n.len+1])
 			return
 		}
-		b.WriteString(n.text)
+		b.WriteString(e.text(n))
 	default:
-		b.WriteString(n.text)
+		b.WriteString(e.text(n))
 	}
 }
 

@@ -1,0 +1,8 @@
+//go:build lean
+
+package cli
+
+import "github.com/warden-mcp/warden/tool"
+
+// edition is the build's edition; build without -tags lean for the full one.
+const edition = tool.EditionLean

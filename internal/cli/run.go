@@ -1,0 +1,80 @@
+// Package cli implements the warden command: its subcommands, flags and
+// configuration, and the wiring that decides which tools are served with
+// which controls. main only turns signals into a cancelled context and
+// calls Run.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFindings = 1 // a scan found something at or above --fail-on
+	ExitError    = 2 // bad usage or a failure
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// env is what every subcommand may use.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Run runs the warden command line and returns the process exit code.
+// Results go to stdout, diagnostics to stderr.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "warden",
+		Short: "An MCP server and SDK for security work",
+		Long: "Warden serves security tools to AI agents over the Model Context Protocol\n" +
+			"(stdio and streamable HTTP) and runs the same scanners from the command line.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		e.serveCommand(),
+		e.stdioCommand(),
+		e.toolsCommand(),
+		e.versionCommand(),
+	)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "warden:", ee.err)
+		}
+		return ee.code
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, "warden:", err)
+	return ExitError
+}

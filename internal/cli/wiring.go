@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"log/slog"
+
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
+	"github.com/warden-mcp/warden/toolset"
+)
+
+// This file is the one place that decides what Warden serves: which tool
+// families are registered, in which edition, and with which controls
+// around every call. stdio and HTTP share it.
+
+const instructions = "Warden offers security tools. Secret-scanning tools never echo a secret: " +
+	"findings carry a type, a severity and a fingerprint only. Website scans reach public " +
+	"addresses only. Tool errors carry a stable code before the colon."
+
+// wired is a ready server and what it was built from.
+type wired struct {
+	reg *tool.Registry
+	srv *mcp.Server
+}
+
+// wireOptions are the choices a command makes about the server.
+type wireOptions struct {
+	logger *slog.Logger
+	// enable turns on tools that are disabled by default, by name.
+	enable map[string]bool
+}
+
+func wire(o wireOptions) (*wired, error) {
+	reg := tool.NewRegistry()
+	deps := toolset.Deps{Logger: o.logger}
+	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition, Enable: o.enable}); err != nil {
+		return nil, err
+	}
+	srv := mcp.NewServer(reg, &mcp.Options{
+		Name:         "warden",
+		Title:        "Warden",
+		Version:      Version(),
+		Instructions: instructions,
+		Logger:       o.logger,
+	})
+	return &wired{reg: reg, srv: srv}, nil
+}
