@@ -19,6 +19,8 @@ type assignment struct {
 	valStart, valEnd   int
 	quoted             bool
 	wsSep              bool // separated by whitespace only ("KEY value")
+	compare            bool // compared with ==/!= or stated in prose ("is")
+	tight              bool // NAME=value with no blanks around "=" (.env, INI)
 }
 
 func isNameByte(b byte) bool { return isAlnum(b) || b == '_' || b == '-' || b == '.' }
@@ -40,6 +42,20 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		ne++
 	}
 	a.nameStart, a.nameEnd = ns, ne
+	// A value glued to the name: "vendor-secret-<value>", "vendorPRIVATE.<value>".
+	p := ke
+	for p < ne && (text[p] >= 'a' && text[p] <= 'z' || text[p] >= 'A' && text[p] <= 'Z') {
+		p++
+	}
+	if p < ne && (text[p] == '-' || text[p] == '.') && ne-(p+1) >= 16 {
+		rest := text[p+1 : ne]
+		if _, _, digit, _ := charClasses(rest); digit {
+			a.nameEnd = p
+			a.valStart, a.valEnd = p+1, ne
+			a.wsSep = true
+			return a, true
+		}
+	}
 	i := ne
 	keyQuoted := false
 	if i < n && (text[i] == '"' || text[i] == '\'') && ns > 0 && text[ns-1] == text[i] {
@@ -50,14 +66,25 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	}
 	j := skipBlanks(text, i, 16)
 	xml := false
+	compare := false
 	switch {
 	case j >= n:
 		return a, false
-	case strings.HasPrefix(text[j:], "=="), strings.HasPrefix(text[j:], "!="), strings.HasPrefix(text[j:], "://"), strings.HasPrefix(text[j:], "::"):
+	case strings.HasPrefix(text[j:], "==="), strings.HasPrefix(text[j:], "!=="):
+		j += 3
+		compare = true
+	case strings.HasPrefix(text[j:], "=="), strings.HasPrefix(text[j:], "!="):
+		j += 2
+		compare = true
+	case strings.HasPrefix(text[j:], "://"), strings.HasPrefix(text[j:], "::"):
 		return a, false
+	case j > i && (strings.HasPrefix(text[j:], "is ") || strings.HasPrefix(text[j:], "is:")):
+		j += 2
+		compare = true // prose: "the password is 'x'"
 	case strings.HasPrefix(text[j:], ":="), strings.HasPrefix(text[j:], "=>"), strings.HasPrefix(text[j:], "->"):
 		j += 2
 	case text[j] == '=' || text[j] == ':':
+		a.tight = j == ne && text[j] == '=' && j+1 < n && text[j+1] != ' ' && text[j+1] != '\t'
 		j++
 	case text[j] == '>' && ns > 0 && text[ns-1] == '<':
 		xml = true
@@ -74,6 +101,15 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		return a, false
 	}
 	q := text[j]
+	if compare && q != '"' && q != '\'' {
+		return a, false // comparisons and prose count only with a literal
+	}
+	a.compare = compare
+	// "Password:" at the end of a string literal: the quote after the
+	// separator closes the literal the name is in.
+	if (q == '"' || q == '\'') && !keyQuoted && ns > 0 && text[ns-1] == q {
+		return a, false
+	}
 	if q == '"' || q == '\'' || q == '`' {
 		a.quoted = true
 		j++
@@ -233,6 +269,9 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 			if strings.HasSuffix(w, "key") && len(w) > 6 {
 				return true, false // vendor-prefixed: "scrapingantkey"
 			}
+			if w == "access" || w == "private" || strings.HasSuffix(w, "access") || strings.HasSuffix(w, "private") {
+				return true, false // "vendor ACCESS <value>", "vendorPRIVATE <value>"
+			}
 		case assignCredential:
 			if w == "credential" || w == "credentials" || w == "creds" || w == "cred" || w == "auth" || w == "authkey" {
 				return true, false
@@ -248,67 +287,104 @@ var nonValues = map[string]bool{"true": true, "false": true, "null": true, "nil"
 	"secret": true, "password": true, "token": true, "bearer": true, "basic": true, "self": true, "this": true}
 
 // genericValueOK filters the value of a generic assignment. Passwords
-// have a lower bar (weak human passwords are still leaks); keys, tokens and
-// secrets must look machine-generated.
+// (and quoted secrets) have a lower bar, since weak human-chosen values are
+// still leaks; keys and tokens must look machine-generated.
 func genericValueOK(a assignment, text string, c assignClass, strongName bool) (float64, bool) {
 	v := text[a.valStart:a.valEnd]
 	lv := strings.ToLower(v)
 	if len(v) < 6 || len(v) > 512 || nonValues[lv] || isPlaceholder(v) || isVersion(v) {
 		return 0, false
 	}
+	if c != assignPassword && placeholderWords[lv] || lv == "secret" {
+		return 0, false
+	}
+	if c == assignPassword && (placeholderWords[lv] && lv != "secret" || strings.HasPrefix(lv, "password")) {
+		return 0, false
+	}
 	switch v[0] {
-	case '$', '%', '@', '!', '&', '*', '#', '{', '[', '(', '/', '.', '~', '-':
-		if c != assignPassword || !a.quoted || v[0] == '$' || v[0] == '{' {
-			return 0, false
-		}
+	case '#', '.', '/', '~', '{', '[', '(', '@', '%', '&', '*', '!', '<':
+		return 0, false
 	}
-	if strings.Contains(v, "://") {
-		return 0, false // URLs are handled by the URL rules
+	if strings.HasPrefix(lv, "arn:") || strings.Contains(v, "://") {
+		return 0, false // ARNs and URLs are not secrets (URL rules handle credentials)
 	}
-	if isUUID(v) {
+	name := strings.ToLower(text[a.nameStart:a.nameEnd])
+	if lv == name || len(name) >= 10 && strings.Contains(lv, name) {
+		return 0, false // value repeats its own name
+	}
+	if strings.Contains(v, " ") {
 		return 0, false
 	}
 	lower, upper, digit, other := charClasses(v)
 	h := shannon(v)
-	// Identifier-like: letters, '_' and '.' only, e.g. "config.dbPassword".
-	if !digit && !a.quoted && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
-		return 0, false
+	lettersOnly := !digit && !other
+	if strings.ContainsRune(v, '/') && !digit && !upper {
+		return 0, false // a path
 	}
-	if strings.Count(v, " ") > 0 {
-		return 0, false
-	}
-	if c == assignPassword {
-		if len(v) < 6 || h < 2.0 {
+	if isUUID(v) {
+		if !strongName || c == assignCredential || a.wsSep {
 			return 0, false
 		}
-		if !digit && !other && !(lower && upper) {
-			return 0, false // a single lower- or upper-case word
+		return h, true
+	}
+	// Identifier-like: letters, '_' and '.' only, e.g. "config.dbPassword".
+	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
+		return 0, false
+	}
+	if c == assignPassword || (c == assignSecret && a.quoted && (digit || other)) {
+		if h < 1.5 {
+			return 0, false
 		}
 		if a.wsSep && (len(v) < 12 || !digit) {
+			return 0, false
+		}
+		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) {
 			return 0, false
 		}
 		return h, true
 	}
 	minLen := 12
-	if !strongName {
-		minLen = 16
-	}
-	if a.wsSep {
+	if !strongName || a.wsSep {
 		minLen = 16
 	}
 	if len(v) < minLen || h < 3.0 {
 		return 0, false
 	}
-	if !(digit && (lower || upper)) && !(len(v) >= 20 && lower && upper && h >= 3.8) {
+	switch {
+	case digit && (lower || upper):
+	case len(v) >= 20 && h >= 4.0:
+	case len(v) >= 20 && lower && upper && h >= 3.8:
+	default:
 		return 0, false
 	}
-	// A long value with only hex digits and a hashy name was filtered by
-	// the name; a dotted path or file name is not a secret.
-	if strings.Count(v, ".") >= 1 && !strings.ContainsAny(v, "0123456789") {
+	if identifierLike(v, h) {
+		return 0, false
+	}
+	if strings.Count(v, ".") >= 1 && !digit {
 		return 0, false
 	}
 	if strings.HasSuffix(lv, ".json") || strings.HasSuffix(lv, ".pem") || strings.HasSuffix(lv, ".key") || strings.HasSuffix(lv, ".txt") {
 		return 0, false
 	}
 	return h, true
+}
+
+// identifierLike reports whether v reads as a compound identifier such as
+// "ConnectionString_B2B" rather than random characters.
+func identifierLike(v string, h float64) bool {
+	if h >= 4.0 {
+		return false
+	}
+	segs := strings.FieldsFunc(v, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(segs) < 2 {
+		return false
+	}
+	letters := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			letters++
+		}
+	}
+	return letters*100 >= len(v)*85
 }

@@ -266,4 +266,3 @@ func (s *Scanner) findEncoded(ctx context.Context, text string, depth int, cands
 	}
 	return cands, nil
 }
-

@@ -31,9 +31,8 @@ var placeholderMarkers = []string{
 	"xxxx", "example", "sample", "changeme", "change_me", "change-me", "changeit",
 	"your_", "your-", "yourapi", "yourkey", "yoursecret", "yourtoken", "yourpass",
 	"placeholder", "dummy", "redacted", "insert", "replace", "todo", "fixme",
-	"${", "{{", "}}", "<", ">", "%s", "%(", "****", "....", "…", "■",
+	"${", "{{", "}}", "<", ">", "%s", "****", "....", "…", "■",
 	"notreal", "not_real", "not-real", "fake_", "_fake", "-fake", "fake-",
-	"mysecret", "my_secret", "my-secret", "mypassword", "my_password", "mytoken", "my_token",
 	"enter_", "enter-", "put-your", "secret_here", "key_here",
 	"token_here", "here_", "_here", "password123", "passw0rd", "p@ssw0rd", "p@ssword",
 	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+",
@@ -44,7 +43,7 @@ var placeholderWords = map[string]bool{
 	"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
 	"none": true, "null": true, "nil": true, "true": true, "false": true, "undefined": true,
 	"empty": true, "default": true, "required": true, "optional": true, "string": true,
-	"admin": true, "root": true, "test": true, "testing": true, "pass": true, "secret123": true,
+	"admin": true, "root": true, "test": true, "testing": true, "pass": true,
 	"password1": true, "letmein": true, "qwerty": true, "hunter2": true, "foobar": true,
 	"foo": true, "bar": true, "baz": true, "value": true, "private": true, "public": true,
 	"unknown": true, "unset": true, "n/a": true, "tbd": true, "masked": true, "hidden": true,
@@ -53,25 +52,32 @@ var placeholderWords = map[string]bool{
 // knownTestValues are published documentation credentials that providers
 // ship in their examples; they are never reported.
 var knownTestValues = map[string]bool{
-	"AKIAIOSFODNN7EXAMPLE":                     true,
-	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": true,
-	"sk_test_4eC39HqLyjWDarjtT1zdp7dc":         true,
-	"pk_test_TYooMQauvdEDq54NiTphI7jx":         true,
-	"sk_test_BQokikJOvBiI2HlWgH4olfQ2":         true,
+	"AKIAIOSFODNN7EXAMPLE":                                                  true,
+	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY":                              true,
+	"sk_test_4eC39HqLyjWDarjtT1zdp7dc":                                      true,
+	"pk_test_TYooMQauvdEDq54NiTphI7jx":                                      true,
+	"sk_test_BQokikJOvBiI2HlWgH4olfQ2":                                      true,
 	"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": true,
 	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
 }
 
-// isPlaceholder reports whether v looks like a template, sample or
-// redaction: marker substrings, runs of one character, or a value with
-// almost no variety.
+// isPlaceholder reports whether v looks like a template, sample,
+// variable reference or redaction: marker substrings, a leading "$", runs of
+// one character, or a value with almost no variety.
 func isPlaceholder(v string) bool {
-	if len(v) == 0 {
+	if len(v) == 0 || v[0] == '$' {
 		return true
 	}
 	lv := strings.ToLower(v)
-	if placeholderWords[lv] {
+	switch lv {
+	case "password", "passwd", "pass", "pwd", "token", "changeme", "none", "null", "empty":
 		return true
+	}
+	if i := strings.IndexByte(v, '$'); i >= 0 && i+1 < len(v) {
+		c := v[i+1]
+		if c == '{' || c == '(' || c >= 'A' && c <= 'Z' || c == '_' && i+2 < len(v) && v[i+2] >= 'A' && v[i+2] <= 'Z' {
+			return true // ${VAR}, $(cmd), $VAR, $_ENV
+		}
 	}
 	for _, m := range placeholderMarkers {
 		if strings.Contains(lv, m) {

@@ -72,11 +72,12 @@ type rule struct {
 	// match may start and end. Zero means 8 and 512 bytes.
 	Before, After int
 
-	MinEntropy float64   // Shannon entropy floor of the secret in bits per char; 0: none
-	Validate   validator // optional structural check that moves confidence
-	NoBoundary bool      // do not require a non-alphanumeric byte around the secret
-	KeepPlaceholders bool // skip the placeholder filter (for structured values checked otherwise)
-	Priority   int       // tie-breaker when two rules claim overlapping spans
+	MinEntropy       float64   // Shannon entropy floor of the secret in bits per char; 0: none
+	Validate         validator // optional structural check that moves confidence
+	NoBoundary       bool      // do not require a non-alphanumeric byte around the secret
+	KeepPlaceholders bool      // skip the placeholder filter (for structured values checked otherwise)
+	Priority         int       // tie-breaker when two rules claim overlapping spans
+	Identifier       bool      // sensitive identifier, not a secret: only with Options.Identifiers
 
 	// Examples must each produce a detection of this rule;
 	// NegativeExamples must produce none. rules_test.go runs both.
@@ -108,6 +109,9 @@ type RuleInfo struct {
 	Severity  Severity `json:"severity"`
 	Keywords  []string `json:"keywords"`
 	Validated bool     `json:"validated"` // has a checksum or structure check
+	// Identifier rules report sensitive identifiers (ARNs, bucket names),
+	// not secrets; they run only with Options.Identifiers.
+	Identifier bool `json:"identifier,omitempty"`
 }
 
 func compileRules(rs []*rule) ([]*compiledRule, error) {
@@ -158,7 +162,7 @@ func allRules() []*rule {
 	for _, fam := range [][]*rule{
 		cloudRules, vcsRules, cicdRules, packageRules, paymentRules,
 		commsRules, aiRules, observabilityRules, saasRules, vendorRules,
-		databaseRules, keyRules, tokenRules, genericRules,
+		databaseRules, keyRules, tokenRules, identifierRules, genericRules,
 	} {
 		rs = append(rs, fam...)
 	}
@@ -172,7 +176,7 @@ func Rules() []RuleInfo {
 	for _, r := range rs {
 		kw := append([]string(nil), r.Keywords...)
 		out = append(out, RuleInfo{ID: r.ID, Type: r.Type, Name: r.Name, Family: r.Family,
-			Severity: r.Severity, Keywords: kw, Validated: r.Validate != nil})
+			Severity: r.Severity, Keywords: kw, Validated: r.Validate != nil, Identifier: r.Identifier})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

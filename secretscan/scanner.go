@@ -49,6 +49,10 @@ type Options struct {
 	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
 	// Zero: the comment suppresses detections on its line.
 	IgnoreAllowComments bool
+	// Identifiers also reports sensitive identifiers that are not secrets
+	// (AWS ARNs and account IDs, bucket host names, usernames), as
+	// severity low. Zero: they are not reported.
+	Identifiers bool
 }
 
 // Scanner finds credentials in text. It is safe for concurrent use; build
@@ -63,6 +67,7 @@ type Scanner struct {
 	minConf  float64
 	baseline *Baseline
 	noAllow  bool
+	ids      bool
 	pool     sync.Pool
 }
 
@@ -99,7 +104,7 @@ func New(opts *Options) *Scanner {
 	}
 	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
 		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
-		noAllow: opts.IgnoreAllowComments}
+		noAllow: opts.IgnoreAllowComments, ids: opts.Identifiers}
 	if s.depth == 0 {
 		s.depth = DefaultMaxDecodeDepth
 	} else if s.depth < 0 {
@@ -245,7 +250,9 @@ func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate
 			j++
 		}
 		r := s.rules[hits[i].rule]
-		if r.Assign != nil {
+		if r.Identifier && !s.ids {
+			// not requested
+		} else if r.Assign != nil {
 			cands = s.runAssign(r, text, hits[i:j], cands)
 		} else {
 			cands = s.runPattern(r, text, hits[i:j], cands)

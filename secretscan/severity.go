@@ -48,4 +48,3 @@ func ParseSeverity(name string) (Severity, error) {
 	}
 	return SeverityNone, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown severity %q", name)}
 }
-
