@@ -11,8 +11,9 @@ import (
 // Limiter applies the configured limits against a Store. It is safe for
 // concurrent use; create one per process and share it.
 type Limiter struct {
-	store Store
-	cfg   Config
+	store  Store
+	cfg    Config
+	denied denyCache
 }
 
 // New returns a Limiter over store. A nil cfg means all defaults; see
@@ -38,17 +39,28 @@ func (l *Limiter) Config() Config { return l.cfg }
 // RateLimit headers) and an *Error with CodeRateLimited. When the store
 // cannot be evaluated it returns an *Error with CodeRateLimitUnavailable and
 // a decision with Allowed false. Callers must deny on any non-nil error.
+//
+// After a denial the Limiter remembers, in memory, until when the store is
+// certain to deny that credential, and refuses it without a store round
+// trip until then (see denycache.go for why this keeps the limit exact).
 func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDecision, error) {
 	if err := checkID("credential", credential); err != nil {
 		return RateDecision{}, err
 	}
+	key := "transport:" + credential
+	now := l.cfg.Now()
+	if wait, ok := l.denied.deniedUntil(key, now); ok {
+		d := RateDecision{Policy: l.cfg.Transport, RetryAfter: wait, Reset: wait}
+		return d, newError(CodeRateLimited, wait, nil)
+	}
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.TransportTimeout)
 	defer cancel()
-	d, err := l.store.TakeRate(ctx, "transport:"+credential, l.cfg.Now(), l.cfg.Transport)
+	d, err := l.store.TakeRate(ctx, key, now, l.cfg.Transport)
 	if err != nil {
 		return RateDecision{Policy: l.cfg.Transport}, newError(CodeRateLimitUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	if !d.Allowed {
+		l.denied.deny(key, now.Add(d.RetryAfter), now)
 		return d, newError(CodeRateLimited, d.RetryAfter, nil)
 	}
 	return d, nil
