@@ -73,7 +73,6 @@ type Error struct {
 	Reason     string        // stable detail, one of the Reason constants
 	Status     int           // HTTP status the middleware answers with
 	RetryAfter time.Duration // for CodeKeySetUnavailable; zero otherwise
-	Scope      []string      // for CodeInsufficientScope: every scope required
 	cause      error         // operator detail (fetch errors and the like)
 }
 

@@ -46,7 +46,7 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 func (v *Verifier) checkScopes(p Principal) *Error {
 	for _, s := range v.cfg.RequiredScopes {
 		if !p.HasScope(s) {
-			return &Error{Code: CodeInsufficientScope, Reason: ReasonInsufficientScope, Status: http.StatusForbidden, Scope: v.cfg.RequiredScopes}
+			return &Error{Code: CodeInsufficientScope, Reason: ReasonInsufficientScope, Status: http.StatusForbidden}
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"unicode/utf8"
 )
 
@@ -17,85 +16,86 @@ var (
 )
 
 // decodeStrictObject decodes one JSON object into its top-level members. It
-// refuses invalid UTF-8, duplicate member names at any depth (compared after
-// unescaping, so "a" and "\u0061" collide), nesting beyond maxJSONDepth and
-// trailing data. Member names keep their exact case.
+// refuses invalid UTF-8, anything encoding/json refuses (including trailing
+// data), duplicate member names at any depth (compared after unescaping, so
+// "a" and "\u0061" collide) and nesting beyond maxJSONDepth. Member names
+// keep their exact case.
 func decodeStrictObject(data []byte) (map[string]json.RawMessage, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("invalid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errNotObject
-	}
-	if err := walkObject(dec, 1); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after JSON object")
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
+	if m == nil { // "null"
+		return nil, errNotObject
+	}
+	if err := checkMembers(data); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// walkObject consumes the members of an object whose '{' was read.
-func walkObject(dec *json.Decoder, depth int) error {
-	if depth > maxJSONDepth {
-		return errTooDeep
+// checkMembers walks a document that encoding/json has already accepted
+// and refuses duplicate member names and deep nesting. Because the syntax is
+// known to be valid, a byte scan suffices: strings are skipped escape-aware,
+// and a string is a member name exactly when it follows '{' or ',' inside an
+// object.
+func checkMembers(data []byte) error {
+	type frame struct {
+		object    bool
+		expectKey bool
+		names     map[string]struct{}
 	}
-	seen := make(map[string]struct{})
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return errNotObject
-		}
-		if _, dup := seen[key]; dup {
-			return errDuplicateMember
-		}
-		seen[key] = struct{}{}
-		if err := walkValue(dec, depth); err != nil {
-			return err
+	var stack []frame
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			if len(stack) == maxJSONDepth {
+				return errTooDeep
+			}
+			stack = append(stack, frame{object: data[i] == '{', expectKey: data[i] == '{'})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.expectKey = true
+			}
+		case '"':
+			end := i + 1
+			for data[end] != '"' {
+				if data[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if top := &stack[len(stack)-1]; top.object && top.expectKey {
+				top.expectKey = false
+				name, err := memberName(data[i : end+1])
+				if err != nil {
+					return err
+				}
+				if _, dup := top.names[name]; dup {
+					return errDuplicateMember
+				}
+				if top.names == nil {
+					top.names = make(map[string]struct{})
+				}
+				top.names[name] = struct{}{}
+			}
+			i = end
 		}
 	}
-	_, err := dec.Token() // '}'
-	return err
+	return nil
 }
 
-func walkValue(dec *json.Decoder, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// memberName unquotes a JSON string token.
+func memberName(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), nil
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		return walkObject(dec, depth+1)
-	case '[':
-		if depth+1 > maxJSONDepth {
-			return errTooDeep
-		}
-		for dec.More() {
-			if err := walkValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token() // ']'
-		return err
-	}
-	return errors.New("unexpected JSON delimiter")
+	var s string
+	err := json.Unmarshal(quoted, &s)
+	return s, err
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -140,8 +141,13 @@ func typeAccepted(typ string, accepted []string) bool {
 // jsonString decodes a JSON string value; anything else (including a
 // missing value) reports false.
 func jsonString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; raw[len(raw)-1] == '"' && !bytes.ContainsAny(inner, "\\\"") {
+		// No escapes: the members come from a document encoding/json has
+		// already validated, so the bytes between the quotes are the value.
+		return string(inner), true
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
