@@ -314,7 +314,7 @@ func randomToken() string {
 
 // probeExposure requests the baseline and then every candidate path on
 // origin, bounded by Options.Concurrency.
-func (s *Scanner) probeExposure(ctx context.Context, origin *url.URL) ExposureResult {
+func (s *Scanner) probeExposure(ctx context.Context, sem chan struct{}, origin *url.URL) ExposureResult {
 	res := ExposureResult{Origin: origin.String(), Tested: true, Baseline: []BaselineResult{}, Exposed: []ExposedPath{}}
 	tok := randomToken()
 	type base struct {
@@ -329,7 +329,6 @@ func (s *Scanner) probeExposure(ctx context.Context, origin *url.URL) ExposureRe
 	}
 	bases := make([]base, len(baselineSuffixes))
 	results := make([]*response, len(jobs))
-	sem := make(chan struct{}, s.opts.Concurrency)
 	var wg sync.WaitGroup
 	fetch := func(path string) *response {
 		sem <- struct{}{}

@@ -93,8 +93,11 @@ func scoreGrade(score int) string {
 func tlsCaps(r TLSResult, hsts HSTSSummary) []GradeReason {
 	var caps []GradeReason
 	add := func(g, why string) { caps = append(caps, GradeReason{Source: "tls", Grade: g, Reason: why}) }
-	if r.Error == "insecure_key" {
+	switch {
+	case r.Error == "insecure_key":
 		add("F", "the server's key is too weak for crypto/tls to complete a handshake (RSA under 1024 bits)")
+	case r.Tested && r.Certificate == nil:
+		add("F", "no TLS handshake could be completed ("+r.Error+")")
 	}
 	if c := r.Certificate; c != nil {
 		switch {

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // terminal escapes through every text it controls.
 func hostileReport(t *testing.T) *Report {
 	t.Helper()
-	site := http_handler(func(h map[string]string, path string) (string, string) {
+	site := siteFunc(func(h map[string]string, path string) (string, string) {
 		h["Server"] = "Evil/1.0 <script>alert(1)</script>\x1b[31m"
 		if path == "/" {
 			return "text/html", `<html><head><title>"><script>alert(2)</script>` + "\x1b]0;pwned\x07" + `</title>
@@ -143,7 +143,9 @@ func TestWriteHTMLScreenshot(t *testing.T) {
 func TestReportJSONFields(t *testing.T) {
 	f := newFixture(t, fixtureOpts{httpsH: softNotFound(map[string]string{"/.env": envFile, "/": goodPage}, map[string]string{"/": "text/html"})})
 	rep := f.scan(t, "https://example.com/", func(o *Options) {
-		o.SecretScan = func(_ context.Context, _ string) []SecretFinding { return []SecretFinding{{Type: "t", Fingerprint: "f", Line: 1}} }
+		o.SecretScan = func(_ context.Context, _ string) []SecretFinding {
+			return []SecretFinding{{Type: "t", Fingerprint: "f", Line: 1}}
+		}
 	})
 	b, err := json.Marshal(rep)
 	if err != nil {

@@ -55,6 +55,8 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		fetchDone, tlsDur     time.Duration
 	)
 	res.Redirects.HTTP.Hops, res.Redirects.HTTPS.Hops = []Hop{}, []Hop{}
+	// One bound for the TLS handshakes and the exposure probes together.
+	sem := make(chan struct{}, s.opts.Concurrency)
 	doHTTP := t.ExplicitPort == "" || t.URL.Scheme == "http"
 	doHTTPS := t.ExplicitPort == "" || t.URL.Scheme == "https"
 	if doHTTP {
@@ -68,7 +70,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		})
 		tlsWG.Go(func() {
 			t0 := time.Now()
-			tlsRes = s.probeTLS(ctx, t.tlsAddr(), t.Host)
+			tlsRes = s.probeTLS(ctx, sem, t.tlsAddr(), t.Host)
 			tlsDur = time.Since(t0)
 		})
 	} else {
@@ -105,7 +107,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	if !s.opts.SkipExposure {
 		wg.Go(func() {
 			t0 := time.Now()
-			exposure = s.probeExposure(ctx, origin)
+			exposure = s.probeExposure(ctx, sem, origin)
 			expDur = time.Since(t0)
 		})
 	}

@@ -452,3 +452,23 @@ func TestScanWithoutDialer(t *testing.T) {
 		t.Errorf("tls %+v, want not tested", rep.Result.TLS)
 	}
 }
+
+func TestScanLegacyOnlySuites(t *testing.T) {
+	f := newFixture(t, fixtureOpts{httpsH: goodSite(),
+		cert: certSpec{names: []string{"example.com"}, notBefore: time.Now().Add(-time.Hour), notAfter: time.Now().Add(90 * 24 * time.Hour), rsaBits: 1024},
+		tlsCfg: func(c *tls.Config) {
+			c.MaxVersion = tls.VersionTLS12
+			c.CipherSuites = []uint16{tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA}
+		}})
+	rep := f.scan(t, "https://example.com/", nil)
+	tr := rep.Result.TLS
+	if tr.Certificate == nil || tr.NegotiatedCipher != "TLS_RSA_WITH_3DES_EDE_CBC_SHA" {
+		t.Fatalf("certificate not read from a 3DES-only server: %+v", tr)
+	}
+	if len(tr.CipherSuites) != 1 || tr.CipherSuites[0].Weak != "64bit_block_cipher" {
+		t.Errorf("suites %+v", tr.CipherSuites)
+	}
+	if tr.Grade != "C" {
+		t.Errorf("tls grade %s, want C; caps %+v", tr.Grade, tr.Caps)
+	}
+}

@@ -91,9 +91,9 @@ const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tb
 
 const envFile = "APP_NAME=Shop\nAPP_KEY=base64:c2VjcmV0LWFwcC1rZXktdmFsdWU=\nDB_PASSWORD=hunter2-super-secret\n"
 
-// http_handler builds a handler from a function that fills headers and
+// siteFunc builds a handler from a function that fills headers and
 // returns a content type and body ("" for 404).
-func http_handler(fn func(h map[string]string, path string) (ct, body string)) http.Handler {
+func siteFunc(fn func(h map[string]string, path string) (ct, body string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := map[string]string{}
 		ct, body := fn(h, r.URL.Path)
@@ -106,5 +106,19 @@ func http_handler(fn func(h map[string]string, path string) (ct, body string)) h
 		}
 		w.Header().Set("Content-Type", ct)
 		io.WriteString(w, body)
+	})
+}
+
+// goodSiteWith serves the good site's known paths and falls back to
+// other for the rest.
+func goodSiteWith(other http.Handler) http.Handler {
+	good := goodSite()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/.well-known/security.txt", "/robots.txt":
+			good.ServeHTTP(w, r)
+		default:
+			other.ServeHTTP(w, r)
+		}
 	})
 }

@@ -42,7 +42,7 @@ func (s *Scanner) handshake(ctx context.Context, addr, host string, cfg *tls.Con
 
 // probeTLS runs the main handshake, one handshake per protocol version and
 // one per TLS 1.0–1.2 cipher suite, bounded by Options.Concurrency.
-func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
+func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host string) TLSResult {
 	r := TLSResult{Address: addr, Tested: true, NotTested: append([]string{}, tlsNotTested...),
 		Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}}
 	if s.opts.Dial == nil {
@@ -50,6 +50,11 @@ func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
 		return r
 	}
 	st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: tls.VersionTLS10, NextProtos: []string{"h2", "http/1.1"}})
+	if err != nil && handshakeErrorCode(err) == "handshake_failed" {
+		// A server with only legacy suites refuses Go's default offer; retry
+		// offering everything crypto/tls implements to read its certificate.
+		st, err = s.handshake(ctx, addr, host, &tls.Config{MinVersion: tls.VersionTLS10, CipherSuites: allSuiteIDs(), NextProtos: []string{"h2", "http/1.1"}})
+	}
 	if err != nil {
 		r.Error = handshakeErrorCode(err)
 		if r.Error == "connect_failed" || r.Error == "timeout" {
@@ -73,7 +78,6 @@ func (s *Scanner) probeTLS(ctx context.Context, addr, host string) TLSResult {
 		}
 	}
 
-	sem := make(chan struct{}, s.opts.Concurrency)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	protos := make([]ProtocolResult, len(probedVersions))
