@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -130,6 +131,14 @@ type Config struct {
 	// by the token's SHA-256, entries live until the token expires or the
 	// key set changes). Zero: 4096 entries. Negative: no cache.
 	VerifiedCacheSize int
+	// CheckCredential, when set, is asked about every verified principal,
+	// cached or not, before it is admitted, so that unknown or revoked
+	// credentials are refused. Return nil to admit; an error wrapping
+	// ErrCredentialRejected to refuse with 401 invalid_token; any other
+	// error to fail closed with 503 credential_check_unavailable. It should
+	// answer from a short-lived cache and respect ctx. Zero: every verified
+	// token is admitted.
+	CheckCredential func(ctx context.Context, p Principal) error
 	// Clock returns the current time. Zero: time.Now.
 	Clock func() time.Time
 	// Logger receives one record per refused request (code, reason, kid;

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"errors"
 	"net/http"
 	"time"
 )
@@ -24,46 +25,57 @@ const (
 	// with Retry-After). The token was not judged; clients should retry
 	// with the same token.
 	CodeKeySetUnavailable = "key_set_unavailable"
+	// CodeCredentialCheckUnavailable: Config.CheckCredential could not
+	// answer (its store is down or slow); 503 with Retry-After, nothing
+	// admitted.
+	CodeCredentialCheckUnavailable = "credential_check_unavailable"
 )
+
+// ErrCredentialRejected is what Config.CheckCredential wraps to refuse a
+// credential (unknown, revoked, suspended): the request gets 401
+// invalid_token.
+var ErrCredentialRejected = errors.New("credential rejected")
 
 // Reasons say why a credential was refused. They are stable snake_case
 // values for logs, metrics and tests; they are not sent to clients, who see
 // only the public code.
 const (
-	ReasonNoAuthorization   = "no_authorization"
-	ReasonNotBearer         = "not_bearer_scheme"
-	ReasonMultipleHeaders   = "multiple_authorization_headers"
-	ReasonEmptyCredential   = "empty_credential"
-	ReasonTokenInQuery      = "token_in_query"
-	ReasonMalformedHeader   = "malformed_authorization"
-	ReasonTokenTooLarge     = "token_too_large"
-	ReasonMalformedToken    = "malformed_token"
-	ReasonMalformedJOSE     = "malformed_jose_header"
-	ReasonDuplicateMember   = "duplicate_json_member"
-	ReasonAlgNotAllowed     = "alg_not_allowed"
-	ReasonMissingKID        = "missing_kid"
-	ReasonHeaderNotAllowed  = "header_not_allowed"
-	ReasonCritUnsupported   = "crit_unsupported"
-	ReasonTypeNotAccepted   = "typ_not_accepted"
-	ReasonUnknownKID        = "unknown_kid"
-	ReasonKeyRejected       = "key_rejected"
-	ReasonAlgKeyMismatch    = "alg_key_mismatch"
-	ReasonBadSignature      = "bad_signature"
-	ReasonMalformedClaims   = "malformed_claims"
-	ReasonIssuerMismatch    = "issuer_mismatch"
-	ReasonAudienceMismatch  = "audience_mismatch"
-	ReasonMissingExpiry     = "missing_exp"
-	ReasonMissingIssuedAt   = "missing_iat"
-	ReasonExpired           = "token_expired"
-	ReasonNotYetValid       = "token_not_yet_valid"
-	ReasonIssuedInFuture    = "iat_in_future"
-	ReasonLifetimeTooLong   = "lifetime_too_long"
-	ReasonMissingCredential = "missing_credential"
-	ReasonMissingTenant     = "missing_tenant"
-	ReasonInvalidClaim      = "invalid_claim"
-	ReasonInsufficientScope = "insufficient_scope"
-	ReasonKeySetNeverLoaded = "key_set_never_loaded"
-	ReasonKeySetStale       = "key_set_stale"
+	ReasonNoAuthorization    = "no_authorization"
+	ReasonNotBearer          = "not_bearer_scheme"
+	ReasonMultipleHeaders    = "multiple_authorization_headers"
+	ReasonEmptyCredential    = "empty_credential"
+	ReasonTokenInQuery       = "token_in_query"
+	ReasonMalformedHeader    = "malformed_authorization"
+	ReasonTokenTooLarge      = "token_too_large"
+	ReasonMalformedToken     = "malformed_token"
+	ReasonMalformedJOSE      = "malformed_jose_header"
+	ReasonDuplicateMember    = "duplicate_json_member"
+	ReasonAlgNotAllowed      = "alg_not_allowed"
+	ReasonMissingKID         = "missing_kid"
+	ReasonHeaderNotAllowed   = "header_not_allowed"
+	ReasonCritUnsupported    = "crit_unsupported"
+	ReasonTypeNotAccepted    = "typ_not_accepted"
+	ReasonUnknownKID         = "unknown_kid"
+	ReasonKeyRejected        = "key_rejected"
+	ReasonAlgKeyMismatch     = "alg_key_mismatch"
+	ReasonBadSignature       = "bad_signature"
+	ReasonMalformedClaims    = "malformed_claims"
+	ReasonIssuerMismatch     = "issuer_mismatch"
+	ReasonAudienceMismatch   = "audience_mismatch"
+	ReasonMissingExpiry      = "missing_exp"
+	ReasonMissingIssuedAt    = "missing_iat"
+	ReasonExpired            = "token_expired"
+	ReasonNotYetValid        = "token_not_yet_valid"
+	ReasonIssuedInFuture     = "iat_in_future"
+	ReasonLifetimeTooLong    = "lifetime_too_long"
+	ReasonMissingCredential  = "missing_credential"
+	ReasonMissingTenant      = "missing_tenant"
+	ReasonInvalidClaim       = "invalid_claim"
+	ReasonInsufficientScope  = "insufficient_scope"
+	ReasonCredentialRejected = "credential_rejected"
+	ReasonCredentialCheck    = "credential_check_failed"
+	ReasonKeySetNeverLoaded  = "key_set_never_loaded"
+	ReasonKeySetStale        = "key_set_stale"
 )
 
 // Error is a refused or unevaluable credential. Code and Status are what the
@@ -72,7 +84,7 @@ type Error struct {
 	Code       string        // public code, one of the Code constants
 	Reason     string        // stable detail, one of the Reason constants
 	Status     int           // HTTP status the middleware answers with
-	RetryAfter time.Duration // for CodeKeySetUnavailable; zero otherwise
+	RetryAfter time.Duration // for 503 answers; zero otherwise
 	cause      error         // operator detail (fetch errors and the like)
 }
 
@@ -111,6 +123,8 @@ func (e *Error) publicMessage() string {
 		return "the access token lacks a required scope"
 	case CodeKeySetUnavailable:
 		return "token signing keys are unavailable; retry later"
+	case CodeCredentialCheckUnavailable:
+		return "the credential cannot be checked now; retry later"
 	}
 	return "authentication failed"
 }

@@ -20,7 +20,9 @@ import (
 //   - a presented token that is malformed or fails verification: 401
 //     invalid_token;
 //   - a valid token without a required scope: 403 insufficient_scope;
-//   - keys that cannot be evaluated: 503 key_set_unavailable, Retry-After.
+//   - keys that cannot be evaluated: 503 key_set_unavailable, Retry-After;
+//   - Config.CheckCredential refusing the credential: 401 invalid_token, or
+//     failing: 503 credential_check_unavailable, Retry-After.
 //
 // Each has a JSON body {"error": code, "error_description": message} and
 // Cache-Control: no-store.
@@ -63,8 +65,8 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Type", "application/json")
-	switch e.Code {
-	case CodeKeySetUnavailable:
+	switch e.Status {
+	case http.StatusServiceUnavailable:
 		secs := int((e.RetryAfter + 999_999_999) / 1_000_000_000)
 		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	default:

@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -188,5 +189,51 @@ func TestWriteErrorForeignErrorFailsClosed(t *testing.T) {
 	v.WriteError(rec, context.DeadlineExceeded)
 	if rec.Code != 401 || !strings.Contains(rec.Header().Get("WWW-Authenticate"), `error="invalid_token"`) {
 		t.Fatalf("got %d %q", rec.Code, rec.Header().Get("WWW-Authenticate"))
+	}
+}
+
+// TestMiddlewareCheckCredential is research row 53: a valid token whose
+// credential is unknown or revoked gets 401; a check that cannot answer
+// fails closed with 503. Cached tokens are checked too.
+func TestMiddlewareCheckCredential(t *testing.T) {
+	revoked := map[string]bool{}
+	var storeDown bool
+	var calls int
+	v, _ := fileVerifier(t, standardJWKS(t), func(c *Config) {
+		c.CheckCredential = func(ctx context.Context, p Principal) error {
+			calls++
+			if storeDown {
+				return context.DeadlineExceeded
+			}
+			if revoked[p.Credential] {
+				return fmt.Errorf("credential %s: %w", p.Credential, ErrCredentialRejected)
+			}
+			return nil
+		}
+	})
+	h := v.Middleware(echoPrincipal)
+	tok := "Bearer " + tokenES(t, claims())
+	same := func() *http.Request {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.Header.Set("Authorization", tok)
+		return r
+	}
+	if got := serve(h, same()); got.Status != 200 {
+		t.Fatalf("active credential: %+v", got)
+	}
+	revoked["cred-1"] = true
+	got := serve(h, same()) // now a cache hit
+	if got.Status != 401 || got.WWWAuthenticate != `Bearer realm="warden", error="invalid_token", resource_metadata="`+goldenMetadataURL+`"` {
+		t.Fatalf("revoked credential: %+v", got)
+	}
+	revoked["cred-1"] = false
+	storeDown = true
+	got = serve(h, same())
+	want := response{503, "", "1", "no-store", `{"error":"credential_check_unavailable","error_description":"the credential cannot be checked now; retry later"}` + "\n"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("store down (-want +got):\n%s", diff)
+	}
+	if calls != 3 {
+		t.Fatalf("CheckCredential called %d times, want once per request", calls)
 	}
 }

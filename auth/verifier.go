@@ -3,7 +3,9 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -58,6 +60,28 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 }
 
 func (v *Verifier) verify(ctx context.Context, token string) (Principal, *Error) {
+	p, e := v.verifyToken(ctx, token)
+	if e == nil && v.cfg.CheckCredential != nil {
+		e = checkCredential(ctx, v.cfg.CheckCredential, p)
+	}
+	return p, e
+}
+
+// checkCredential runs the operator's credential check, failing closed.
+func checkCredential(ctx context.Context, check func(context.Context, Principal) error, p Principal) *Error {
+	err := check(ctx, p)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrCredentialRejected):
+		e := invalidToken(ReasonCredentialRejected)
+		e.cause = err
+		return e
+	}
+	return &Error{Code: CodeCredentialCheckUnavailable, Reason: ReasonCredentialCheck, Status: http.StatusServiceUnavailable, RetryAfter: time.Second, cause: err}
+}
+
+func (v *Verifier) verifyToken(ctx context.Context, token string) (Principal, *Error) {
 	if len(token) > v.cfg.MaxTokenBytes {
 		return Principal{}, invalidToken(ReasonTokenTooLarge)
 	}

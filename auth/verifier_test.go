@@ -92,6 +92,7 @@ func TestVerifyAttacks(t *testing.T) {
 		{"23 wrong aud", tokenRS(t, with(func(c map[string]any) { c["aud"] = "https://other.example.com/mcp" })), ReasonAudienceMismatch},
 		{"23 missing aud", tokenRS(t, with(func(c map[string]any) { delete(c, "aud") })), ReasonAudienceMismatch},
 		{"23 aud of another path", tokenRS(t, with(func(c map[string]any) { c["aud"] = "https://mcp.example.com/mcp/admin" })), ReasonAudienceMismatch},
+		{"56 OIDC ID token (aud is the client id)", tokenRS(t, with(func(c map[string]any) { c["aud"] = "client-abc123"; c["nonce"] = "n" })), ReasonAudienceMismatch},
 		{"23 aud empty array", tokenRS(t, with(func(c map[string]any) { c["aud"] = []string{} })), ReasonAudienceMismatch},
 		{"23 aud not a string", tokenRS(t, with(func(c map[string]any) { c["aud"] = 1 })), ReasonMalformedClaims},
 		{"24 aud array containing ours", tokenRS(t, with(func(c map[string]any) { c["aud"] = []string{"https://other.example", testAudience} })), ""},
