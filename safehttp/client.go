@@ -12,7 +12,7 @@ import (
 
 // Production limits. Options may lower them (tests do) but never raise them.
 const (
-	MaxURLLength       = 2048             // bytes of the raw URL, and of each redirect target
+	MaxURLLength       = 2048             // bytes of the raw URL and of its canonical form, for each hop
 	MaxRedirects       = 3                // redirects followed by one fetch
 	MaxBodyBytes       = 2 << 20          // bytes of (decoded) body kept per response
 	MaxHeaderBytes     = 64 << 10         // bytes of response headers accepted

@@ -76,6 +76,14 @@ func loadCorpus(t testing.TB) []corpusRow {
 		corpusRow{id: "A01b", want: CodeURLTooLong, input: "http://127.0.0.1/" + strings.Repeat("a", MaxURLLength)},
 		corpusRow{id: "A01c", want: "", input: "https://example.com/" + strings.Repeat("a", MaxURLLength-len("https://example.com/")),
 			dns: map[string]string{"example.com": "93.184.215.14"}},
+		// The canonical form may outgrow the input: each raw byte outside
+		// ASCII in the path becomes %XX, an IDN host becomes punycode.
+		corpusRow{id: "A01d", want: CodeURLTooLong, input: "https://example.com/" + strings.Repeat("\x83", 700)},
+		corpusRow{id: "A01e", want: CodeURLTooLong, input: "https://b\u00fccher.de/" + strings.Repeat("a", MaxURLLength-len("https://b\u00fccher.de/"))},
+		corpusRow{id: "A01f", want: "", input: "https://b\u00fccher.de/" + strings.Repeat("a", MaxURLLength-len("https://xn--bcher-kva.de/")),
+			dns: map[string]string{"xn--bcher-kva.de": "93.184.215.14"}},
+		// The raw cap counts the fragment, which canonicalisation drops.
+		corpusRow{id: "A01g", want: CodeURLTooLong, input: "https://example.com/#" + strings.Repeat("f", MaxURLLength)},
 		corpusRow{id: "A02", want: CodeInvalidTarget, input: "https://" + strings.Repeat(label63+".", 4) + "com/"},
 		corpusRow{id: "A03", want: CodeInvalidTarget, input: "https://" + label63 + "a.com/"},
 		corpusRow{id: "A03b", want: "", input: "https://" + label63 + ".com/",

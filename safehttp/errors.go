@@ -13,7 +13,7 @@ type Code string
 
 // Error codes, in the order validation checks them (see doc.go).
 const (
-	CodeURLTooLong          Code = "url_too_long"          // raw URL longer than MaxURLLength
+	CodeURLTooLong          Code = "url_too_long"          // raw or canonical URL longer than MaxURLLength
 	CodeInvalidTarget       Code = "invalid_target"        // unparsable URL, bad host syntax, zone id, malformed numeric host
 	CodeInvalidScheme       Code = "invalid_scheme"        // scheme other than http or https
 	CodeCredentialsInURL    Code = "credentials_in_url"    // any user-info, even empty

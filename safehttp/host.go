@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
@@ -84,9 +85,17 @@ func canonicalHost(host string, bracketed bool) (name string, ip netip.Addr, err
 		}
 		return a.String(), a, nil
 	}
+	if !utf8.ValidString(host) {
+		return "", netip.Addr{}, hostErr("invalid UTF-8")
+	}
 	ascii, err := idna.Lookup.ToASCII(host)
 	if err != nil {
 		return "", netip.Addr{}, hostErr("IDNA: " + err.Error())
+	}
+	// The result must be a fixed point: punycode labels that decode to
+	// something Lookup would refuse are refused now, not after the fetch.
+	if again, err := idna.Lookup.ToASCII(ascii); err != nil || again != ascii {
+		return "", netip.Addr{}, hostErr("IDNA result is not canonical")
 	}
 	ascii = strings.TrimSuffix(strings.ToLower(ascii), ".")
 	if ascii == "" || len(ascii) > 253 {

@@ -81,7 +81,16 @@ func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *Error) 
 	}
 	t := &Target{Host: name, Port: port, client: c}
 	t.URL = canonicalURL(u, name, ip.Is6(), port)
-	// 7. IP literals, in every notation.
+	// 7. Canonical length. The URL sent on the wire is the canonical one,
+	// and it can be longer than the input: url.URL.String percent-encodes
+	// raw bytes outside ASCII (one byte becomes three) and IDNA turns a
+	// Unicode host into longer punycode. Step 1 bounds the work done on
+	// the input; this step bounds what is sent, and keeps every accepted
+	// Target re-validatable from its own URL.
+	if len(t.URL.String()) > MaxURLLength {
+		return nil, newError(CodeURLTooLong, errors.New("safehttp: canonical URL longer than the cap"))
+	}
+	// 8. IP literals, in every notation.
 	if ip.IsValid() {
 		if e := c.checkAddrPort(netip.AddrPortFrom(ip, port), false); e != nil {
 			return nil, e
@@ -90,11 +99,11 @@ func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *Error) 
 		t.Addrs = []netip.Addr{ip}
 		return t, nil
 	}
-	// 8. Host-name rules.
+	// 9. Host-name rules.
 	if r := checkHostName(name); r.Blocked() {
 		return nil, newError(CodeBlockedHostname, &BlockedError{Host: name, Reason: r})
 	}
-	// 9. DNS: every answer must pass; the answers are pinned.
+	// 10. DNS: every answer must pass; the answers are pinned.
 	start := time.Now()
 	addrs, e := c.resolve(ctx, name, port)
 	if e != nil {
