@@ -72,12 +72,16 @@ type rule struct {
 	// match may start and end. Zero means 8 and 512 bytes.
 	Before, After int
 
-	MinEntropy       float64   // Shannon entropy floor of the secret in bits per char; 0: none
-	Validate         validator // optional structural check that moves confidence
-	NoBoundary       bool      // do not require a non-alphanumeric byte around the secret
-	KeepPlaceholders bool      // skip the placeholder filter (for structured values checked otherwise)
-	Priority         int       // tie-breaker when two rules claim overlapping spans
-	Identifier       bool      // sensitive identifier, not a secret: only with Options.Identifiers
+	MinEntropy float64   // Shannon entropy floor of the secret in bits per char; 0: none
+	Validate   validator // optional structural check that moves confidence
+	// Pre, when set, is a cheap check of a keyword hit (text, start, end)
+	// that must pass before the pattern runs around it.
+	Pre              func(text string, start, end int) bool
+	NoBoundary       bool // do not require a non-alphanumeric byte around the secret
+	KeepPlaceholders bool // skip the placeholder filter (for structured values checked otherwise)
+	Priority         int  // tie-breaker when two rules claim overlapping spans
+	Identifier       bool // sensitive identifier, not a secret: only with Options.Identifiers
+	Multiline        bool // matches may span lines (implied by (?s) or \n in Pattern)
 
 	// Examples must each produce a detection of this rule;
 	// NegativeExamples must produce none. rules_test.go runs both.
@@ -98,6 +102,7 @@ type compiledRule struct {
 	userIdx   int // submatch index of a "user" group (URLs), or -1
 	before    int
 	after     int
+	multiline bool // pattern can span lines: windows are not clipped to the keyword's line
 }
 
 // RuleInfo describes a rule for documentation and for SARIF output.
@@ -139,6 +144,7 @@ func compileRules(rs []*rule) ([]*compiledRule, error) {
 			return nil, fmt.Errorf("rule %q: exactly one of Pattern and Assign", r.ID)
 		}
 		if r.Pattern != "" {
+			c.multiline = r.Multiline || strings.Contains(r.Pattern, "(?s") || strings.Contains(r.Pattern, "(?is") || strings.Contains(r.Pattern, `\n`)
 			re, err := regexp.Compile(r.Pattern)
 			if err != nil {
 				return nil, fmt.Errorf("rule %q: %w", r.ID, err)

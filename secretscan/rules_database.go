@@ -12,6 +12,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`postgres://app_user:sn35AtHLWqDxfh81@db.internal:5432/app`,
 		},
@@ -29,6 +30,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`mysql://app_user:WCeQeen2bzgMudok@db.internal:5432/app`,
 		},
@@ -46,6 +48,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`mongodb://app_user:PcJVdgVmU4qQhIB5@db.internal:5432/app`,
 		},
@@ -63,6 +66,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`redis://app_user:oFZPz09DqsOLte7U@db.internal:5432/app`,
 		},
@@ -80,6 +84,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`amqp://app_user:K32ui3OIShaSrjo9@db.internal:5432/app`,
 		},
@@ -97,6 +102,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`mssql://app_user:dD2l8Bb664IPO3NG@db.internal:5432/app`,
 		},
@@ -114,6 +120,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`ldap://app_user:USzj5MI4XpW5lNuo@db.internal:5432/app`,
 		},
@@ -131,6 +138,7 @@ var databaseRules = []*rule{
 		Before:   8,
 		After:    600,
 		Priority: 1,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`ftp://app_user:tYm5tWzmR8AedWD5@db.internal:5432/app`,
 		},
@@ -183,6 +191,7 @@ var databaseRules = []*rule{
 		Pattern:  "\\b(?:https?|git|ssh|svn|smb|ws|wss|nats|kafka|neo4j|neo4j\\+s|bolt|couchdb|cassandra|clickhouse|influxdb|elasticsearch|nntp|imaps?|pop3s?|smtps?|socks5h?|sip|rtsp|mqtts?|ssh\\+git)://(?P<user>[^:/\\s@\\'\"<>`]{1,128}):(?P<secret>[^@/\\s\\'\"<>`]{3,256})@[\\w\\[][\\w.\\[\\]%:-]{0,253}",
 		Before:   20,
 		After:    600,
+		Pre:      userinfoAhead,
 		Examples: []string{
 			`https://deploy:avRrPgE3SIeSsFUYFK@git.example.org/org/repo.git`,
 			`git clone https://oauth2:bzWm9MYRqADQ3hgBgTmv@gitlab.internal/group/project.git`,

@@ -49,10 +49,11 @@ var tokenRules = []*rule{
 	{
 		ID: "netrc-password", Type: "netrc_password", Name: "Password in a .netrc file",
 		Family: "token", Severity: SeverityHigh, Evidence: evStructure,
-		Keywords: []string{"machine"},
-		Pattern:  `machine\s+[\w.-]{1,253}\s+login\s+\S{1,128}\s+password\s+(?P<secret>\S{1,256})`,
-		After:    600,
-		Priority: 1,
+		Keywords:  []string{"machine"},
+		Pattern:   `machine\s+[\w.-]{1,253}\s+login\s+\S{1,128}\s+password\s+(?P<secret>\S{1,256})`,
+		After:     600,
+		Priority:  1,
+		Multiline: true,
 		Examples: []string{
 			`machine api.example.org login deploy password M0aWoyiCAL8RU2Lfndjs`,
 			`machine api.example.org
@@ -128,10 +129,11 @@ var tokenRules = []*rule{
 	{
 		ID: "dotnet-network-credential", Type: "windows_credential", Name: ".NET NetworkCredential / DirectoryEntry with a literal password",
 		Family: "token", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords: []string{"NetworkCredential(", "DirectoryEntry("},
-		Pattern:  `(?:NetworkCredential|DirectoryEntry)\(\s*(?:"[^"\n]{0,200}"\s*,\s*){1,2}"(?P<secret>[^"\n]{4,128})"`,
-		Before:   4,
-		After:    500,
+		Keywords:  []string{"NetworkCredential(", "DirectoryEntry("},
+		Pattern:   `(?:NetworkCredential|DirectoryEntry)\(\s*(?:"[^"\n]{0,200}"\s*,\s*){1,2}"(?P<secret>[^"\n]{4,128})"`,
+		Before:    4,
+		After:     500,
+		Multiline: true,
 		Examples: []string{
 			`new NetworkCredential("svc@corp.example", "SIfHLWl0mEb0EOj3");`,
 			`new DirectoryEntry("LDAP://dc1", "CORP\\svc", "8iHSeRzq6NLWyT");`,

@@ -302,6 +302,9 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 		}
 	}
 	for _, h := range hs {
+		if r.Pre != nil && !r.Pre(text, int(h.start), int(h.end)) {
+			continue
+		}
 		a := int(h.start) - r.before
 		if a < 0 {
 			a = 0
@@ -309,6 +312,15 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 		b := int(h.end) + r.after
 		if b > n {
 			b = n
+		}
+		if !r.multiline {
+			// Single-line rules: clip the window to the keyword's line.
+			if k := strings.LastIndexByte(text[a:h.start], '\n'); k >= 0 {
+				a += k + 1
+			}
+			if k := strings.IndexByte(text[h.end:b], '\n'); k >= 0 {
+				b = int(h.end) + k
+			}
 		}
 		if ws >= 0 && a <= we {
 			if b > we {

@@ -192,3 +192,25 @@ func validBasicAuth(secret, _ string) check {
 	}
 	return checkValid
 }
+
+// userinfoAhead is a prefilter for URL rules: after the keyword, before
+// the first '/', blank or quote, the text must hold ":" and then "@"
+// (scheme://user:password@host).
+func userinfoAhead(text string, _, end int) bool {
+	colon := false
+	for i := end; i < len(text) && i-end < 400; i++ {
+		switch c := text[i]; c {
+		case ':':
+			colon = true
+		case '@':
+			return colon
+		case '/':
+			if i-end > 2 { // skip the "//" after the scheme
+				return false
+			}
+		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`':
+			return false
+		}
+	}
+	return false
+}
