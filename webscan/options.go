@@ -68,8 +68,8 @@ type Options struct {
 	// SecretScan, when set, is called on the content of every confirmed
 	// exposed file; its findings are reported as type and fingerprint only.
 	SecretScan SecretScanFunc
-	// SkipCipherProbes disables the per-suite TLS 1.0–1.2 handshakes (about
-	// 25 of them). Zero (false) probes every suite crypto/tls implements.
+	// SkipCipherProbes disables the per-suite TLS 1.0–1.2 handshakes (22
+	// with Go 1.26). Zero (false) probes every suite crypto/tls implements.
 	SkipCipherProbes bool
 	// SkipExposure disables the sensitive-path probes. Zero (false) probes them.
 	SkipExposure bool
