@@ -36,7 +36,10 @@ type NonEmptyString string
 
 // paramError is an argument-checking failure. Its message names the
 // parameter but never repeats its value.
-type paramError struct{ Message string }
+type paramError struct {
+	Code    string // "" means invalid_params
+	Message string
+}
 
 func (e *paramError) Error() string { return e.Message }
 
@@ -113,7 +116,7 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 		val := vals[i]
 		if val != nil && jsonwalk.IsNull(val) {
 			if f.required() {
-				return perr("parameter %s is required and cannot be null", displayName(join(path, f.name)))
+				return withCode(f.node.code, perr("parameter %s is required and cannot be null", displayName(join(path, f.name))))
 			}
 			val = nil // null means absent
 		}
@@ -122,7 +125,7 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 		case f.def != nil:
 			val = f.def
 		case f.required():
-			return perr("missing required parameter %s", displayName(join(path, f.name)))
+			return withCode(f.node.code, perr("missing required parameter %s", displayName(join(path, f.name))))
 		default:
 			continue
 		}
@@ -215,7 +218,19 @@ func typeError(name, want string) *paramError {
 	return perr("parameter %s must be %s", displayName(name), want)
 }
 
+// withCode sets a tool-chosen error code on a parameter failure.
+func withCode(code string, e *paramError) *paramError {
+	if e != nil && e.Code == "" && code != "" {
+		e.Code = code
+	}
+	return e
+}
+
 func decodeValue(n *node, val []byte, v reflect.Value, name string, env *decodeEnv) *paramError {
+	return withCode(n.code, decodeValueInner(n, val, v, name, env))
+}
+
+func decodeValueInner(n *node, val []byte, v reflect.Value, name string, env *decodeEnv) *paramError {
 	k := jsonwalk.Kind(val)
 	switch n.kind {
 	case kString:
@@ -235,7 +250,7 @@ func decodeValue(n *node, val []byte, v reflect.Value, name string, env *decodeE
 				return perr("parameter %s must be at least %d characters long", displayName(name), n.minLen)
 			}
 			if n.maxLen >= 0 && c > n.maxLen {
-				return perr("parameter %s must be at most %d characters long", displayName(name), n.maxLen)
+				return withCode(n.maxLenCode, perr("parameter %s must be at most %d characters long", displayName(name), n.maxLen))
 			}
 		}
 		if len(n.enum) > 0 && !contains(n.enum, s) {

@@ -27,6 +27,10 @@ import (
 //	minItems:"N" maxItems:"N"    array length
 //	header:"Name"          mirror the argument into the Mcp-Param-Name HTTP header
 //	relative:"param"       for IntExpr: $here is the value of that earlier parameter
+//	code:"invalid_text"    the error code of every failure of this parameter,
+//	                       when a tool's contract names its own (default
+//	                       invalid_params)
+//	maxLengthCode:"..."    the error code when the string is too long
 //
 // A field is required exactly when it has no default and is not optional.
 
@@ -73,6 +77,10 @@ type node struct {
 	fields   []*field
 	byName   map[string]*field
 	bits     int // integer width
+	// code replaces invalid_params for every failure of this value, and
+	// maxLenCode for a string that is too long (tags code and
+	// maxLengthCode), when a tool's contract names its own codes.
+	code, maxLenCode string
 }
 
 type field struct {
@@ -261,6 +269,8 @@ func deriveFields(n *node, t reflect.Type, seen map[reflect.Type]bool) error {
 	return nil
 }
 
+var codeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
 var headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 func applyConstraints(n *node, tag reflect.StructTag) error {
@@ -312,6 +322,12 @@ func applyConstraints(n *node, tag reflect.StructTag) error {
 	}
 	if (n.minItems >= 0 || n.maxItems >= 0) && n.kind != kArray {
 		return fmt.Errorf("minItems/maxItems apply to arrays only")
+	}
+	n.code, n.maxLenCode = tag.Get("code"), tag.Get("maxLengthCode")
+	for _, c := range []string{n.code, n.maxLenCode} {
+		if c != "" && !codeRE.MatchString(c) {
+			return fmt.Errorf("error code %q is not snake_case", c)
+		}
 	}
 	if p, ok := tag.Lookup("pattern"); ok {
 		if n.nonEmpty {

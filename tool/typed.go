@@ -60,7 +60,11 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 		var in In
 		env := decodeEnv{eval: call.eval()}
 		if perr := decodeArgs(root, args, reflect.ValueOf(&in).Elem(), &env); perr != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: perr.Message}
+			code := perr.Code
+			if code == "" {
+				code = CodeInvalidParams
+			}
+			return nil, &Error{Code: code, Message: perr.Message}
 		}
 		out, err := fn(ctx, call, in)
 		if err != nil {

@@ -41,7 +41,9 @@ type family struct {
 }
 
 // families lists every built-in family, in registration order.
-var families = []family{}
+var families = []family{
+	{"keysweep_", keysweepTools},
+}
 
 // Register claims every built-in family's prefix in reg and registers the
 // selected tools.

@@ -1,0 +1,86 @@
+package deptest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/warden-mcp/warden"
+
+// rules maps a package (or a prefix ending in "/...") to the module
+// packages it must not import, directly or indirectly.
+var rules = []struct {
+	pkg       string
+	forbidden []string
+	why       string
+}{
+	{"secretscan/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "safehttp/...", "webscan/..."}, "engines are leaves"},
+	{"safehttp/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "webscan/..."}, "engines are leaves"},
+	{"webscan/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "safehttp/..."}, "engines are leaves; the fetcher is injected"},
+	{"tool/addrexpr/...", []string{"tool", "mcp/...", "toolset/...", "internal/cli/..."}, "the expression engine is a leaf"},
+	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
+	{"tool", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the SDK knows nothing of the protocol or the tools"},
+	{"tool/tooltest/...", []string{"toolset/...", "internal/cli/..."}, "the author harness serves any registry"},
+	{"mcp/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the protocol serves any registry"},
+	{"toolset/...", []string{"mcp/...", "internal/cli/...", "store/..."}, "tool bindings are adapters around engines"},
+	{"auth/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "request-path controls stand alone"},
+	{"limits/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "the domain does not know its storage"},
+	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},
+	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
+}
+
+func matches(pattern, pkg string) bool {
+	if p, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == p || strings.HasPrefix(pkg, p+"/")
+	}
+	return pkg == pattern
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(fields[0], module+"/")
+		if !ok {
+			continue
+		}
+		seen++
+		for _, r := range rules {
+			if !matches(r.pkg, pkg) {
+				continue
+			}
+			for _, dep := range fields[1:] {
+				d, ok := strings.CutPrefix(dep, module+"/")
+				if !ok {
+					continue
+				}
+				for _, f := range r.forbidden {
+					if matches(f, d) {
+						t.Errorf("%s imports %s: %s", pkg, d, r.why)
+					}
+				}
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("saw only %d packages; go list output was:\n%s", seen, out)
+	}
+}
+
+func TestPackageComments(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{.Doc}}|{{.Name}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		if len(parts) == 3 && strings.TrimSpace(parts[1]) == "" {
+			t.Errorf("%s has no package comment", parts[0])
+		}
+	}
+}

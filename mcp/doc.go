@@ -1,0 +1,44 @@
+// Package mcp is Warden's Model Context Protocol engine: the JSON-RPC
+// codec, both protocol eras, dispatch, and the stdio and streamable HTTP
+// transports. It serves any tool.Registry plus resources, prompts and
+// completions added to the Server.
+//
+// # Eras
+//
+// The 2026-07-28 revision is stateless: every request carries its protocol
+// version and client capabilities in params._meta, and nothing is inferred
+// from earlier requests. The legacy revisions (2024-11-05 through
+// 2025-11-25) begin with initialize and keep a session. One Server serves
+// both: on HTTP, a request is legacy when it carries Mcp-Session-Id or
+// lacks _meta with a legacy or absent MCP-Protocol-Version header; on
+// stdio, the process becomes a legacy session when it receives initialize
+// without modern _meta.
+//
+// # Validation order
+//
+// A modern HTTP request is checked in the order the conformance suite
+// requires: method (POST), Origin and Host, body size and JSON, the
+// MCP-Protocol-Version header, the _meta fields (-32602), header against
+// _meta version (-32020), supported version (-32022), the mirrored
+// Mcp-Method, Mcp-Name and Mcp-Param-* headers (-32020), routing (404 with
+// -32601), then the handler (-32021 for a missing client capability).
+//
+// # Input, progress, logs and tasks
+//
+// Handlers ask the client questions through tool.Call.Input. On a legacy
+// session the server sends the request and waits; on the modern revision it
+// returns an InputRequiredResult whose requestState is sealed with
+// AES-256-GCM and bound to the method, target, arguments, caller and an
+// expiry, and runs the handler again when the client retries with answers.
+// Progress and log notifications go on the request's own stream (SSE on
+// HTTP, stdout on stdio). With Options.Tasks, tools that support the
+// io.modelcontextprotocol/tasks extension answer with a task id once their
+// handler calls Call.Detach.
+//
+// # Bounds
+//
+// Messages are capped at 4 MiB and 64 levels of nesting; ids are strings
+// of at most 128 bytes or 64-bit integers; requests in flight, legacy
+// sessions, list pages, subscriptions and tasks are all bounded. Nothing a
+// client sends can panic the server or make it hang.
+package mcp
