@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -306,4 +307,118 @@ func TestCorpusUnderNetdns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loopbackResolver answers every name with the loopback addresses, so that
+// any input the validator wrongly let through would connect to the counting
+// listeners.
+type loopbackResolver struct{}
+
+func (loopbackResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")}, nil
+}
+
+// toLoopback rewrites a row's DNS script so that every address the policy
+// refuses becomes the loopback address of its family: the row's expected
+// code is unchanged (loopback is refused too), but a wrong acceptance would
+// now dial a counting listener instead of some real private host.
+func toLoopback(script map[string]string) map[string]string {
+	out := map[string]string{}
+	for host, s := range script {
+		var seqs []string
+		for _, ans := range strings.Split(s, "|") {
+			switch ans {
+			case "NX", "BLOCK", "-":
+				seqs = append(seqs, ans)
+				continue
+			}
+			var list []string
+			for _, a := range strings.Split(ans, ",") {
+				addr := netip.MustParseAddr(a).Unmap()
+				switch {
+				case !Classify(addr).Blocked():
+				case addr.Is4():
+					addr = netip.MustParseAddr("127.0.0.1")
+				default:
+					addr = netip.MustParseAddr("::1")
+				}
+				list = append(list, addr.String())
+			}
+			seqs = append(seqs, strings.Join(list, ","))
+		}
+		out[host] = strings.Join(seqs, "|")
+	}
+	return out
+}
+
+// TestCorpusCountingListener is the socket-level proof: counting listeners
+// sit on the loopback addresses at the only ports the policy allows (80 and
+// 443), every refused row is fetched with its names resolving to them (rows
+// without a DNS script get a resolver that answers loopback for everything),
+// and the listeners must accept nothing. A positive control first shows that
+// a connection the policy does allow is counted. Binding ports 80 and 443
+// needs privileges; without them the test is skipped, and TestCorpus's dial
+// recorder (which sees every connect the control hook lets through) remains
+// the proof.
+func TestCorpusCountingListener(t *testing.T) {
+	var listeners []*countingListener
+	for _, addr := range []string{"127.0.0.1:80", "127.0.0.1:443", "[::1]:80", "[::1]:443"} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			if strings.HasPrefix(addr, "127.") {
+				t.Skipf("cannot listen on %s (needs privileges or a free port): %v", addr, err)
+			}
+			t.Logf("no listener on %s: %v", addr, err)
+			continue
+		}
+		listeners = append(listeners, startCounting(t, ln))
+	}
+	total := func() int64 {
+		var n int64
+		for _, l := range listeners {
+			n += l.accepts.Load()
+		}
+		return n
+	}
+
+	// Positive control: the allowlisted pair is reached and counted.
+	ctl, _ := newTestClient(&Options{AllowAddrPorts: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:80")}})
+	_, _ = ctl.Get(context.Background(), "http://127.0.0.1/", nil)
+	deadline := time.Now().Add(2 * time.Second)
+	for total() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if total() != 1 {
+		t.Fatalf("positive control: listeners counted %d connections, want 1", total())
+	}
+	for _, l := range listeners {
+		l.accepts.Store(0)
+	}
+
+	refused := 0
+	for _, row := range loadCorpus(t) {
+		if row.want == "" {
+			continue
+		}
+		var res Resolver = loopbackResolver{}
+		if !row.preDNS() {
+			res = corpusRow{dns: toLoopback(row.dns)}.resolver(t)
+		}
+		c, _ := newTestClient(&Options{Resolver: res, DNSTimeout: 50 * time.Millisecond})
+		if _, err := c.Get(context.Background(), row.input, nil); ErrorCode(err) != row.want {
+			t.Errorf("%s: Get(%q) = %v; want %s", row.id, row.input, err, row.want)
+		}
+		if req, err := http.NewRequest(http.MethodGet, row.input, nil); err == nil {
+			if resp, err := c.HTTPClient().Do(req); err == nil {
+				resp.Body.Close()
+				t.Errorf("%s: HTTPClient fetched %q", row.id, row.input)
+			}
+		}
+		refused++
+	}
+	n := total()
+	if n != 0 {
+		t.Errorf("listeners accepted %d connections from %d refused rows", n, refused)
+	}
+	t.Logf("%d refused rows, %d listeners, %d accepts", refused, len(listeners), n)
 }

@@ -104,6 +104,11 @@ func newCountingListener(t *testing.T, addr string) *countingListener {
 	if err != nil {
 		t.Fatalf("listen %s: %v", addr, err)
 	}
+	return startCounting(t, ln)
+}
+
+// startCounting counts the connections ln accepts until the test ends.
+func startCounting(t *testing.T, ln net.Listener) *countingListener {
 	cl := &countingListener{ln: ln}
 	go func() {
 		for {
