@@ -525,6 +525,10 @@ func (s *httpSink) startLocked() {
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no")
 	s.w.WriteHeader(http.StatusOK)
+	// Send the headers now: a client may wait for them before it goes on
+	// (the official Go SDK's Connect waits for its legacy GET stream), and
+	// the first event or keep-alive can be far off.
+	_ = http.NewResponseController(s.w).Flush()
 	s.started = true
 	if s.long {
 		// Long streams outlive the server's write timeout.

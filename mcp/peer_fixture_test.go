@@ -1,0 +1,137 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// peerFixture is the in-process server the peer, golden and hostile tests
+// talk to: a handful of tools whose behaviour each test can observe.
+type peerFixture struct {
+	reg *tool.Registry
+	srv *mcp.Server
+	// blockStarted receives once per call of peer_block when it starts;
+	// blockDone receives the ctx error the handler observed when its
+	// context ended.
+	blockStarted chan struct{}
+	blockDone    chan error
+}
+
+type peerEchoIn struct {
+	Text string `json:"text" desc:"Text to echo" maxLength:"1000"`
+}
+
+type peerEchoOut struct {
+	Text   string `json:"text"`
+	Length int    `json:"length"`
+}
+
+type peerSlowIn struct {
+	Millis int `json:"millis" default:"100" min:"0" max:"5000" desc:"How long to take"`
+}
+
+type peerNone struct{}
+
+func peerDef(name, desc string) tool.Def {
+	return tool.Def{
+		Name:        name,
+		Description: desc,
+		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
+		Catalog:     tool.Catalog{Category: "test", Trust: tool.TrustAuto},
+	}
+}
+
+// peerStateKey makes requestState deterministic enough to replay: the key
+// is fixed, and transcripts normalise the sealed token anyway.
+var peerStateKey = []byte("0123456789abcdef0123456789abcdef")
+
+func newPeerFixture(t testing.TB) *peerFixture {
+	t.Helper()
+	fx := &peerFixture{
+		reg:          tool.NewRegistry(),
+		blockStarted: make(chan struct{}, 16),
+		blockDone:    make(chan error, 16),
+	}
+	tool.Add(fx.reg, peerDef("peer_echo", "Echoes its text and its length."),
+		func(ctx context.Context, c *tool.Call, in peerEchoIn) (peerEchoOut, error) {
+			return peerEchoOut{Text: in.Text, Length: len(in.Text)}, nil
+		})
+	tool.Add(fx.reg, peerDef("peer_fail", "Always fails with a typed error."),
+		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+			return "", &tool.Error{Code: "demo_failure", Message: "the demonstration failed", Details: map[string]any{"attempt": 1}}
+		})
+	tool.Add(fx.reg, peerDef("peer_progress", "Reports progress three times, then answers."),
+		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+			for i, p := range []float64{0, 50, 100} {
+				c.Progress(p, 100, "step "+string(rune('1'+i)))
+			}
+			return "progress done", nil
+		})
+	tool.Add(fx.reg, peerDef("peer_block", "Blocks until its call is cancelled."),
+		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+			fx.blockStarted <- struct{}{}
+			select {
+			case <-ctx.Done():
+				fx.blockDone <- ctx.Err()
+				return "", ctx.Err()
+			case <-time.After(30 * time.Second):
+				fx.blockDone <- errors.New("never cancelled")
+				return "not cancelled", nil
+			}
+		})
+	tool.Add(fx.reg, peerDef("peer_slow", "Answers after a delay, ignoring cancellation."),
+		func(ctx context.Context, c *tool.Call, in peerSlowIn) (string, error) {
+			time.Sleep(time.Duration(in.Millis) * time.Millisecond)
+			return "slept", nil
+		})
+	tool.Add(fx.reg, peerDef("peer_ask", "Asks the user's name, then greets them."),
+		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+			got, err := c.Input(ctx, map[string]tool.InputRequest{
+				"name": tool.Elicit("What is your name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)),
+			})
+			if err != nil {
+				return "", err
+			}
+			var a struct {
+				Action  string `json:"action"`
+				Content struct {
+					Name string `json:"name"`
+				} `json:"content"`
+			}
+			if json.Unmarshal(got["name"], &a) != nil || a.Action != "accept" || a.Content.Name == "" {
+				return "no name given", nil
+			}
+			return "Hello, " + a.Content.Name + "!", nil
+		})
+	fx.srv = mcp.NewServer(fx.reg, &mcp.Options{Name: "warden-test", Version: "0.0.0-test", StateKey: peerStateKey})
+	t.Cleanup(fx.srv.Close)
+	return fx
+}
+
+// repoRoot walks up from the working directory to the directory holding
+// go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}

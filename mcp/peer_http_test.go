@@ -1,0 +1,56 @@
+package mcp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/mcp"
+)
+
+// TestPeerLegacyGETStreamHeadersPrompt is the regression test for a bug
+// the official Go SDK found: a legacy session's GET stream withheld its
+// response headers until the first keep-alive comment (15 s), and the
+// SDK's Connect waits for those headers, so every legacy HTTP connection
+// took 15 s to open.
+func TestPeerLegacyGETStreamHeadersPrompt(t *testing.T) {
+	fx := newPeerFixture(t)
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{KeepAlive: time.Minute}))
+	t.Cleanup(ts.Close)
+
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, sid)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	get, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", sid)
+	get.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	start := time.Now()
+	gresp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatalf("GET stream headers did not arrive within 3 s (keep-alive is 1 min): %v", err)
+	}
+	defer gresp.Body.Close()
+	if gresp.StatusCode != 200 || !strings.HasPrefix(gresp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("GET stream: status %d, content type %q", gresp.StatusCode, gresp.Header.Get("Content-Type"))
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("GET stream headers took %v", d)
+	}
+}
