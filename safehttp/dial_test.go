@@ -253,6 +253,56 @@ func TestHTTPClientRevalidates(t *testing.T) {
 	}
 }
 
+// TestHTTPClientWithoutRedirects is the webscan wiring: a caller that
+// follows redirects itself gets the 3xx, and its own next request is
+// validated like any other. Methods that change state are refused.
+func TestHTTPClientWithoutRedirects(t *testing.T) {
+	victim := newCountingListener(t, "127.0.0.2:0")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	}))
+	defer srv.Close()
+	c, dials := newTestClient(&Options{AllowAddrPorts: []netip.AddrPort{serverAddrPort(t, srv)}})
+	hc := c.HTTPClient()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
+		req, _ := http.NewRequest(method, srv.URL+"/", nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusFound {
+			t.Errorf("%s: status %d, want 302", method, resp.StatusCode)
+		}
+		next, err := resp.Request.URL.Parse(resp.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req2, _ := http.NewRequest(method, next.String(), nil)
+		if _, err := hc.Do(req2); ErrorCode(err) != CodeBlockedIP {
+			t.Errorf("%s to %s: %v, want %s", method, next, err, CodeBlockedIP)
+		}
+	}
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, "PATCH", "CONNECT"} {
+		req, _ := http.NewRequest(method, srv.URL+"/", strings.NewReader("x"))
+		if _, err := hc.Do(req); ErrorCode(err) != CodeScanFailed {
+			t.Errorf("%s: %v, want %s", method, err, CodeScanFailed)
+		}
+	}
+	if _, err := hc.Get("http://" + victim.addrPort().String() + "/"); ErrorCode(err) != CodeBlockedPort {
+		t.Errorf("direct to victim: %v", err)
+	}
+	if n := victim.accepts.Load(); n != 0 {
+		t.Errorf("victim accepted %d", n)
+	}
+	for _, d := range dials.list() {
+		if d != serverAddrPort(t, srv) {
+			t.Errorf("dialled %v", d)
+		}
+	}
+}
+
 func TestFetchRequiresOwnTarget(t *testing.T) {
 	c := New(nil)
 	forged := &Target{Host: "127.0.0.1", Port: 80, Addrs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -53,8 +54,14 @@ func FuzzValidate(f *testing.F) {
 
 // FuzzParseIPv4 checks the WHATWG IPv4 parser against net/netip on the
 // dotted-decimal forms both accept, and that whatever it accepts has a
-// last label endsInNumber recognises.
+// last label endsInNumber recognises. It is seeded with the host of every
+// corpus row as well as the notations below.
 func FuzzParseIPv4(f *testing.F) {
+	for _, row := range loadCorpus(f) {
+		if u, err := url.Parse(row.input); err == nil && u.Hostname() != "" {
+			f.Add(u.Hostname())
+		}
+	}
 	for _, s := range []string{"127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "0x", "1.2.3.4.5", "256.0.0.1", "08.0.0.1", "0x41414141A9FEA9FE", "4294967295", "4294967296", "0.0.0.0"} {
 		f.Add(s)
 	}

@@ -12,8 +12,15 @@ import (
 // scratch and its answers pinned, at most MaxRedirects redirects are
 // followed, no cookie jar is used, and the whole exchange is bounded by the
 // fetch timeout. Reading a body past the body cap fails with
-// response_too_large. The request's Host field is ignored and User-Agent is
-// always the client's. Prefer Get: it returns a complete Response.
+// response_too_large. Only GET, HEAD and OPTIONS are sent (others fail with
+// scan_failed); the request's Host field is ignored and User-Agent is always
+// the client's. Errors are *url.Error wrapping an *Error: use ErrorCode or
+// errors.As, and do not show err.Error() to clients (it names the URL).
+//
+// Each call returns a new *http.Client, so a caller that follows redirects
+// itself may set CheckRedirect to return http.ErrUseLastResponse; every
+// request it then sends is still validated from scratch. Prefer Get when a
+// complete Response is enough.
 func (c *Client) HTTPClient() *http.Client {
 	return &http.Client{
 		Transport: &guardedTransport{c: c},
@@ -32,6 +39,11 @@ type guardedTransport struct{ c *Client }
 func (g *guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		defer req.Body.Close()
+	}
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		return nil, newError(CodeScanFailed, errors.New("safehttp: method not allowed: "+req.Method))
 	}
 	t, e := g.c.validate(req.Context(), req.URL.String())
 	if e != nil {
