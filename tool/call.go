@@ -286,11 +286,11 @@ func (c *Call) takeWarnings() []Warning {
 	return w
 }
 
-func (c *Call) eval() func(string, bool, uint64) (uint64, error) {
+func (c *Call) eval(ctx context.Context) func(string, bool, uint64) (uint64, error) {
 	if c.env.Eval != nil {
 		return c.env.Eval
 	}
-	return viewEvaluator(c.env.View)
+	return viewEvaluator(ctx, c.env.View)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

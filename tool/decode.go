@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/warden-mcp/warden/internal/jsonwalk"
@@ -187,7 +188,7 @@ func decodeExpr(n *node, val []byte, name string, env *decodeEnv, base uint64) (
 	if strings.TrimSpace(s) == "" {
 		return 0, perr("parameter %s must not be empty", displayName(name))
 	}
-	eval := viewEvaluator(nil)
+	eval := viewEvaluator(context.Background(), nil)
 	if env != nil && env.eval != nil {
 		eval = env.eval
 	}

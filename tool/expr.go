@@ -10,10 +10,12 @@ import (
 // viewEvaluator evaluates expression parameters against the view when it
 // is an addrexpr.Target, and against no target (numbers and operators
 // only) otherwise.
-func viewEvaluator(v View) func(expr string, integer bool, base uint64) (uint64, error) {
+func viewEvaluator(ctx context.Context, v View) func(expr string, integer bool, base uint64) (uint64, error) {
 	t, _ := v.(addrexpr.Target)
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	return func(expr string, integer bool, base uint64) (uint64, error) {
-		ctx := context.Background()
 		if integer {
 			return addrexpr.EvalInteger(ctx, expr, t, base)
 		}

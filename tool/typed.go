@@ -58,7 +58,7 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 	hasOut := t.outputSchema != nil
 	t.handler = func(ctx context.Context, call *Call, args json.RawMessage) (*Result, error) {
 		var in In
-		env := decodeEnv{eval: call.eval()}
+		env := decodeEnv{eval: call.eval(ctx)}
 		if perr := decodeArgs(root, args, reflect.ValueOf(&in).Elem(), &env); perr != nil {
 			code := perr.Code
 			if code == "" {

@@ -1,0 +1,65 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/warden-mcp/warden/tool"
+)
+
+const testMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+type testView struct{}
+
+func (testView) ViewName() string { return "t.bin" }
+
+func scopedRegistry() *tool.Registry {
+	reg := tool.NewRegistry()
+	d := tool.Def{Name: "view_name", Description: "Names the active view.", Scope: tool.ViewScoped,
+		Catalog: tool.Catalog{Category: "binary", Trust: tool.TrustAuto}}
+	tool.Add(reg, d, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
+		v, _ := c.View()
+		return v.ViewName(), nil // scoped: the server guarantees a view
+	})
+	return reg
+}
+
+func TestViewScopedTools(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_name",` + testMeta + `}}`
+	srv := NewServer(scopedRegistry(), nil)
+	got := string(srv.ServeMessage(context.Background(), []byte(call), nil))
+	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `no_active_view: `) {
+		t.Errorf("without a view: %s", got)
+	}
+	srv = NewServer(scopedRegistry(), &Options{ResolveView: func(context.Context) (tool.View, bool) { return testView{}, true }})
+	got = string(srv.ServeMessage(context.Background(), []byte(call), nil))
+	if !strings.Contains(got, `"text":"t.bin"`) {
+		t.Errorf("with a view: %s", got)
+	}
+}
+
+func TestServeMessageErrors(t *testing.T) {
+	srv := NewServer(scopedRegistry(), nil)
+	cases := map[string]int{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`:                                                                                                                      CodeInvalidParams,
+		`{"jsonrpc":"2.0","id":1,"method":"nope","params":{` + testMeta + `}}`:                                                                                                            CodeMethodNotFound,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"missing",` + testMeta + `}}`:                                                                                     CodeInvalidParams,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_name","arguments":[],` + testMeta + `}}`:                                                                    CodeInvalidParams,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`: CodeUnsupportedVer,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`:                                                                                                                                CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`:                                                                                                                            CodeInvalidRequest,
+		`{not json`: CodeParseError,
+	}
+	for msg, code := range cases {
+		var resp struct {
+			ID    json.RawMessage `json:"id"`
+			Error *WireError      `json:"error"`
+		}
+		out := srv.ServeMessage(context.Background(), []byte(msg), nil)
+		if err := json.Unmarshal(out, &resp); err != nil || resp.Error == nil || resp.Error.Code != code {
+			t.Errorf("%s: got %s, want code %d", msg, out, code)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package tooltest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/tool"
+)
+
+type recorder struct{ errs []string }
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func def(name string) tool.Def {
+	return tool.Def{Name: name, Description: "A tool.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+}
+
+type echoArgs struct {
+	Msg string `json:"msg" maxLength:"10"`
+}
+
+type echoOut struct {
+	Echo string `json:"echo"`
+}
+
+func goodRegistry() *tool.Registry {
+	reg := tool.NewRegistry()
+	tool.Add(reg, def("echo"), func(ctx context.Context, c *tool.Call, in echoArgs) (echoOut, error) {
+		c.Progress(1, 1, "done")
+		return echoOut{Echo: in.Msg}, nil
+	})
+	return reg
+}
+
+func TestCheckPassesGoodTools(t *testing.T) {
+	var r recorder
+	Check(&r, goodRegistry(), &Options{Samples: map[string][]string{"echo": {`{"msg":"hi"}`}}})
+	if len(r.errs) > 0 {
+		t.Errorf("good registry failed: %v", r.errs)
+	}
+}
+
+func TestCheckFindsFaults(t *testing.T) {
+	reg := tool.NewRegistry()
+	tool.AddRaw(reg, def("open_schema"), json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`),
+		func(context.Context, *tool.Call, json.RawMessage) (*tool.Result, error) {
+			return &tool.Result{Content: []tool.Content{tool.Text("ok")}}, nil
+		})
+	tool.Add(reg, def("crashes"), func(context.Context, *tool.Call, struct{}) (string, error) {
+		var m map[string]int
+		m["x"] = 1 // nil map write: panics
+		return "", nil
+	})
+	tool.Add(reg, def("stubborn"), func(ctx context.Context, c *tool.Call, in echoArgs) (string, error) {
+		time.Sleep(300 * time.Millisecond) // ignores ctx
+		return "late", nil
+	})
+	var r recorder
+	Check(&r, reg, &Options{Samples: map[string][]string{"stubborn": {`{"msg":"x"}`}, "missing": {`{}`}}, CancelWithin: 100 * time.Millisecond})
+	joined := strings.Join(r.errs, "\n")
+	for _, want := range []string{
+		"open_schema: input schema is not closed",
+		"open_schema: an undeclared parameter was accepted",
+		"crashes: empty arguments crashed the handler",
+		"stubborn {\"msg\":\"x\"}: a cancelled call did not return",
+		"samples given for missing",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("missing finding %q in:\n%s", want, joined)
+		}
+	}
+}
+
+func TestInvokeReturnsTheClientView(t *testing.T) {
+	rep, err := Invoke(context.Background(), goodRegistry(), "echo", `{"msg":"hello"}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Error != nil || rep.Result.IsError || rep.Result.ResultType != "complete" {
+		t.Fatalf("reply: %s", rep.Raw)
+	}
+	if string(rep.Result.StructuredContent) != `{"echo":"hello"}` {
+		t.Errorf("structured: %s", rep.Result.StructuredContent)
+	}
+	if len(rep.Notifications) != 1 || !strings.Contains(string(rep.Notifications[0]), `"notifications/progress"`) {
+		t.Errorf("notifications: %s", rep.Notifications)
+	}
+	rep, err = Invoke(context.Background(), goodRegistry(), "echo", `{"msg":"far too long a message"}`, nil)
+	if err != nil || rep.Result.ErrorCode() != tool.CodeInvalidParams {
+		t.Errorf("bad args: %v %s", err, rep.Raw)
+	}
+	rep, err = Invoke(context.Background(), goodRegistry(), "nope", `{}`, nil)
+	if err != nil || rep.Error == nil || rep.Error.Code != -32602 {
+		t.Errorf("unknown tool: %v %s", err, rep.Raw)
+	}
+}
