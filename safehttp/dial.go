@@ -106,7 +106,8 @@ func (c *Client) dialPinned(ctx context.Context, network string, pins []netip.Ad
 // control hook checks the dialled address. network is "tcp", "tcp4" or
 // "tcp6". It is meant for TLS probes (tls.Client over the returned conn).
 // Every read and write on the conn times out after the read timeout of
-// idle time; the caller may set tighter deadlines.
+// idle time; a tighter deadline the caller sets (SetDeadline, as tls.Conn
+// users do) is kept and wins.
 func (c *Client) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	if network != "tcp" && network != "tcp4" && network != "tcp6" {
 		return nil, newError(CodeInvalidTarget, fmt.Errorf("safehttp: network %q not supported", network))
@@ -123,24 +124,68 @@ func (c *Client) DialContext(ctx context.Context, network, addr string) (net.Con
 }
 
 // deadlineConn bounds each read and write to timeout, so a peer that
-// accepts and then stalls, or trickles, cannot hold a fetch open.
+// accepts and then stalls cannot hold a fetch or a probe open. A deadline
+// the caller sets is remembered and wins when it is earlier: each Read or
+// Write uses the earlier of the caller's deadline and now+timeout.
 type deadlineConn struct {
 	net.Conn
 	timeout time.Duration
+
+	mu      sync.Mutex
+	readDL  time.Time // set by the caller; zero means none
+	writeDL time.Time
+}
+
+func earlier(caller time.Time, idle time.Duration) time.Time {
+	d := time.Now().Add(idle)
+	if !caller.IsZero() && caller.Before(d) {
+		return caller
+	}
+	return d
 }
 
 func (d *deadlineConn) Read(p []byte) (int, error) {
-	if err := d.Conn.SetReadDeadline(time.Now().Add(d.timeout)); err != nil {
+	d.mu.Lock()
+	dl := earlier(d.readDL, d.timeout)
+	d.mu.Unlock()
+	if err := d.Conn.SetReadDeadline(dl); err != nil {
 		return 0, err
 	}
 	return d.Conn.Read(p)
 }
 
 func (d *deadlineConn) Write(p []byte) (int, error) {
-	if err := d.Conn.SetWriteDeadline(time.Now().Add(d.timeout)); err != nil {
+	d.mu.Lock()
+	dl := earlier(d.writeDL, d.timeout)
+	d.mu.Unlock()
+	if err := d.Conn.SetWriteDeadline(dl); err != nil {
 		return 0, err
 	}
 	return d.Conn.Write(p)
+}
+
+// SetDeadline records the caller's deadline for reads and writes.
+func (d *deadlineConn) SetDeadline(t time.Time) error {
+	d.mu.Lock()
+	d.readDL, d.writeDL = t, t
+	d.mu.Unlock()
+	return d.Conn.SetDeadline(t)
+}
+
+// SetReadDeadline records the caller's read deadline.
+func (d *deadlineConn) SetReadDeadline(t time.Time) error {
+	d.mu.Lock()
+	d.readDL = t
+	d.mu.Unlock()
+	return d.Conn.SetReadDeadline(t)
+}
+
+// SetWriteDeadline records the caller's write deadline.
+func (d *deadlineConn) SetWriteDeadline(t time.Time) error {
+	d.mu.Lock()
+	d.writeDL = t
+	d.mu.Unlock()
+	return d.Conn.SetWriteDeadline(t)
 }
 
 // classifyErr maps a transport-level error to an *Error, keeping the cause.

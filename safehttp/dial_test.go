@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -384,6 +386,57 @@ func TestDeadlines(t *testing.T) {
 	defer cancel()
 	if _, err := c2.Get(ctx, trickle.URL, nil); ErrorCode(err) != CodeTimeout {
 		t.Errorf("caller deadline: %v", err)
+	}
+}
+
+// TestDialContextCallerDeadline: a deadline set by the caller of
+// DialContext is not pushed back by the idle timeout of each read.
+func TestDialContextCallerDeadline(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		held []net.Conn // accepted and never written to
+	)
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		silent.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, conn := range held {
+			conn.Close()
+		}
+	}()
+	ap := netip.MustParseAddrPort(silent.Addr().String())
+	c, _ := newTestClient(&Options{AllowAddrPorts: []netip.AddrPort{ap}}) // read timeout: the 15 s default
+	conn, err := c.DialContext(context.Background(), "tcp", ap.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = conn.Read(make([]byte, 1))
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("Read = %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("caller deadline ignored: Read took %v", d)
 	}
 }
 
