@@ -292,7 +292,7 @@ var nonValues = map[string]bool{"true": true, "false": true, "null": true, "nil"
 func genericValueOK(a assignment, text string, c assignClass, strongName bool) (float64, bool) {
 	v := text[a.valStart:a.valEnd]
 	lv := strings.ToLower(v)
-	if len(v) < 6 || len(v) > 512 || nonValues[lv] || isPlaceholder(v) || isVersion(v) {
+	if len(v) < 6 || len(v) > 512 || nonValues[lv] || isPlaceholder(v) || isVersion(v) || knownTestValues[v] {
 		return 0, false
 	}
 	if c != assignPassword && placeholderWords[lv] || lv == "secret" {

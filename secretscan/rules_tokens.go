@@ -176,9 +176,10 @@ var tokenRules = []*rule{
 	{
 		ID: "truenas-api-key", Type: "truenas_api_key", Name: "TrueNAS API key in a login_with_api_key call",
 		Family: "token", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords: []string{"login_with_api_key"},
-		Pattern:  `login_with_api_key"[\s,]*"params"\s*:\s*\[\s*"(?P<secret>\d{1,4}-[A-Za-z0-9]{64})"`,
-		After:    200,
+		Keywords:  []string{"login_with_api_key"},
+		Pattern:   `login_with_api_key"[\s,]*"params"\s*:\s*\[\s*"(?P<secret>\d{1,4}-[A-Za-z0-9]{64})"`,
+		After:     200,
+		Multiline: true,
 		Examples: []string{
 			`{"msg":"method", "method":"auth.login_with_api_key", "params":["7-EmjfXuRJgE4mYX6IQvMPw2stFvV9zYErs2iePgNDVxIiHqCmy8Uhtfz456oIMitS"]}`,
 		},

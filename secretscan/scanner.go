@@ -426,7 +426,14 @@ func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match strin
 // rank orders rules claiming overlapping spans: structure and checksum
 // evidence first, generic last.
 func rank(c candidate) int {
-	return int(c.r.Evidence)*100 + c.r.Priority*10 + int(c.conf*9)
+	r := int(c.r.Evidence)*100 + c.r.Priority*10 + int(c.conf*9)
+	// Quoted-printable and JSON escapes are transport artefacts: the
+	// decoded value is what the application sees, so it beats a raw match
+	// of the same span ("password=3D..." read literally).
+	if strings.HasPrefix(c.enc, "quoted_printable") || strings.HasPrefix(c.enc, "json") {
+		r += 5
+	}
+	return r
 }
 
 // dedup sorts candidates by position and drops those whose span overlaps a

@@ -193,22 +193,27 @@ func validBasicAuth(secret, _ string) check {
 	return checkValid
 }
 
-// userinfoAhead is a prefilter for URL rules: after the keyword, before
-// the first '/', blank or quote, the text must hold ":" and then "@"
-// (scheme://user:password@host).
-func userinfoAhead(text string, _, end int) bool {
+// userinfoAhead is a prefilter for URL rules: after the "://" that
+// follows the keyword, and before the first '/', blank or quote, the text
+// must hold ":" and then "@" (scheme://user:password@host).
+func userinfoAhead(text string, start, end int) bool {
+	lim := end + 24
+	if lim > len(text) {
+		lim = len(text)
+	}
+	k := strings.Index(text[start:lim], "://")
+	if k < 0 {
+		return false
+	}
+	from := start + k + 3
 	colon := false
-	for i := end; i < len(text) && i-end < 400; i++ {
-		switch c := text[i]; c {
+	for i := from; i < len(text) && i-from < 400; i++ {
+		switch text[i] {
 		case ':':
 			colon = true
 		case '@':
 			return colon
-		case '/':
-			if i-end > 2 { // skip the "//" after the scheme
-				return false
-			}
-		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`':
+		case '/', ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`':
 			return false
 		}
 	}

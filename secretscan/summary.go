@@ -1,0 +1,56 @@
+package secretscan
+
+import "math"
+
+// Summary counts detections for a tool result.
+type Summary struct {
+	Total      int            `json:"total"`
+	BySeverity map[string]int `json:"by_severity"`
+	ByType     map[string]int `json:"by_type"`
+}
+
+// Summarize counts the detections of r by severity and by type. The
+// by_severity map always holds the four severities, zero or not.
+func (r Result) Summarize() Summary {
+	s := Summary{Total: len(r.Detections), BySeverity: map[string]int{
+		"low": 0, "medium": 0, "high": 0, "critical": 0}, ByType: map[string]int{}}
+	for _, d := range r.Detections {
+		s.BySeverity[d.Severity.String()]++
+		s.ByType[d.Type]++
+	}
+	return s
+}
+
+// RiskMinConfidence is the confidence below which a detection does not
+// raise RiskLevel above "low".
+const RiskMinConfidence = 0.5
+
+// RiskLevel is the highest severity among detections with confidence at
+// least RiskMinConfidence. If every detection is below that confidence the
+// level is "low"; with no detection it is "none".
+func (r Result) RiskLevel() Severity {
+	if len(r.Detections) == 0 {
+		return SeverityNone
+	}
+	lvl := SeverityLow
+	for _, d := range r.Detections {
+		if d.Confidence >= RiskMinConfidence && d.Severity > lvl {
+			lvl = d.Severity
+		}
+	}
+	return lvl
+}
+
+// ConfidenceScore is the probability that the text holds at least one real
+// credential, treating detections as independent:
+//
+//	1 - Π (1 - confidence_i)
+//
+// It is 0 with no detection and is rounded to two decimals.
+func (r Result) ConfidenceScore() float64 {
+	p := 1.0
+	for _, d := range r.Detections {
+		p *= 1 - d.Confidence
+	}
+	return math.Round((1-p)*100) / 100
+}
