@@ -1,0 +1,119 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// modernMeta is the _meta every modern request in these tests carries.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// TestPeerStdioDrainOnEOF: when stdin closes while calls are in flight,
+// every call still finishes and its response is written before
+// ServeStdio returns. (The official Go SDK's server loses them: its issue
+// #1061.)
+func TestPeerStdioDrainOnEOF(t *testing.T) {
+	const n = 12
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			fx := newPeerFixture(t)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				err := fx.srv.ServeStdio(context.Background(), inR, outW, nil)
+				_ = outW.Close()
+				done <- err
+			}()
+			lines := make(chan string, 4*n)
+			go func() {
+				sc := bufio.NewScanner(outR)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			write := func(s string) {
+				t.Helper()
+				if _, err := io.WriteString(inW, s+"\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			meta := modernMeta + ","
+			if era == "legacy" {
+				meta = ""
+				write(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+				select {
+				case l := <-lines:
+					if !strings.Contains(l, `"id":"init","result"`) {
+						t.Fatalf("initialize answered %s", l)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("no initialize response")
+				}
+				write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			for i := range n {
+				write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s"name":"peer_slow","arguments":{"millis":300}}}`, i+1, meta))
+			}
+			start := time.Now()
+			_ = inW.Close()
+
+			var ids []int
+			timeout := time.After(15 * time.Second)
+		read:
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						break read
+					}
+					var resp struct {
+						ID     int `json:"id"`
+						Result struct {
+							Content []struct {
+								Text string `json:"text"`
+							} `json:"content"`
+							IsError bool `json:"isError"`
+						} `json:"result"`
+						Error json.RawMessage `json:"error"`
+					}
+					if err := json.Unmarshal([]byte(l), &resp); err != nil {
+						t.Fatalf("bad line %q: %v", l, err)
+					}
+					if resp.Error != nil || resp.Result.IsError || len(resp.Result.Content) != 1 || resp.Result.Content[0].Text != "slept" {
+						t.Errorf("response %s", l)
+					}
+					ids = append(ids, resp.ID)
+				case <-timeout:
+					t.Fatalf("stdout not closed after 15 s; got %d responses", len(ids))
+				}
+			}
+			if err := <-done; err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+			slices.Sort(ids)
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i + 1
+			}
+			if diff := cmp.Diff(want, ids); diff != "" {
+				t.Errorf("responses written after stdin closed (-want +got):\n%s", diff)
+			}
+			// The calls ran concurrently, not one after the other.
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("draining %d calls of 300 ms took %v", n, d)
+			}
+		})
+	}
+}
