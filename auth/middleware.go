@@ -9,9 +9,8 @@ import (
 
 // Middleware authenticates every request before next sees it. It admits a
 // request only with a verified token that carries every scope in
-// Config.RequiredScopes, and then passes a context holding the [Principal].
-// The Authorization header is left on the request for next, which must not
-// forward it anywhere.
+// Config.RequiredScopes, and then passes next a request whose context holds
+// the [Principal] and whose headers no longer include Authorization.
 //
 // Refusals:
 //   - no credential, or another scheme: 401, challenge without error;
@@ -41,7 +40,12 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			v.WriteError(w, e)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+		// The token stops here: next sees the principal, never the
+		// credential, so nothing downstream can log or forward it.
+		r = r.WithContext(WithPrincipal(r.Context(), p))
+		r.Header = r.Header.Clone()
+		r.Header.Del("Authorization")
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -131,12 +131,15 @@ func TestMiddlewareKeySetUnavailable(t *testing.T) {
 }
 
 // TestMiddlewareIdentityOnlyFromToken: identity-looking client headers and a
-// principal planted by an outer layer are both replaced by the token's.
+// principal planted by an outer layer are both replaced by the token's, and
+// the token itself does not travel on to the next handler.
 func TestMiddlewareIdentityOnlyFromToken(t *testing.T) {
 	v, _ := fileVerifier(t, standardJWKS(t), nil)
 	var got Principal
+	var downstreamAuth []string
 	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ = PrincipalFrom(r.Context())
+		downstreamAuth = r.Header.Values("Authorization")
 	}))
 	r := httptest.NewRequest("POST", "/mcp", nil)
 	r.Header.Set("Authorization", "Bearer "+tokenES(t, claims()))
@@ -146,6 +149,12 @@ func TestMiddlewareIdentityOnlyFromToken(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	if got.Credential != "cred-1" || got.Tenant != "tenant-a" || got.Entitled("anything") {
 		t.Fatalf("principal = %+v", got)
+	}
+	if len(downstreamAuth) != 0 {
+		t.Fatalf("the token reached the next handler: %d Authorization values", len(downstreamAuth))
+	}
+	if r.Header.Get("Authorization") == "" {
+		t.Fatal("the caller's request was modified")
 	}
 }
 
