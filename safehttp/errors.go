@@ -1,7 +1,6 @@
 package safehttp
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -72,17 +71,15 @@ func newError(code Code, cause error) *Error {
 	return &Error{Code: code, Message: publicMessages[code], Err: cause}
 }
 
-// ErrorCode returns the code carried by err, or "" when err is nil, and
-// CodeScanFailed for an error that did not come from this package.
+// ErrorCode returns the code carried by err, or "" when err is nil. An
+// error that did not come from this package (say, a body read through
+// HTTPClient, or http.Client's own timeout) is classified the way the
+// fetcher classifies transport errors: timeout, tls_failed or scan_failed.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeScanFailed
+	return classifyErr(err).Code
 }
 
 // BlockedError carries what was refused and why. It is the cause inside an
