@@ -141,8 +141,9 @@ type Config struct {
 	CheckCredential func(ctx context.Context, p Principal) error
 	// Clock returns the current time. Zero: time.Now.
 	Clock func() time.Time
-	// Logger receives one record per refused request (code, reason, kid;
-	// never the token). Zero: nothing is logged.
+	// Logger receives one record per refused request (code, reason, status
+	// and any operator-side cause; never the token) and one per failed or
+	// partly unusable JWKS refresh. Zero: nothing is logged.
 	Logger *slog.Logger
 }
 

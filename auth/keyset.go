@@ -44,7 +44,6 @@ type keySet struct {
 	mu          sync.Mutex // guards the fields below
 	lastAttempt time.Time
 	attempted   bool
-	fetches     int // attempts made, for tests and diagnostics
 }
 
 func newKeySet(cfg normalized) *keySet {
@@ -152,7 +151,6 @@ func (ks *keySet) refresh(ctx context.Context, seen *keySnapshot, block bool) {
 		return
 	}
 	ks.attempted, ks.lastAttempt = true, now
-	ks.fetches++
 	ks.mu.Unlock()
 
 	// The fetch serves every waiting request, so one client going away
@@ -194,12 +192,6 @@ func (ks *keySet) retryAfter(now time.Time) time.Duration {
 	defer ks.mu.Unlock()
 	wait := ks.interval(ks.snap.Load(), now) - now.Sub(ks.lastAttempt)
 	return max(wait, time.Second)
-}
-
-func (ks *keySet) fetchCount() int {
-	ks.mu.Lock()
-	defer ks.mu.Unlock()
-	return ks.fetches
 }
 
 func httpSource(client *http.Client, url string, maxBytes int64) keySource {

@@ -299,7 +299,9 @@ func TestJWKSFetchBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newJWKSServer(t, tt.body)
 			srv.set(tt.status, tt.body)
+			srv.mu.Lock()
 			srv.delay = tt.delay
+			srv.mu.Unlock()
 			v, _ := urlVerifier(t, srv, tt.mod)
 			start := time.Now()
 			_, err := v.Verify(context.Background(), tokenES(t, claims()))

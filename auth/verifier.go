@@ -48,9 +48,11 @@ func (v *Verifier) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Verify checks a compact JWS access token and returns its principal. The
-// error is always an *Error; its Code is CodeInvalidToken for a refused
-// token and CodeKeySetUnavailable when the keys cannot be evaluated.
+// Verify checks a compact JWS access token and returns its principal, after
+// Config.CheckCredential (if set) has admitted it. The error is always an
+// *Error: CodeInvalidToken for a refused token or credential,
+// CodeKeySetUnavailable when the keys cannot be evaluated, and
+// CodeCredentialCheckUnavailable when the credential check cannot answer.
 func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) {
 	p, e := v.verify(ctx, token)
 	if e != nil {
