@@ -149,29 +149,55 @@ func (a *analysis) headers(redirects RedirectResult) (HeadersResult, []Finding) 
 		}
 		findings = append(findings, Finding{ID: spec.ID, Category: testCategory(t.Name), Severity: modifierSeverity(t.Modifier),
 			Title: spec.Title, Detail: fmt.Sprintf("%s (%s, %d points).", t.Description, t.Result, t.Modifier),
-			Evidence: testEvidence(t.Name, h, ckSum), Recommendation: spec.Recommendation})
+			Evidence: a.testEvidence(t.Name, h, out, redirects), Recommendation: spec.Recommendation})
 	}
 	findings = append(findings, a.extraHeaderFindings(out)...)
 	return out, findings
 }
 
-// testEvidence shows the header that a test read (never a cookie value).
-func testEvidence(test string, h http.Header, cookies []CookieSummary) string {
+// testEvidence shows what a test read: the header, the redirect hop, the
+// probe answer or the offending scripts. Cookie values are never shown.
+func (a *analysis) testEvidence(test string, h http.Header, out HeadersResult, redirects RedirectResult) string {
+	switch test {
+	case "cookies":
+		var parts []string
+		for _, c := range out.Cookies {
+			if len(c.Problems) > 0 {
+				parts = append(parts, c.Name+": "+strings.Join(c.Problems, ","))
+			}
+		}
+		return truncate(strings.Join(parts, "; "), 300)
+	case "cross-origin-resource-sharing":
+		return truncate(fmt.Sprintf("Origin: %s -> Access-Control-Allow-Origin: %s, Access-Control-Allow-Credentials: %v",
+			out.CORS.ProbeOrigin, out.CORS.AllowOrigin, out.CORS.AllowCredentials), 300)
+	case "redirection":
+		var parts []string
+		for _, hop := range redirects.HTTP.Hops {
+			parts = append(parts, fmt.Sprintf("%s -> %d", hop.URL, hop.StatusCode))
+		}
+		return truncate(strings.Join(parts, ", "), 300)
+	case "subresource-integrity":
+		var parts []string
+		for _, sc := range a.page.Scripts {
+			u, err := a.primary.URL.Parse(sc.Src)
+			if err != nil || sameOrigin(a.primary.URL, u) {
+				continue
+			}
+			if strings.TrimSpace(sc.Integrity) == "" || u.Scheme != "https" {
+				parts = append(parts, `<script src="`+truncate(sc.Src, 120)+`">`)
+			}
+			if len(parts) == 3 {
+				break
+			}
+		}
+		return truncate(strings.Join(parts, " "), 400)
+	}
 	header := map[string]string{
 		"content-security-policy": "Content-Security-Policy", "strict-transport-security": "Strict-Transport-Security",
 		"x-content-type-options": "X-Content-Type-Options", "x-frame-options": "X-Frame-Options",
 		"referrer-policy": "Referrer-Policy", "cross-origin-opener-policy": "Cross-Origin-Opener-Policy",
 		"cross-origin-embedder-policy": "Cross-Origin-Embedder-Policy", "cross-origin-resource-policy": "Cross-Origin-Resource-Policy",
 	}[test]
-	if test == "cookies" {
-		var parts []string
-		for _, c := range cookies {
-			if len(c.Problems) > 0 {
-				parts = append(parts, c.Name+": "+strings.Join(c.Problems, ","))
-			}
-		}
-		return truncate(strings.Join(parts, "; "), 300)
-	}
 	if header == "" {
 		return ""
 	}
@@ -217,6 +243,10 @@ func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
 	if h.CSP.Present && len(h.CSP.Duplicates) > 0 {
 		add("csp_duplicate_directive", CategoryHeaders, SeverityInfo, "Content-Security-Policy repeats a directive",
 			"Browsers ignore every repetition after the first.", strings.Join(h.CSP.Duplicates, ", "), "Merge the repeated directives.")
+	}
+	if h.CSP.Present && h.CSP.InsecureSchemes && !strings.Contains(h.Tests[0].Result, "insecure-scheme") {
+		add("csp_insecure_scheme", CategoryHeaders, SeverityLow, "Content-Security-Policy allows content over http",
+			"Sources with http: can be replaced in transit by an attacker on the network.", "", "Allow only https: sources.")
 	}
 	if h.CSP.Present && h.CSP.UnsafeEval && h.Tests[0].Result != "csp-implemented-with-unsafe-eval" {
 		add("csp_unsafe_eval", CategoryHeaders, SeverityLow, "Content-Security-Policy allows 'unsafe-eval'",

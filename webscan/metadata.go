@@ -148,8 +148,17 @@ func (s *Scanner) collectMetadata(ctx context.Context, origin *url.URL) (Securit
 				continue // not a security.txt, just some text
 			}
 			st = SecurityTxt{Present: true, URL: u.String(), Contact: f.Contact, Expires: f.Expires, Signed: f.Signed, Problems: f.Problems}
-			if !f.Expires.IsZero() && s.opts.Now().After(f.Expires) {
+			now := s.opts.Now()
+			switch {
+			case f.Expires.IsZero():
+			case now.After(f.Expires):
 				st.Expired = true
+			case f.Expires.After(now.AddDate(1, 0, 1)):
+				// RFC 9116 §2.5.5 recommends less than a year ahead.
+				st.Problems = append(st.Problems, "expires_too_far")
+			}
+			if u.Scheme != "https" {
+				st.Problems = append(st.Problems, "not_https") // §3: MUST be served over https
 			}
 			if p == "/security.txt" {
 				st.Problems = append(st.Problems, "not_in_well_known")

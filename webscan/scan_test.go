@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"errors"
 	"net/http"
 	"slices"
@@ -470,5 +473,79 @@ func TestScanLegacyOnlySuites(t *testing.T) {
 	}
 	if tr.Grade != "C" {
 		t.Errorf("tls grade %s, want C; caps %+v", tr.Grade, tr.Caps)
+	}
+}
+
+func TestScanSecurityTxt(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		expired  bool
+		problems []string
+		finding  string
+	}{
+		{"expired_at_fallback_path", map[string]string{"/security.txt": "Contact: mailto:a@example.com\nExpires: 2020-01-01T00:00:00Z\n"},
+			true, []string{"not_in_well_known"}, "security_txt_expired"},
+		{"too_far_and_no_contact", map[string]string{"/.well-known/security.txt": "Expires: 2099-01-01T00:00:00Z\n"},
+			false, []string{"missing_contact", "expires_too_far"}, "security_txt_invalid"},
+		{"html_is_not_security_txt", map[string]string{}, false, nil, "security_txt_missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOpts{httpsH: softNotFound(tt.files, nil)})
+			rep := f.scan(t, "https://example.com/", nil)
+			st := rep.Result.Metadata.SecurityTxt
+			if st.Expired != tt.expired {
+				t.Errorf("expired = %v", st.Expired)
+			}
+			if diff := cmp.Diff(tt.problems, st.Problems); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+			if !hasFinding(rep, tt.finding) {
+				t.Errorf("missing %s in %v", tt.finding, findingIDs(rep))
+			}
+		})
+	}
+}
+
+// TestFindingsGolden snapshots the findings and test results of two fixture
+// sites, so that any scoring change is deliberate (refresh with -update).
+func TestFindingsGolden(t *testing.T) {
+	sites := []struct {
+		name string
+		opts fixtureOpts
+	}{
+		{"bad_headers", fixtureOpts{httpH: badHeadersSite(), httpsH: badHeadersSite()}},
+		{"good", fixtureOpts{httpsH: goodSite()}},
+	}
+	for _, s := range sites {
+		t.Run(s.name, func(t *testing.T) {
+			rep := newFixture(t, s.opts).scan(t, "https://example.com/", nil)
+			var b strings.Builder
+			fmt.Fprintf(&b, "grade %s score %d tls %s\n", rep.Result.Grade, rep.Result.Score, rep.Result.TLS.Grade)
+			for _, r := range rep.Result.Reasons {
+				fmt.Fprintf(&b, "reason %s %s applied=%v %s\n", r.Source, r.Grade, r.Applied, r.Reason)
+			}
+			for _, x := range rep.Result.Headers.Tests {
+				fmt.Fprintf(&b, "test %s %s %+d\n", x.Name, x.Result, x.Modifier)
+			}
+			for _, f := range rep.Findings {
+				ev := strings.ReplaceAll(f.Evidence, rep.Result.Headers.CORS.ProbeOrigin, "<probe-origin>")
+				fmt.Fprintf(&b, "finding %s %s %s | %s\n", f.Severity, f.Category, f.ID, ev)
+			}
+			golden := filepath.Join("testdata", s.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", golden, diff)
+			}
+		})
 	}
 }

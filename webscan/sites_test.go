@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 const goodCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -33,7 +34,7 @@ func goodSite() http.Handler {
 			io.WriteString(w, goodPage)
 		case "/.well-known/security.txt":
 			h.Set("Content-Type", "text/plain")
-			io.WriteString(w, "Contact: mailto:security@example.com\nExpires: 2099-01-01T00:00:00Z\nPreferred-Languages: en\n")
+			io.WriteString(w, "Contact: mailto:security@example.com\nExpires: "+time.Now().AddDate(0, 6, 0).UTC().Format(time.RFC3339)+"\nPreferred-Languages: en\n")
 		case "/robots.txt":
 			h.Set("Content-Type", "text/plain")
 			io.WriteString(w, "User-agent: *\nDisallow: /search\n")
