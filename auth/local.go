@@ -25,6 +25,9 @@ const LocalIssuerID = "urn:warden:local"
 // LocalKeyFile is the name of the signing key inside the state directory.
 const LocalKeyFile = "auth-signing-key.pem"
 
+// JWKSPath is where a server that runs a LocalIssuer publishes its keys.
+const JWKSPath = "/.well-known/jwks.json"
+
 // DefaultTokenLifetime is the lifetime of a minted token when TokenSpec
 // leaves it zero.
 const DefaultTokenLifetime = time.Hour
@@ -157,7 +160,8 @@ func (li *LocalIssuer) KeyID() string { return li.kid }
 // JWKS returns the public key set as a JWKS document.
 func (li *LocalIssuer) JWKS() []byte { return append([]byte(nil), li.jwks...) }
 
-// JWKSHandler serves [LocalIssuer.JWKS]; mount it at /.well-known/jwks.json.
+// JWKSHandler serves [LocalIssuer.JWKS] publicly (cacheable for five
+// minutes); mount it at [JWKSPath].
 func (li *LocalIssuer) JWKSHandler() http.Handler {
 	return staticJSON(append(li.JWKS(), '\n'), "public, max-age=300")
 }

@@ -201,7 +201,7 @@ func TestWriteErrorForeignErrorFailsClosed(t *testing.T) {
 	}
 }
 
-// TestMiddlewareCheckCredential is research row 53: a valid token whose
+// TestMiddlewareCheckCredential is row 53 of research/auth-quotas-storage.md §2.4: a valid token whose
 // credential is unknown or revoked gets 401; a check that cannot answer
 // fails closed with 503. Cached tokens are checked too.
 func TestMiddlewareCheckCredential(t *testing.T) {

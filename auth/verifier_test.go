@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestVerifyAttacks is the attack table of research §2.4 (row numbers in the
+// TestVerifyAttacks is the attack table of research/auth-quotas-storage.md §2.4 (row numbers in the
 // names) plus the cases the issue adds. Each rejection must happen for the
 // stated reason, so a case cannot pass by failing somewhere else.
 func TestVerifyAttacks(t *testing.T) {
