@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -236,3 +237,12 @@ func parseLeaf(t testing.TB, c tls.Certificate) *x509.Certificate {
 }
 
 func leafChain(c *x509.Certificate) []*x509.Certificate { return []*x509.Certificate{c} }
+
+func mustURL(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
