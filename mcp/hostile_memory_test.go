@@ -44,10 +44,14 @@ func TestHostileMemory(t *testing.T) {
 	kinds := []mk{
 		func(int) (*http.Request, int) { return req("POST", list, []byte(listBody)), 200 },
 		func(int) (*http.Request, int) { return req("POST", list, []byte(`{"jsonrpc":`)), 400 },
-		func(int) (*http.Request, int) { return req("POST", list, []byte("[" + listBody + "]")), 400 },
+		func(int) (*http.Request, int) { return req("POST", list, []byte("["+listBody+"]")), 400 },
 		func(int) (*http.Request, int) { return req("POST", list, []byte(deep)), 400 },
-		func(int) (*http.Request, int) { return req("POST", with(list, "Mcp-Method", "tools/call"), []byte(listBody)), 400 },
-		func(int) (*http.Request, int) { return req("POST", with(list, "Origin", "http://evil.example"), []byte(listBody)), 403 },
+		func(int) (*http.Request, int) {
+			return req("POST", with(list, "Mcp-Method", "tools/call"), []byte(listBody)), 400
+		},
+		func(int) (*http.Request, int) {
+			return req("POST", with(list, "Origin", "http://evil.example"), []byte(listBody)), 403
+		},
 		func(int) (*http.Request, int) { return req("POST", list, []byte("{\"id\":\"\xff\"}")), 400 },
 		func(int) (*http.Request, int) { return req("GET", list, nil), 405 },
 		func(i int) (*http.Request, int) {
