@@ -25,6 +25,7 @@ type serveFlags struct {
 	maxBody         int64
 	origins         []string
 	shutdownTimeout time.Duration
+	stateDir        string
 }
 
 func (e *env) serveCommand() *cobra.Command {
@@ -45,6 +46,7 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	fl.Int64Var(&f.maxBody, "max-body", mcp.MaxMessageBytes, "largest request body in bytes")
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable); default: loopback origins on the listen port")
+	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for keys and the embedded database")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight calls may run on after a stop signal")
 	return c
 }
@@ -73,7 +75,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if _, err := loopbackOnly(f.listen); err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	w, err := wire(wireOptions{logger: logger})
+	w, err := wire(wireOptions{logger: logger, stateDir: f.stateDir})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}

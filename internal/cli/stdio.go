@@ -7,7 +7,7 @@ import (
 )
 
 func (e *env) stdioCommand() *cobra.Command {
-	var logLevel string
+	var logLevel, stateDir string
 	c := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve MCP over stdin and stdout",
@@ -19,7 +19,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			w, err := wire(wireOptions{logger: logger})
+			w, err := wire(wireOptions{logger: logger, stateDir: stateDir})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -28,5 +28,6 @@ func (e *env) stdioCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	c.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory for keys and the embedded database")
 	return c
 }

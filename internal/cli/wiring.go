@@ -27,11 +27,21 @@ type wireOptions struct {
 	logger *slog.Logger
 	// enable turns on tools that are disabled by default, by name.
 	enable map[string]bool
+	// stateDir holds the keys made on first start; "" keeps nothing
+	// (fingerprints then hold for this process only).
+	stateDir string
 }
 
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
 	deps := toolset.Deps{Logger: o.logger}
+	if o.stateDir != "" {
+		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
+		if err != nil {
+			return nil, err
+		}
+		deps.FingerprintKey = key
+	}
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition, Enable: o.enable}); err != nil {
 		return nil, err
 	}

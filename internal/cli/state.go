@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// defaultStateDir is where warden keeps its embedded state: the keys it
+// makes on first start and the embedded database. WARDEN_STATE_DIR wins,
+// then $XDG_STATE_HOME/warden, then ~/.local/state/warden.
+func defaultStateDir() string {
+	if d := os.Getenv("WARDEN_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "warden")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "warden")
+	}
+	return ".warden-state"
+}
+
+// ensureStateDir creates the state directory, readable by its owner only.
+func ensureStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	return nil
+}
+
+// loadOrCreateKey returns the 32-byte key stored in dir/name, creating it
+// (mode 0600) on first use. Two processes starting at once agree on one
+// key: creation is exclusive, and the loser reads the winner's file.
+func loadOrCreateKey(dir, name string) ([]byte, error) {
+	if err := ensureStateDir(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name)
+	for attempt := 0; attempt < 3; attempt++ {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			if len(b) != 32 {
+				return nil, fmt.Errorf("key file %s: want 32 bytes, found %d", name, len(b))
+			}
+			return b, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("key file %s: %w", name, err)
+		}
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		tmp, err := os.CreateTemp(dir, name+".new-*")
+		if err != nil {
+			return nil, err
+		}
+		_, werr := tmp.Write(key)
+		cerr := tmp.Close()
+		if werr != nil || cerr != nil {
+			os.Remove(tmp.Name())
+			return nil, fmt.Errorf("key file %s: write failed", name)
+		}
+		// Link is exclusive: it fails if another process won the race.
+		err = os.Link(tmp.Name(), path)
+		os.Remove(tmp.Name())
+		if err == nil {
+			return key, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("key file %s: %w", name, err)
+		}
+	}
+	return nil, fmt.Errorf("key file %s: could not be created", name)
+}
