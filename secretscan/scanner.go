@@ -188,7 +188,7 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 			RuleID: c.r.ID, Type: c.r.Type, Family: c.r.Family, Severity: c.sev,
 			Confidence: round2(c.conf), Fingerprint: fp, ValueLength: utf8.RuneCountInString(c.value),
 			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
-			Evidence: c.evidence, secret: &secretValue{v: c.value},
+			Evidence: c.evidence, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
 		})
 	}
 	return res, nil

@@ -1,0 +1,50 @@
+package secretscan
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+)
+
+// DefaultMaxFileSize is the file size cap of ScanFile and ScanDir.
+const DefaultMaxFileSize = 4 << 20
+
+// ScanReader reads at most maxBytes from r and scans them. A larger input
+// is not scanned: the error has code CodeTooLarge (errors.Is(err,
+// ErrTooLarge)). maxBytes <= 0 means DefaultMaxFileSize.
+func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, maxBytes int64) (Result, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFileSize
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if err != nil {
+		return Result{}, &Error{Code: CodeReadFailed, Message: "cannot read input", Err: err}
+	}
+	if int64(len(data)) > maxBytes {
+		return Result{}, &Error{Code: CodeTooLarge, Message: "input larger than the size cap"}
+	}
+	return s.Scan(ctx, string(data))
+}
+
+// ScanFile scans the file at path, refusing files larger than maxBytes
+// (<= 0: DefaultMaxFileSize) before reading them.
+func (s *Scanner) ScanFile(ctx context.Context, path string, maxBytes int64) (Result, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFileSize
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Result{}, &Error{Code: CodeReadFailed, Message: "cannot open file", Err: err}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxBytes {
+		return Result{}, &Error{Code: CodeTooLarge, Message: "file larger than the size cap"}
+	}
+	res, err := s.ScanReader(ctx, f, maxBytes)
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeReadFailed {
+		e.Message = "cannot read file"
+	}
+	return res, err
+}

@@ -1,0 +1,321 @@
+package secretscan
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// Skip reasons reported by ScanDir.
+const (
+	SkipIgnored    = "ignored"    // matched a .gitignore pattern
+	SkipBinary     = "binary"     // NUL byte in the first 8 KiB
+	SkipTooLarge   = "too_large"  // larger than WalkOptions.MaxFileSize
+	SkipUnreadable = "unreadable" // could not be opened or read
+	SkipSymlink    = "symlink"    // symbolic links are never followed
+	SkipSpecial    = "special"    // devices, pipes, sockets
+)
+
+// WalkOptions configures ScanDir. The zero value (or nil) is safe.
+type WalkOptions struct {
+	// MaxFileSize skips larger files. Zero: DefaultMaxFileSize (4 MiB).
+	MaxFileSize int64
+	// IncludeIgnored scans paths that .gitignore files ignore. Zero:
+	// they are skipped. ".git" directories are always skipped.
+	IncludeIgnored bool
+	// IncludeBinary scans files that look binary. Zero: files with a NUL
+	// byte in their first 8 KiB are skipped.
+	IncludeBinary bool
+	// Workers is the number of files scanned at once. Zero: GOMAXPROCS.
+	Workers int
+	// OnSkip, if set, is called (from the ScanDir goroutine) for each
+	// skipped file or directory, with a Skip* reason.
+	OnSkip func(path, reason string)
+}
+
+// WalkStats counts what ScanDir did.
+type WalkStats struct {
+	Files   int            `json:"files"`
+	Bytes   int64          `json:"bytes"`
+	Skipped map[string]int `json:"skipped"`
+}
+
+const sniffLen = 8 << 10
+
+type walkJob struct {
+	seq  int
+	path string // OS path
+	rel  string // slash-separated, relative to root
+}
+
+type walkOut struct {
+	seq   int
+	rel   string
+	res   Result
+	bytes int64
+	skip  string
+	err   error
+}
+
+// ScanDir walks root in lexical order and scans each regular file,
+// calling fn with the results in that order (from the calling goroutine).
+// Files are read one per worker into bounded buffers, so memory stays
+// proportional to Workers × MaxFileSize. A non-nil error from fn stops
+// the walk and is returned. Cancelling ctx stops it with CodeCanceled.
+func (s *Scanner) ScanDir(ctx context.Context, root string, opts *WalkOptions, fn func(FileResult) error) (WalkStats, error) {
+	if opts == nil {
+		opts = &WalkOptions{}
+	}
+	maxSize := opts.MaxFileSize
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	stats := WalkStats{Skipped: map[string]int{}}
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return stats, &Error{Code: CodeInvalidArgument, Message: "root is not a readable directory", Err: err}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	jobs := make(chan walkJob, workers)
+	outs := make(chan walkOut, workers)
+	window := make(chan struct{}, workers*4) // bounds results held out of order
+
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				outs <- s.scanOne(ctx, j, maxSize, opts.IncludeBinary)
+			}
+		}()
+	}
+	var walkErr error
+	go func() {
+		defer close(jobs)
+		seq := 0
+		emit := func(j walkJob) bool {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return false
+			}
+			j.seq = seq
+			seq++
+			select {
+			case jobs <- j:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		skip := func(rel, reason string) bool {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return false
+			}
+			o := walkOut{seq: seq, rel: rel, skip: reason}
+			seq++
+			select {
+			case outs <- o:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		walkErr = walkDir(ctx, root, "", nil, opts.IncludeIgnored, emit, skip)
+	}()
+
+	pending := map[int]walkOut{}
+	next := 0
+	var fnErr error
+	done := make(chan struct{})
+	go func() {
+		// The producer closes jobs before the workers finish, so once they
+		// are done nothing more is sent on outs.
+		wg.Wait()
+		close(done)
+	}()
+	deliver := func(o walkOut) {
+		<-window
+		if fnErr != nil {
+			return
+		}
+		switch {
+		case o.skip != "":
+			stats.Skipped[o.skip]++
+			if opts.OnSkip != nil {
+				opts.OnSkip(o.rel, o.skip)
+			}
+		case o.err != nil:
+			fnErr = o.err
+			cancel()
+		default:
+			stats.Files++
+			stats.Bytes += o.bytes
+			if err := fn(FileResult{Path: o.rel, Result: o.res}); err != nil {
+				fnErr = err
+				cancel()
+			}
+		}
+	}
+	flush := func() {
+		for {
+			p, ok := pending[next]
+			if !ok {
+				return
+			}
+			delete(pending, next)
+			next++
+			deliver(p)
+		}
+	}
+loop:
+	for {
+		select {
+		case o := <-outs:
+			pending[o.seq] = o
+			flush()
+		case <-done:
+			for {
+				select {
+				case o := <-outs:
+					pending[o.seq] = o
+					continue
+				default:
+				}
+				break
+			}
+			flush()
+			break loop
+		}
+	}
+	if fnErr != nil {
+		return stats, fnErr
+	}
+	if walkErr != nil || ctx.Err() != nil {
+		return stats, &Error{Code: CodeCanceled, Message: "walk canceled", Err: context.Cause(ctx)}
+	}
+	return stats, nil
+}
+
+// walkDir visits dir (rel is its slash path from the root) in lexical order.
+func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnored bool,
+	emit func(walkJob) bool, skip func(rel, reason string) bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !skip(rel, SkipUnreadable) {
+			return ctx.Err()
+		}
+		return nil
+	}
+	if !includeIgnored {
+		for _, e := range entries {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				if f, err := os.Open(filepath.Join(dir, ".gitignore")); err == nil {
+					ign = append(ign[:len(ign):len(ign)], parseIgnore(rel, io.LimitReader(f, 1<<20)))
+					f.Close()
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		childRel := path.Join(rel, name)
+		full := filepath.Join(dir, name)
+		t := e.Type()
+		switch {
+		case t&fs.ModeSymlink != 0:
+			if !skip(childRel, SkipSymlink) {
+				return ctx.Err()
+			}
+		case e.IsDir():
+			if name == ".git" {
+				continue
+			}
+			if !includeIgnored && ign.ignored(childRel, true) {
+				if !skip(childRel, SkipIgnored) {
+					return ctx.Err()
+				}
+				continue
+			}
+			if err := walkDir(ctx, full, childRel, ign, includeIgnored, emit, skip); err != nil {
+				return err
+			}
+		case t.IsRegular():
+			if !includeIgnored && ign.ignored(childRel, false) {
+				if !skip(childRel, SkipIgnored) {
+					return ctx.Err()
+				}
+				continue
+			}
+			if !emit(walkJob{path: full, rel: childRel}) {
+				return ctx.Err()
+			}
+		default:
+			if !skip(childRel, SkipSpecial) {
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// scanOne reads and scans one file.
+func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, includeBinary bool) walkOut {
+	o := walkOut{seq: j.seq, rel: j.rel}
+	f, err := os.Open(j.path)
+	if err != nil {
+		o.skip = SkipUnreadable
+		return o
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		o.skip = SkipUnreadable
+		return o
+	}
+	if st.Size() > maxSize {
+		o.skip = SkipTooLarge
+		return o
+	}
+	data := make([]byte, 0, st.Size()+1)
+	buf := bytes.NewBuffer(data)
+	n, err := buf.ReadFrom(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		o.skip = SkipUnreadable
+		return o
+	}
+	if n > maxSize {
+		o.skip = SkipTooLarge
+		return o
+	}
+	b := buf.Bytes()
+	if !includeBinary && bytes.IndexByte(b[:min(len(b), sniffLen)], 0) >= 0 {
+		o.skip = SkipBinary
+		return o
+	}
+	res, err := s.Scan(ctx, string(b))
+	if err != nil {
+		o.err = err
+		return o
+	}
+	o.res, o.bytes = res, n
+	return o
+}
