@@ -171,11 +171,11 @@ func (w *statusWriter) Flush() {
 
 // ServeHTTP routes the protocol path, health checks and extra documents.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	cid := r.Header.Get("X-Correlation-ID")
-	if len(r.Header.Values("X-Correlation-ID")) != 1 || !correlationRE.MatchString(cid) {
+	cid := r.Header.Get("X-Correlation-Id")
+	if len(r.Header.Values("X-Correlation-Id")) != 1 || !correlationRE.MatchString(cid) {
 		cid = newID()
 	}
-	w.Header().Set("X-Correlation-ID", cid)
+	w.Header().Set("X-Correlation-Id", cid)
 	ctx := WithCorrelationID(r.Context(), cid)
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
@@ -311,15 +311,37 @@ func readBody(r *http.Request, max int64) ([]byte, bool, error) {
 	return b, false, nil
 }
 
+// isJSONMediaType reports whether a Content-Type names application/json.
+// The common exact spelling is recognised without mime.ParseMediaType,
+// which allocates a parameter map on every call.
+func isJSONMediaType(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// mediaType returns the media type of one Accept element, lower-cased and
+// without parameters; ok is false when the element does not parse.
+func mediaType(part string) (mt string, ok bool) {
+	switch part {
+	case "application/json", "text/event-stream", "*/*", "application/*":
+		return part, true // the common spellings, without allocating
+	}
+	mt, _, err := mime.ParseMediaType(part)
+	return mt, err == nil
+}
+
 func acceptsJSON(r *http.Request) (json, sse bool) {
 	acc := r.Header.Values("Accept")
 	if len(acc) == 0 {
 		return true, false
 	}
 	for _, a := range acc {
-		for _, part := range strings.Split(a, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
+		for part := range strings.SplitSeq(a, ",") {
+			mt, ok := mediaType(strings.TrimSpace(part))
+			if !ok {
 				continue
 			}
 			switch mt {
@@ -336,8 +358,7 @@ func acceptsJSON(r *http.Request) (json, sse bool) {
 }
 
 func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
-	ct := r.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+	if !isJSONMediaType(r.Header.Get("Content-Type")) {
 		writeJSONError(w, http.StatusUnsupportedMediaType, nil, &Error{Code: CodeInvalidRequest, Message: "content type must be application/json", Data: map[string]string{"code": "unsupported_media_type"}})
 		return
 	}
@@ -375,7 +396,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := r.Header.Values("Mcp-Session-Id")
-	hv := r.Header.Values("MCP-Protocol-Version")
+	hv := r.Header.Values("Mcp-Protocol-Version")
 	legacyHeader := len(hv) == 0 || isLegacyVersion(hv[0])
 	if len(sid) > 0 || (!p.hasMeta && legacyHeader) {
 		h.postLegacy(w, r, m, &p, sid, okSSE)
@@ -660,7 +681,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	if !ok {
 		return
 	}
-	if hv := r.Header.Values("MCP-Protocol-Version"); len(hv) > 0 && (len(hv) > 1 || hv[0] != sess.Version()) {
+	if hv := r.Header.Values("Mcp-Protocol-Version"); len(hv) > 0 && (len(hv) > 1 || hv[0] != sess.Version()) {
 		writeJSONError(w, http.StatusBadRequest, m.ID, rpcErr(CodeInvalidRequest, 0, "invalid request: MCP-Protocol-Version does not match the session"))
 		return
 	}
