@@ -11,16 +11,12 @@ import (
 // analysis turns the fetched material into results and findings. Every
 // method is a pure function of its fields.
 type analysis struct {
-	target    target
-	primary   *response
-	httpsOK   bool
-	certValid bool
-	all       []*response
+	primary   *response   // the response whose headers are scored
+	httpsOK   bool        // the https session ended on https
+	certValid bool        // and its certificate is valid
+	all       []*response // every response of both sessions, for cookies
 	cors      CORSSummary
-	tls       TLSResult
-	exposure  ExposureResult
-	now       time.Time
-	page      page
+	page      page // parsed by headers when the response is HTML
 	isHTML    bool
 }
 

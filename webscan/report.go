@@ -284,6 +284,9 @@ type TLSResult struct {
 	NegotiatedCipher  string `json:"negotiated_cipher,omitempty"`
 	Group             string `json:"group,omitempty"`
 	ALPN              string `json:"alpn,omitempty"`
+	// Groups lists the key-exchange groups the server accepted when offered
+	// one at a time (X25519MLKEM768, X25519, P-256, P-384, P-521).
+	Groups []string `json:"groups"`
 	// Certificate describes the leaf and chain.
 	Certificate *CertificateResult `json:"certificate,omitempty"`
 	// OCSPStapled is true when the server stapled an OCSP response.

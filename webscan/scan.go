@@ -74,7 +74,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 			tlsDur = time.Since(t0)
 		})
 	} else {
-		tlsRes = TLSResult{Error: "not_https", Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}, NotTested: append([]string{}, tlsNotTested...)}
+		tlsRes = TLSResult{Error: "not_https", Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}, Groups: []string{}, NotTested: append([]string{}, tlsNotTested...)}
 	}
 	wg.Wait()
 	fetchDone = time.Since(start)
@@ -128,9 +128,8 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		certValid = certValid && c.Trusted && c.HostnameMatch && !c.Expired && !c.NotYetValid
 	}
 	a := analysis{
-		target: t, primary: primary, httpsOK: httpsOK, certValid: certValid,
+		primary: primary, httpsOK: httpsOK, certValid: certValid,
 		all: append(append([]*response{}, httpAll...), httpsAll...), cors: cors,
-		tls: tlsRes, exposure: exposure, now: s.opts.Now(),
 	}
 	res.Headers, rep.Findings = a.headers(res.Redirects)
 	res.Metadata = a.metadata(sec, robots)

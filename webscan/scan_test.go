@@ -87,6 +87,9 @@ func TestScanGoodSite(t *testing.T) {
 	if len(tr.CipherSuites) == 0 {
 		t.Error("no TLS 1.2 cipher suite recorded")
 	}
+	if diff := cmp.Diff([]string{"X25519MLKEM768", "X25519", "CurveP256", "CurveP384", "CurveP521"}, tr.Groups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
 	aead := false
 	for _, c := range tr.CipherSuites {
 		aead = aead || c.AEAD
@@ -462,6 +465,7 @@ func TestScanLegacyOnlySuites(t *testing.T) {
 		tlsCfg: func(c *tls.Config) {
 			c.MaxVersion = tls.VersionTLS12
 			c.CipherSuites = []uint16{tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA}
+			c.CurvePreferences = []tls.CurveID{tls.CurveP256}
 		}})
 	rep := f.scan(t, "https://example.com/", nil)
 	tr := rep.Result.TLS
@@ -473,6 +477,10 @@ func TestScanLegacyOnlySuites(t *testing.T) {
 	}
 	if tr.Grade != "C" {
 		t.Errorf("tls grade %s, want C; caps %+v", tr.Grade, tr.Caps)
+	}
+	// RSA key exchange uses no group, so no group probe succeeds.
+	if len(tr.Groups) != 0 {
+		t.Errorf("groups %v, want none for an RSA-key-exchange-only server", tr.Groups)
 	}
 }
 

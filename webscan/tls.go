@@ -16,6 +16,9 @@ var tlsNotTested = []string{
 	"secure_renegotiation", "fallback_scsv", "certificate_revocation",
 }
 
+// probedGroups are offered one at a time to list the accepted key exchanges.
+var probedGroups = []tls.CurveID{tls.X25519MLKEM768, tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521}
+
 var probedVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12, tls.VersionTLS13}
 
 // handshake dials addr and runs one TLS handshake with cfg. Verification
@@ -44,7 +47,7 @@ func (s *Scanner) handshake(ctx context.Context, addr, host string, cfg *tls.Con
 // one per TLS 1.0–1.2 cipher suite, bounded by Options.Concurrency.
 func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host string) TLSResult {
 	r := TLSResult{Address: addr, Tested: true, NotTested: append([]string{}, tlsNotTested...),
-		Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}}
+		Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}, Groups: []string{}}
 	if s.opts.Dial == nil {
 		r.Tested, r.Error = false, "no_dialer"
 		return r
@@ -100,6 +103,23 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 	}
 	wg.Wait()
 	r.Protocols = protos
+
+	groups := make([]bool, len(probedGroups))
+	for i, g := range probedGroups {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: tls.VersionTLS10, CurvePreferences: []tls.CurveID{g}, CipherSuites: allSuiteIDs()})
+			groups[i] = err == nil && st.CurveID == g
+		})
+	}
+	wg.Wait()
+	r.Groups = []string{}
+	for i, ok := range groups {
+		if ok {
+			r.Groups = append(r.Groups, probedGroups[i].String())
+		}
+	}
 
 	var legacyMin, legacyMax uint16
 	for _, p := range protos {
