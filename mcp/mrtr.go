@@ -113,20 +113,33 @@ func digest(b []byte) []byte {
 
 // rounds holds one call's input-round bookkeeping.
 type rounds struct {
-	s       *Server
-	method  string
-	target  string
-	digest  []byte
-	caller  string
-	answers map[string]json.RawMessage
-	state   []byte
+	s      *Server
+	method string
+	target string
+	digest []byte
+	// args are hashed into digest on first use: most calls carry no
+	// requestState and never ask for input, so they need no digest.
+	args     json.RawMessage
+	hashArgs bool
+	caller   string
+	answers  map[string]json.RawMessage
+	state    []byte
+}
+
+// argsDigest returns the digest that binds a requestState to the
+// call's arguments.
+func (r *rounds) argsDigest() []byte {
+	if r.hashArgs {
+		r.digest, r.hashArgs = digest(r.args), false
+	}
+	return r.digest
 }
 
 // beginRounds opens the requestState (if any) and merges the new answers.
 // Structurally invalid input responses and tampered or foreign state are
 // protocol errors.
 func (s *Server) beginRounds(ctx context.Context, method, target string, args json.RawMessage, p *params) (*rounds, *Error) {
-	r := &rounds{s: s, method: method, target: target, digest: digest(args), caller: callerOf(ctx)}
+	r := &rounds{s: s, method: method, target: target, args: args, hashArgs: true, caller: callerOf(ctx)}
 	if len(p.requestState) > 0 && !jsonwalk.IsNull(p.requestState) {
 		tok, ok := jsonwalk.Unquote(p.requestState)
 		if !ok {
@@ -136,7 +149,7 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 		if err != nil {
 			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState is invalid or was altered")
 		}
-		if st.Method != method || st.Target != target || string(st.Digest) != string(r.digest) || st.Caller != r.caller {
+		if st.Method != method || st.Target != target || string(st.Digest) != string(r.argsDigest()) || st.Caller != r.caller {
 			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState belongs to another request")
 		}
 		if time.Now().Unix() > st.Expires {
@@ -190,7 +203,7 @@ func (r *rounds) input(_ context.Context, reqs map[string]tool.InputRequest) (ma
 // questions.
 func (r *rounds) inputRequired(pending map[string]tool.InputRequest, handlerState []byte) ([]byte, *Error) {
 	st := &roundState{
-		Method: r.method, Target: r.target, Digest: r.digest, Caller: r.caller,
+		Method: r.method, Target: r.target, Digest: r.argsDigest(), Caller: r.caller,
 		Expires: time.Now().Add(r.s.opts.StateTTL).Unix(),
 		Answers: r.answers, State: handlerState,
 	}
