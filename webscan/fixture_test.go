@@ -79,6 +79,10 @@ type certSpec struct {
 	selfSigned bool
 	rsaBits    int // 0 means ECDSA P-256
 	ocsp       bool
+	sigAlg     x509.SignatureAlgorithm // 0 means the default for the key
+	// intermediate signs the leaf with an intermediate CA; sendChain
+	// controls whether the server sends that intermediate.
+	intermediate, sendChain bool
 }
 
 func goodCertSpec() certSpec {
@@ -112,7 +116,27 @@ func makeCert(t testing.TB, s certSpec) tls.Certificate {
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
+	tmpl.SignatureAlgorithm = s.sigAlg
 	parent, signer := p.caCert, p.caKey
+	var chain [][]byte
+	if s.intermediate {
+		ik, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		itmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "Warden Test Intermediate"},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(365 * 24 * time.Hour),
+			KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true}
+		ider, err := x509.CreateCertificate(rand.Reader, itmpl, p.caCert, ik.Public(), p.caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		icert, _ := x509.ParseCertificate(ider)
+		parent, signer = icert, ik
+		if s.sendChain {
+			chain = append(chain, ider)
+		}
+	}
 	if s.selfSigned {
 		parent, signer = tmpl, key
 	}
@@ -120,7 +144,7 @@ func makeCert(t testing.TB, s certSpec) tls.Certificate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	c := tls.Certificate{Certificate: append([][]byte{der}, chain...), PrivateKey: key}
 	if s.ocsp {
 		c.OCSPStaple = []byte{0x30, 0x03, 0x0a, 0x01, 0x00} // OCSPResponse{responseStatus: successful}
 	}

@@ -3,6 +3,7 @@ package webscan
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,6 +180,8 @@ func TestScanCertificateProblems(t *testing.T) {
 		{"self_signed", certSpec{names: []string{"example.com"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(90 * 24 * time.Hour), selfSigned: true}, "T", "cert_self_signed", "F"},
 		{"wrong_host", certSpec{names: []string{"other.example.org"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(90 * 24 * time.Hour)}, "M", "cert_hostname_mismatch", "F"},
 		{"weak_rsa_1024", certSpec{names: []string{"example.com"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(90 * 24 * time.Hour), rsaBits: 1024}, "B", "cert_weak_key", "B"},
+		{"sha1_signature", certSpec{names: []string{"example.com"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(90 * 24 * time.Hour), sigAlg: x509.ECDSAWithSHA1}, "T", "cert_weak_signature", "F"},
+		{"missing_intermediate", certSpec{names: []string{"example.com"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(90 * 24 * time.Hour), intermediate: true}, "T", "cert_untrusted", "F"},
 		{"expiring_soon", certSpec{names: []string{"example.com"}, notBefore: now.Add(-time.Hour), notAfter: now.Add(10 * 24 * time.Hour)}, "A-", "cert_expiring_soon", "A-"},
 	}
 	for _, tt := range tests {
@@ -209,6 +212,20 @@ func TestScanCertificateProblems(t *testing.T) {
 				t.Errorf("no tls reason with grade %s: %+v", tt.tlsGrade, rep.Result.Reasons)
 			}
 		})
+	}
+}
+
+func TestScanIntermediateChain(t *testing.T) {
+	spec := goodCertSpec()
+	spec.intermediate, spec.sendChain = true, true
+	f := newFixture(t, fixtureOpts{httpsH: goodSite(), cert: spec})
+	rep := f.scan(t, "https://example.com/", nil)
+	c := rep.Result.TLS.Certificate
+	if c == nil || !c.Trusted || c.ChainLength != 2 || c.Chain[1] != "CN=Warden Test Intermediate" {
+		t.Fatalf("certificate %+v", c)
+	}
+	if rep.Result.Grade != "A+" {
+		t.Errorf("grade %s", rep.Result.Grade)
 	}
 }
 
