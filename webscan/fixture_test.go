@@ -209,9 +209,9 @@ func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, err
 	}
 	var target string
 	switch {
-	case port == "80" && f.plain != nil:
+	case (port == "80" || port == "8080") && f.plain != nil:
 		target = f.plain.Listener.Addr().String()
-	case port == "443" && f.tls != nil:
+	case (port == "443" || port == "8443") && f.tls != nil:
 		target = f.tls.Listener.Addr().String()
 	default:
 		return nil, fmt.Errorf("fixture: connection refused for %s", addr)

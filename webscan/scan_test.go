@@ -412,6 +412,29 @@ func TestScanRedirects(t *testing.T) {
 			t.Errorf("requests to the loop = %d, want 4", n)
 		}
 	})
+	t.Run("explicit_port_scans_one_scheme", func(t *testing.T) {
+		f := newFixture(t, fixtureOpts{httpsH: goodSite()})
+		rep := f.scan(t, "https://EXAMPLE.com:8443/#frag", nil)
+		if rep.Target != "https://example.com:8443/" {
+			t.Errorf("target %s", rep.Target)
+		}
+		if rep.Result.Redirects.HTTP.Tested || testResults(rep)["redirection"] != "redirection-not-tested" {
+			t.Errorf("http session %+v", rep.Result.Redirects.HTTP)
+		}
+		if rep.Result.TLS.Address != "example.com:8443" || rep.Result.Exposure.Origin != "https://example.com:8443/" {
+			t.Errorf("tls %s exposure %s", rep.Result.TLS.Address, rep.Result.Exposure.Origin)
+		}
+	})
+	t.Run("https_only_site", func(t *testing.T) {
+		f := newFixture(t, fixtureOpts{httpsH: goodSite(), noHTTP: true})
+		rep := f.scan(t, "https://example.com/", nil)
+		if got := testResults(rep)["redirection"]; got != "redirection-not-needed-no-http" {
+			t.Errorf("redirection = %s", got)
+		}
+		if rep.Result.Grade != "A+" || rep.Result.Redirects.HTTP.Error != "fetch_failed" {
+			t.Errorf("grade %s, http chain %+v", rep.Result.Grade, rep.Result.Redirects.HTTP)
+		}
+	})
 	t.Run("http_only_site", func(t *testing.T) {
 		f := newFixture(t, fixtureOpts{httpH: goodSite(), noHTTPS: true})
 		rep := f.scan(t, "http://example.com/", nil)
