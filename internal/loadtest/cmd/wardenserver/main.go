@@ -1,0 +1,37 @@
+// Command wardenserver serves the benchmark tool set (package fixture) on
+// Warden's streamable HTTP handler over loopback, for loadclient: the
+// 2026-07-28 revision and legacy sessions on /mcp, and the same server on
+// /legacy so that scripts can use one path per era for both
+// implementations.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/warden-mcp/warden/internal/loadtest"
+	"github.com/warden-mcp/warden/internal/loadtest/fixture"
+	"github.com/warden-mcp/warden/mcp"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8701", "loopback `address` to listen on")
+	tools := flag.Int("tools", 50, "number of echo tools")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	s := fixture.WardenServer(*tools)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/mcp"}))
+	mux.Handle("/legacy", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/legacy"}))
+	if err := loadtest.Serve(ctx, *addr, mux, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "wardenserver:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,47 @@
+package loadtest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"time"
+)
+
+// clockTick is the unit of utime and stime in /proc/<pid>/stat: USER_HZ,
+// 100 on every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// ProcessCPU returns a function reading the CPU time (user plus system)
+// that process pid has used, from /proc/<pid>/stat. It works on Linux
+// only; elsewhere the function returns an error.
+func ProcessCPU(pid int) func() (time.Duration, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/stat"
+	return func() (time.Duration, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0, err
+		}
+		return parseStatCPU(b)
+	}
+}
+
+// parseStatCPU reads fields 14 (utime) and 15 (stime) of a stat line. The
+// command name (field 2) may hold spaces and parentheses, so fields are
+// counted from the last ')'.
+func parseStatCPU(b []byte) (time.Duration, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("loadtest: malformed stat line")
+	}
+	f := bytes.Fields(b[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, errors.New("loadtest: malformed stat line")
+	}
+	utime, err1 := strconv.ParseUint(string(f[11]), 10, 63)
+	stime, err2 := strconv.ParseUint(string(f[12]), 10, 63)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("loadtest: malformed stat line")
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
