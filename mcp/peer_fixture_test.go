@@ -87,10 +87,14 @@ func newPeerFixture(t testing.TB) *peerFixture {
 				return "not cancelled", nil
 			}
 		})
-	tool.Add(fx.reg, peerDef("peer_slow", "Answers after a delay, ignoring cancellation."),
+	tool.Add(fx.reg, peerDef("peer_slow", "Answers after a delay."),
 		func(ctx context.Context, c *tool.Call, in peerSlowIn) (string, error) {
-			time.Sleep(time.Duration(in.Millis) * time.Millisecond)
-			return "slept", nil
+			select {
+			case <-time.After(time.Duration(in.Millis) * time.Millisecond):
+				return "slept", nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
 		})
 	tool.Add(fx.reg, peerDef("peer_ask", "Asks the user's name, then greets them."),
 		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
