@@ -12,6 +12,13 @@ type automaton struct {
 	hasOut   []bool
 	patLen   []int
 	rootSkip [256]bool // byte keeps the root at the root and emits nothing
+
+	// The scan loop runs on a renumbered copy: states that emit are
+	// numbered last, so "emits" is one comparison, and each entry holds
+	// the next state premultiplied by nclass.
+	fast     []int32
+	firstOut int32 // premultiplied index of the first emitting state
+	fastOut  [][]int32
 }
 
 func lowerASCII(b byte) byte {
@@ -104,27 +111,56 @@ func newAutomaton(keywords []string) *automaton {
 		c := a.class[b]
 		a.rootSkip[b] = a.delta[c] == 0
 	}
+	// Renumber: non-emitting states first (root stays 0), emitting last.
+	perm := make([]int32, ns) // old -> new
+	id := int32(0)
+	for i := 0; i < ns; i++ {
+		if !a.hasOut[i] {
+			perm[i] = id
+			id++
+		}
+	}
+	first := id
+	for i := 0; i < ns; i++ {
+		if a.hasOut[i] {
+			perm[i] = id
+			id++
+		}
+	}
+	nc := int32(a.nclass)
+	a.fast = make([]int32, ns*a.nclass)
+	a.fastOut = make([][]int32, ns)
+	for old := 0; old < ns; old++ {
+		nw := perm[old]
+		for c := 0; c < a.nclass; c++ {
+			a.fast[int(nw)*a.nclass+c] = perm[a.delta[old*a.nclass+c]] * nc
+		}
+		a.fastOut[nw] = a.out[old]
+	}
+	a.firstOut = first * nc
+	a.delta, a.out = nil, nil
 	return a
 }
 
 // scan calls fn(keyword, start) for every keyword occurrence, in order of
 // the end position. It stops early when fn returns false.
 func (a *automaton) scan(text string, fn func(kw int, start int) bool) {
-	s := int32(0)
+	s := int32(0) // premultiplied state
 	n := len(text)
-	nc := a.nclass
+	fast, class, skip := a.fast, &a.class, &a.rootSkip
+	nc := int32(a.nclass)
 	for i := 0; i < n; i++ {
 		if s == 0 {
-			for i < n && a.rootSkip[text[i]] {
+			for i < n && skip[text[i]] {
 				i++
 			}
 			if i == n {
 				return
 			}
 		}
-		s = a.delta[int(s)*nc+int(a.class[text[i]])]
-		if a.hasOut[s] {
-			for _, kw := range a.out[s] {
+		s = fast[s+int32(class[text[i]])]
+		if s >= a.firstOut {
+			for _, kw := range a.fastOut[s/nc] {
 				if !fn(int(kw), i+1-a.patLen[kw]) {
 					return
 				}

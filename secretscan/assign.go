@@ -291,8 +291,18 @@ var nonValues = map[string]bool{"true": true, "false": true, "null": true, "nil"
 // still leaks; keys and tokens must look machine-generated.
 func genericValueOK(a assignment, text string, c assignClass, strongName bool) (float64, bool) {
 	v := text[a.valStart:a.valEnd]
+	if len(v) < 6 || len(v) > 512 {
+		return 0, false
+	}
+	switch v[0] {
+	case '#', '.', '/', '~', '{', '[', '(', '@', '%', '&', '*', '!', '<', '$':
+		return 0, false
+	}
+	if strings.IndexByte(v, ' ') >= 0 {
+		return 0, false
+	}
 	lv := strings.ToLower(v)
-	if len(v) < 6 || len(v) > 512 || nonValues[lv] || isPlaceholder(v) || isVersion(v) || knownTestValues[v] {
+	if nonValues[lv] || isVersion(v) || knownTestValues[v] || isPlaceholder(v) {
 		return 0, false
 	}
 	if c != assignPassword && placeholderWords[lv] || lv == "secret" {
@@ -301,19 +311,12 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if c == assignPassword && (placeholderWords[lv] && lv != "secret" || strings.HasPrefix(lv, "password")) {
 		return 0, false
 	}
-	switch v[0] {
-	case '#', '.', '/', '~', '{', '[', '(', '@', '%', '&', '*', '!', '<':
-		return 0, false
-	}
 	if strings.HasPrefix(lv, "arn:") || strings.Contains(v, "://") {
 		return 0, false // ARNs and URLs are not secrets (URL rules handle credentials)
 	}
 	name := strings.ToLower(text[a.nameStart:a.nameEnd])
 	if lv == name || len(name) >= 10 && strings.Contains(lv, name) {
 		return 0, false // value repeats its own name
-	}
-	if strings.Contains(v, " ") {
-		return 0, false
 	}
 	lower, upper, digit, other := charClasses(v)
 	h := shannon(v)

@@ -114,7 +114,7 @@ func urlSpans(text string, out []encodedSpan) []encodedSpan {
 			continue
 		}
 		s := p
-		for s > 0 && p-s < 4096 && text[s-1] > ' ' && text[s-1] != '"' && text[s-1] != '\'' {
+		for s > i && p-s < 4096 && text[s-1] > ' ' && text[s-1] != '"' && text[s-1] != '\'' {
 			s--
 		}
 		e := p
@@ -145,39 +145,33 @@ func decodeJSONString(lit string) (string, bool) {
 	return s, true
 }
 
+// jsonSpans finds double-quoted literals on one line that contain
+// backslash escapes. It scans forward only, so its cost is linear.
 func jsonSpans(text string, out []encodedSpan) []encodedSpan {
-	for i := 0; len(out) < maxLayers; {
-		k := strings.IndexByte(text[i:], '\\')
+	n := len(text)
+	for i := 0; i < n && len(out) < maxLayers; {
+		k := strings.IndexByte(text[i:], '"')
 		if k < 0 {
 			break
 		}
-		p := i + k
-		if p+1 >= len(text) || !strings.ContainsRune(`"\/bfnrtu`, rune(text[p+1])) {
-			i = p + 1
-			continue
-		}
-		// the enclosing string literal on this line
-		s := p - 1
-		for s >= 0 && p-s < maxDecodeSpan && text[s] != '\n' && !(text[s] == '"' && (s == 0 || text[s-1] != '\\')) {
-			s--
-		}
-		if s < 0 || text[s] != '"' {
-			i = p + 2
-			continue
-		}
-		e := p + 2
-		for e < len(text) && e-s < maxDecodeSpan && text[e] != '\n' && !(text[e] == '"' && text[e-1] != '\\') {
+		s := i + k
+		e := s + 1
+		escaped := false
+		for e < n && e-s < maxDecodeSpan && text[e] != '"' && text[e] != '\n' {
 			if text[e] == '\\' {
+				escaped = true
 				e++
 			}
 			e++
 		}
-		if e >= len(text) || text[e] != '"' {
-			i = p + 2
+		if e >= n || text[e] != '"' {
+			i = s + 1
 			continue
 		}
-		if d, ok := decodeJSONString(text[s : e+1]); ok && d != text[s+1:e] {
-			out = append(out, encodedSpan{s, e + 1, d, "json"})
+		if escaped {
+			if d, ok := decodeJSONString(text[s : e+1]); ok && d != text[s+1:e] {
+				out = append(out, encodedSpan{s, e + 1, d, "json"})
+			}
 		}
 		i = e + 1
 	}
@@ -196,17 +190,30 @@ func decodeQP(s string) (string, bool) {
 func qpSpans(text string, out []encodedSpan) []encodedSpan {
 	// A quoted-printable region: consecutive lines ending in a soft break
 	// ("=\n"), plus the line after them, or a line with "=3D" escapes.
+	soft, esc := -1, -1 // next occurrences at or after i, -2 when none is left
+	next := func(cur *int, i int, pat string) {
+		if *cur == -2 || *cur >= i {
+			return
+		}
+		if k := strings.Index(text[i:], pat); k >= 0 {
+			*cur = i + k
+		} else {
+			*cur = -2
+		}
+	}
 	for i := 0; len(out) < maxLayers; {
-		k := strings.Index(text[i:], "=\n")
-		k2 := strings.Index(text[i:], "=3D")
-		if k < 0 && k2 < 0 {
+		next(&soft, i, "=\n")
+		next(&esc, i, "=3D")
+		k := soft
+		if k == -2 || (esc != -2 && esc < k) {
+			k = esc
+		}
+		if k == -2 {
 			break
 		}
-		if k < 0 || (k2 >= 0 && k2 < k) {
-			k = k2
-		}
+		k -= i
 		p := i + k
-		s := strings.LastIndexByte(text[:p], '\n') + 1
+		s := i + strings.LastIndexByte(text[i:p], '\n') + 1
 		e := p
 		for e < len(text) && e-s < maxDecodeSpan {
 			nl := strings.IndexByte(text[e:], '\n')

@@ -38,6 +38,9 @@ var placeholderMarkers = []string{
 	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+",
 }
 
+// placeholderAC finds any placeholder marker in one pass.
+var placeholderAC = newAutomaton(placeholderMarkers)
+
 // placeholderWords are whole values (lower case) that are never secrets.
 var placeholderWords = map[string]bool{
 	"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
@@ -79,12 +82,9 @@ func isPlaceholder(v string) bool {
 			return true // ${VAR}, $(cmd), $VAR, $_ENV
 		}
 	}
-	for _, m := range placeholderMarkers {
-		if strings.Contains(lv, m) {
-			return true
-		}
-	}
-	return oneCharDominates(v)
+	found := false
+	placeholderAC.scan(v, func(int, int) bool { found = true; return false })
+	return found || oneCharDominates(v)
 }
 
 // oneCharDominates reports whether a single byte makes up most of the

@@ -142,9 +142,9 @@ var tokenRules = []*rule{
 	{
 		ID: "xml-appsetting-secret", Type: "config_setting_secret", Name: "Secret in an XML appSettings key/value pair",
 		Family: "token", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords: []string{"password", "secret", "apikey", "api_key", "token"},
+		Keywords: []string{"\" value=\""},
 		Pattern:  `(?i)key\s*=\s*"[\w.:-]{0,60}(?:password|secret|apikey|api_key|token)[\w.:-]{0,40}"\s+value\s*=\s*"(?P<secret>[^"\s]{6,256})"`,
-		Before:   80,
+		Before:   120,
 		After:    300,
 		Examples: []string{
 			`<add key="SmtpPassword" value="7dzOVeGODYmujh"/>`,

@@ -137,7 +137,8 @@ type hit struct {
 }
 
 type scratch struct {
-	hits []hit
+	hits, sorted []hit
+	counts       []int32
 }
 
 // candidate is a match before filtering, dedup and positioning.
@@ -158,7 +159,7 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
 	}
-	res := Result{TextLength: utf8.RuneCountInString(text)}
+	res := Result{TextLength: runeCount(text)}
 	cands, err := s.find(ctx, text, s.depth)
 	if err != nil {
 		return Result{}, err
@@ -237,12 +238,26 @@ func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate
 		}
 		return len(hits) < maxHits
 	})
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].rule != hits[j].rule {
-			return hits[i].rule < hits[j].rule
-		}
-		return hits[i].start < hits[j].start
-	})
+	// Group the hits by rule, keeping text order within a rule (a
+	// counting sort: linear in hits plus rules).
+	counts := sc.counts[:0]
+	counts = append(counts, make([]int32, len(s.rules)+1)...)
+	for _, h := range hits {
+		counts[h.rule+1]++
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	if cap(sc.sorted) < len(hits) {
+		sc.sorted = make([]hit, len(hits))
+	}
+	sorted := sc.sorted[:len(hits)]
+	for _, h := range hits {
+		sorted[counts[h.rule]] = h
+		counts[h.rule]++
+	}
+	sc.counts = counts
+	hits, sc.sorted = sorted, hits
 	var cands []candidate
 	for i := 0; i < len(hits); {
 		j := i
@@ -491,4 +506,24 @@ func dedup(cs []candidate) []candidate {
 		return kept[i].r.ID < kept[j].r.ID
 	})
 	return kept
+}
+
+// runeCount is utf8.RuneCountInString with a fast path over ASCII runs.
+func runeCount(s string) int {
+	n, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 == 0 {
+			i += 8
+			n += 8
+			continue
+		}
+		if s[i] < 0x80 {
+			i++
+		} else {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+		}
+		n++
+	}
+	return n
 }
