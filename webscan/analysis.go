@@ -188,12 +188,16 @@ func (a *analysis) testEvidence(test string, h http.Header, out HeadersResult, r
 		}
 		return truncate(strings.Join(parts, " "), 400)
 	}
-	header := map[string]string{
+	return testEvidence(h, map[string]string{
 		"content-security-policy": "Content-Security-Policy", "strict-transport-security": "Strict-Transport-Security",
 		"x-content-type-options": "X-Content-Type-Options", "x-frame-options": "X-Frame-Options",
 		"referrer-policy": "Referrer-Policy", "cross-origin-opener-policy": "Cross-Origin-Opener-Policy",
 		"cross-origin-embedder-policy": "Cross-Origin-Embedder-Policy", "cross-origin-resource-policy": "Cross-Origin-Resource-Policy",
-	}[test]
+	}[test])
+}
+
+// testEvidence shows one header as received, or notes its absence.
+func testEvidence(h http.Header, header string) string {
 	if header == "" {
 		return ""
 	}
@@ -225,6 +229,10 @@ func collectCookies(all []*response) []SetCookie {
 	}
 	return out
 }
+
+// cookieFindingProblems are the cookie problems reported one finding per
+// cookie, as "cookie_<problem>", because browsers reject such cookies.
+var cookieFindingProblems = []string{"host_prefix_violated", "secure_prefix_violated", "samesite_none_without_secure"}
 
 // extraHeaderFindings reports problems that the score does not count.
 func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
@@ -258,6 +266,16 @@ func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
 			"Subdomains can still be reached over http and set cookies for the parent domain.", "",
 			"Add includeSubDomains once every subdomain serves https.")
 	}
+	if h.HSTS.Valid && h.HSTS.Preload && (h.HSTS.MaxAge < 31536000 || !h.HSTS.IncludeSubDomains) {
+		add("hsts_preload_ineligible", CategoryHeaders, SeverityInfo, "HSTS asks for preloading but does not qualify",
+			"The preload list requires max-age of at least one year (31536000) and includeSubDomains.", testEvidence(a.primary.Header, "Strict-Transport-Security"),
+			"Raise max-age to 63072000 and add includeSubDomains, or drop the preload directive.")
+	}
+	if code := a.primary.StatusCode; !(code >= 200 && code < 400) && code != 401 && code != 403 {
+		add("page_status_unexpected", CategoryHeaders, SeverityInfo, "The scanned page returned an error status",
+			fmt.Sprintf("The page answered %d; error pages often carry different headers from the real site, so the header score may not be representative.", code), "",
+			"Scan a URL that returns the site's normal page.")
+	}
 	if h.CORS.AllowOrigin == "*" && h.CORS.AllowCredentials {
 		add("cors_wildcard_with_credentials", CategoryHeaders, SeverityLow, "CORS combines * with Allow-Credentials",
 			"Browsers refuse this combination, which suggests the CORS configuration is being tuned by trial.", "Access-Control-Allow-Origin: *; Access-Control-Allow-Credentials: true",
@@ -270,7 +288,7 @@ func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
 	}
 	for _, c := range h.Cookies {
 		for _, p := range c.Problems {
-			if p == "host_prefix_violated" || p == "secure_prefix_violated" || p == "samesite_none_without_secure" {
+			if contains(cookieFindingProblems, p) {
 				add("cookie_"+p, CategoryCookies, SeverityLow, "Cookie "+c.Name+" breaks its prefix or SameSite rules",
 					"Browsers reject cookies that violate the __Host-/__Secure- prefix or SameSite=None-without-Secure rules.", c.Name+": "+p,
 					"__Host- cookies need Secure, Path=/ and no Domain; __Secure- cookies and SameSite=None need Secure.")

@@ -425,6 +425,19 @@ func TestScanRedirects(t *testing.T) {
 			t.Errorf("tls %s exposure %s", rep.Result.TLS.Address, rep.Result.Exposure.Origin)
 		}
 	})
+	t.Run("error_page_and_preload_directive", func(t *testing.T) {
+		site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Strict-Transport-Security", "max-age=15552000; preload")
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		})
+		f := newFixture(t, fixtureOpts{httpsH: site})
+		rep := f.scan(t, "https://example.com/", nil)
+		for _, id := range []string{"page_status_unexpected", "hsts_preload_ineligible"} {
+			if !hasFinding(rep, id) {
+				t.Errorf("missing %s in %v", id, findingIDs(rep))
+			}
+		}
+	})
 	t.Run("https_only_site", func(t *testing.T) {
 		f := newFixture(t, fixtureOpts{httpsH: goodSite(), noHTTP: true})
 		rep := f.scan(t, "https://example.com/", nil)
