@@ -1,10 +1,11 @@
 package auth
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+
+	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
 
 const maxJSONDepth = 16
@@ -38,64 +39,35 @@ func decodeStrictObject(data []byte) (map[string]json.RawMessage, error) {
 }
 
 // checkMembers walks a document that encoding/json has already accepted
-// and refuses duplicate member names and deep nesting. Because the syntax is
-// known to be valid, a byte scan suffices: strings are skipped escape-aware,
-// and a string is a member name exactly when it follows '{' or ',' inside an
-// object.
+// and refuses nesting beyond maxJSONDepth and duplicate member names at any
+// depth. It uses the project's allocation-free walker over validated JSON.
 func checkMembers(data []byte) error {
-	type frame struct {
-		object    bool
-		expectKey bool
-		names     map[string]struct{}
+	if jsonwalk.Depth(data, maxJSONDepth) > maxJSONDepth {
+		return errTooDeep
 	}
-	var stack []frame
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '{', '[':
-			if len(stack) == maxJSONDepth {
-				return errTooDeep
-			}
-			stack = append(stack, frame{object: data[i] == '{', expectKey: data[i] == '{'})
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-		case ',':
-			if top := &stack[len(stack)-1]; top.object {
-				top.expectKey = true
-			}
-		case '"':
-			end := i + 1
-			for data[end] != '"' {
-				if data[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			if top := &stack[len(stack)-1]; top.object && top.expectKey {
-				top.expectKey = false
-				name, err := memberName(data[i : end+1])
-				if err != nil {
-					return err
-				}
-				if _, dup := top.names[name]; dup {
-					return errDuplicateMember
-				}
-				if top.names == nil {
-					top.names = make(map[string]struct{})
-				}
-				top.names[name] = struct{}{}
-			}
-			i = end
-		}
-	}
-	return nil
+	return noDuplicateMembers(data[jsonwalk.SkipSpace(data, 0):])
 }
 
-// memberName unquotes a JSON string token.
-func memberName(quoted []byte) (string, error) {
-	if bytes.IndexByte(quoted, '\\') < 0 {
-		return string(quoted[1 : len(quoted)-1]), nil
+func noDuplicateMembers(v []byte) error {
+	switch jsonwalk.Kind(v) {
+	case "object":
+		var names map[string]struct{}
+		return jsonwalk.EachMember(v, func(rawKey, val []byte) error {
+			name, ok := jsonwalk.Unquote(rawKey)
+			if !ok {
+				return errNotObject
+			}
+			if _, dup := names[name]; dup {
+				return errDuplicateMember
+			}
+			if names == nil {
+				names = make(map[string]struct{})
+			}
+			names[name] = struct{}{}
+			return noDuplicateMembers(val)
+		})
+	case "array":
+		return jsonwalk.EachElement(v, func(_ int, val []byte) error { return noDuplicateMembers(val) })
 	}
-	var s string
-	err := json.Unmarshal(quoted, &s)
-	return s, err
+	return nil
 }
