@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Compare the KeySweep engine with gitleaks (and optionally betterleaks) on a
+# generated corpus with planted secrets and decoys.
+#
+#   scripts/bench-secrets.sh GITLEAKS_BIN [BETTERLEAKS_BIN]
+#
+# Environment: SIZE (default 100MB), SEED (default 1), KEEP=1 keeps the
+# temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
+# MB per CPU-second, wall MB/s, peak RSS, and recall / decoys flagged /
+# findings on unplanted lines against the corpus ground truth.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 GITLEAKS_BIN [BETTERLEAKS_BIN]" >&2
+	exit 2
+fi
+gitleaks=$1
+betterleaks=${2:-}
+size=${SIZE:-100MB}
+seed=${SEED:-1}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+if [ "${KEEP:-}" != 1 ]; then
+	trap 'rm -rf "$tmp"' EXIT
+else
+	echo "keeping $tmp" >&2
+fi
+
+cd "$root"
+go build -o "$tmp/corpusgen" ./internal/corpusgen
+go build -o "$tmp/scandir" ./secretscan/internal/scandir
+"$tmp/corpusgen" -out "$tmp/corpus" -size "$size" -seed "$seed" >&2
+bytes=$(du -sb "$tmp/corpus" | cut -f1)
+
+# measure NAME CMD... runs CMD under /usr/bin/time and prints one table row.
+measure() {
+	local name=$1
+	shift
+	/usr/bin/time -f "%e %U %S %M" -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || {
+		echo "$name failed:" >&2
+		cat "$tmp/$name.err" >&2
+		return 1
+	}
+	read -r wall user sys rss <"$tmp/$name.time"
+	awk -v n="$name" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
+		cpu = u + s; if (cpu == 0) cpu = 0.01; if (w == 0) w = 0.01
+		printf "| %s | %.2f | %.2f | %.1f | %.1f | %.0f |\n", n, w, cpu, b / 1e6 / cpu, b / 1e6 / w, r / 1024
+	}'
+}
+
+echo
+echo "corpus: $bytes bytes, seed $seed; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| tool | wall s | CPU s (user+sys) | MB per CPU-s | MB/s wall | max RSS MiB |"
+echo "|---|---|---|---|---|---|"
+measure keysweep "$tmp/scandir" "$tmp/corpus"
+cp "$tmp/keysweep.out" "$tmp/keysweep.jsonl"
+measure gitleaks "$gitleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/gitleaks.json"
+if [ -n "$betterleaks" ]; then
+	measure betterleaks "$betterleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/betterleaks.json"
+fi
+echo
+evaluate() { # evaluate NAME FORMAT FINDINGS
+	"$tmp/corpusgen" eval -truth "$tmp/corpus.truth.jsonl" -format "$2" -root "$tmp/corpus" -name "$1" "$3" >"$tmp/$1.eval"
+	if [ -n "${VERBOSE:-}" ]; then cat "$tmp/$1.eval"; else head -n 1 "$tmp/$1.eval"; fi
+}
+evaluate keysweep keysweep "$tmp/keysweep.jsonl"
+evaluate gitleaks gitleaks "$tmp/gitleaks.json"
+if [ -n "$betterleaks" ]; then
+	evaluate betterleaks gitleaks "$tmp/betterleaks.json"
+fi
