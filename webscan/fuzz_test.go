@@ -1,7 +1,10 @@
 package webscan
 
 import (
+	"errors"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -96,6 +99,53 @@ func FuzzParsePage(f *testing.F) {
 		}
 		if utf8.ValidString(string(b)) && !utf8.ValidString(p.Title) && len(p.Title) < 200 {
 			t.Fatalf("invalid UTF-8 title from valid input")
+		}
+	})
+}
+
+var reEnvEvidence = regexp.MustCompile(`^\d+ variables: [A-Z][A-Z0-9_]*=\*\*\*(, [A-Z][A-Z0-9_]*=\*\*\*)*$`)
+
+func FuzzExposureMatchers(f *testing.F) {
+	f.Add([]byte(envFile), "text/plain")
+	f.Add([]byte(gitConfig), "text/plain")
+	f.Add([]byte("PK\x03\x04"), "application/zip")
+	f.Add([]byte("admin:$apr1$x$y\n"), "")
+	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nAAAA"), "")
+	f.Fuzz(func(t *testing.T, body []byte, ct string) {
+		for _, r := range exposureRules {
+			ev, ok := r.Match(body, ct)
+			if !ok {
+				continue
+			}
+			if ev == "" || len(ev) > 512 {
+				t.Fatalf("%s: evidence of %d bytes", r.Kind, len(ev))
+			}
+			if r.Kind == "env_file" && !reEnvEvidence.MatchString(ev) {
+				t.Fatalf("env evidence %q shows more than names", ev)
+			}
+		}
+	})
+}
+
+func FuzzParseTarget(f *testing.F) {
+	for _, s := range []string{"https://example.com/", "http://EXAMPLE.com:80/a?b#c", "https://[::1]:8443/", "http://user@x/", "ftp://x/", "https://x.:443"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := parseTarget(s)
+		if err != nil {
+			var we *Error
+			if !errors.As(err, &we) || we.Code == "" {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		u := tg.URL
+		if (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Fragment != "" || tg.Host == "" || tg.Host != strings.ToLower(tg.Host) {
+			t.Fatalf("accepted %q as %+v", s, u)
+		}
+		if _, err := url.Parse(u.String()); err != nil {
+			t.Fatalf("normalised URL %q does not parse: %v", u, err)
 		}
 	})
 }
