@@ -481,6 +481,9 @@ func overallGrade(h HeadersResult, t TLSResult, e ExposureResult, httpsOK, https
 	if httpsWanted && !httpsOK {
 		apply(GradeReason{Source: "https", Grade: "F", Reason: "the site is not reachable over https"})
 	}
+	if httpsWanted && httpsOK && !t.Tested {
+		apply(GradeReason{Source: "tls", Grade: "A", Reason: "TLS was not tested (" + t.Error + "); A+ needs a tested TLS configuration"})
+	}
 	for _, c := range t.Caps {
 		apply(c)
 	}

@@ -110,7 +110,7 @@ func TestTLSCaps(t *testing.T) {
 
 func TestOverallGrade(t *testing.T) {
 	h := HeadersResult{Score: 120, Grade: "A+"}
-	tlsB := TLSResult{Caps: []GradeReason{{Source: "tls", Grade: "B", Reason: "TLS 1.0 or 1.1 is offered"}}}
+	tlsB := TLSResult{Tested: true, Caps: []GradeReason{{Source: "tls", Grade: "B", Reason: "TLS 1.0 or 1.1 is offered"}}}
 	exp := ExposureResult{Exposed: []ExposedPath{{Path: "/.git/config", Kind: "git_config", Severity: SeverityMedium}}}
 	g, reasons := overallGrade(h, tlsB, exp, true, true)
 	if g != "C" {
@@ -124,11 +124,15 @@ func TestOverallGrade(t *testing.T) {
 	if diff := cmp.Diff(want, reasons); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
 	}
-	g, reasons = overallGrade(h, TLSResult{}, ExposureResult{}, true, true)
+	g, reasons = overallGrade(h, TLSResult{Tested: true}, ExposureResult{}, true, true)
 	if g != "A+" || len(reasons) != 1 || !reasons[0].Applied {
 		t.Errorf("uncapped: %s %+v", g, reasons)
 	}
-	g, _ = overallGrade(h, TLSResult{Caps: []GradeReason{{Source: "tls", Grade: "M", Reason: "x"}}}, ExposureResult{}, true, true)
+	g, _ = overallGrade(h, TLSResult{Error: "no_dialer"}, ExposureResult{}, true, true)
+	if g != "A" {
+		t.Errorf("untested TLS gives %s, want A (no A+ without TLS evidence)", g)
+	}
+	g, _ = overallGrade(h, TLSResult{Tested: true, Caps: []GradeReason{{Source: "tls", Grade: "M", Reason: "x"}}}, ExposureResult{}, true, true)
 	if g != "F" {
 		t.Errorf("M cap gives %s, want F", g)
 	}

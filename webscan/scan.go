@@ -138,8 +138,10 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	rep.Findings = append(rep.Findings, a.metadataFindings(res.Metadata)...)
 	rep.Findings = append(rep.Findings, tlsFindings(tlsRes, doHTTPS)...)
 	rep.Findings = append(rep.Findings, exposureFindings(exposure)...)
-	res.TLS.Caps = tlsCaps(tlsRes, res.Headers.HSTS)
 	if tlsRes.Tested {
+		// Caps come only from probes that ran: an untested TLS endpoint
+		// neither passes nor caps (the https cap covers an unreachable one).
+		res.TLS.Caps = tlsCaps(tlsRes, res.Headers.HSTS)
 		res.TLS.Grade = tlsGrade(res.TLS.Caps)
 	}
 	res.Score = res.Headers.Score

@@ -507,8 +507,11 @@ func TestScanErrors(t *testing.T) {
 func TestScanWithoutDialer(t *testing.T) {
 	f := newFixture(t, fixtureOpts{httpsH: goodSite()})
 	rep := f.scan(t, "https://example.com/", func(o *Options) { o.Dial = nil })
-	if rep.Result.TLS.Tested || rep.Result.TLS.Error != "no_dialer" || rep.Result.TLS.Grade != "" {
+	if rep.Result.TLS.Tested || rep.Result.TLS.Error != "no_dialer" || rep.Result.TLS.Grade != "" || len(rep.Result.TLS.Caps) != 0 {
 		t.Errorf("tls %+v, want not tested", rep.Result.TLS)
+	}
+	if rep.Result.Grade != "A" || !slices.Contains(rep.Result.TLS.NotTested, "heartbleed") {
+		t.Errorf("grade %s, not_tested %v", rep.Result.Grade, rep.Result.TLS.NotTested)
 	}
 }
 
