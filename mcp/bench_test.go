@@ -30,10 +30,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/warden-mcp/warden/internal/loadtest/fixture"
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
 )
 
 // listTools is the size of the tools/list benchmark's tool set.
@@ -130,11 +132,18 @@ func (c *httpClient) post(req fixture.Request) *recorder {
 	return c.rec
 }
 
+// checkTail is how much of a response's end checkHTTP searches: enough
+// for every response here (the tools/list check looks for the last tool),
+// and short enough that a 45 KB list is not scanned whole on every
+// iteration, which would weigh more than serving it.
+const checkTail = 4 << 10
+
 func checkHTTP(rec *recorder, want []byte) error {
 	if rec.status != http.StatusOK {
 		return fmt.Errorf("status %d: %.300s", rec.status, rec.body.Bytes())
 	}
-	if !bytes.Contains(rec.body.Bytes(), want) {
+	body := rec.body.Bytes()
+	if !bytes.Contains(body[max(0, len(body)-checkTail):], want) {
 		return fmt.Errorf("response lacks %s: %.600s", want, rec.body.Bytes())
 	}
 	return nil
@@ -406,7 +415,7 @@ func (s *stdioSink) endLine() {
 	if s.first == nil {
 		s.first = append([]byte(nil), line...)
 	}
-	if !bytes.Contains(line, s.want) {
+	if !bytes.Contains(line[max(0, len(line)-checkTail):], s.want) {
 		s.bad++
 		if s.sample == nil {
 			s.sample = append([]byte(nil), line...)
@@ -535,5 +544,75 @@ func TestBenchHarnessFails(t *testing.T) {
 				t.Fatalf("no error result for a 257-character text: %s", rec.body.Bytes())
 			}
 		})
+	}
+}
+
+// TestToolsListCacheFollowsRegistry checks the rendered-page cache that
+// the tools/list benchmark exercises: pages differ by cursor and by era,
+// and a registry change is visible on the next list.
+func TestToolsListCacheFollowsRegistry(t *testing.T) {
+	reg := tool.NewRegistry()
+	add := func(name string) {
+		tool.Add(reg, tool.Def{Name: name, Description: "d", Catalog: tool.Catalog{Category: "bench", Trust: tool.TrustAuto}},
+			func(context.Context, *tool.Call, struct{}) (string, error) { return "ok", nil })
+	}
+	add("a")
+	add("b")
+	add("c")
+	s := mcp.NewServer(reg, &mcp.Options{PageSize: 2})
+	c := newHTTPClient(mcp.NewHTTPHandler(s, nil))
+	list := func(cursor string) string {
+		t.Helper()
+		req := fixture.ToolsList()
+		if cursor != "" {
+			req.Body = bytes.Replace(req.Body, []byte(`"params":{`), []byte(`"params":{"cursor":`+strconv.Quote(cursor)+`,`), 1)
+		}
+		rec := c.post(req)
+		if rec.status != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.status, rec.body.Bytes())
+		}
+		return rec.body.String()
+	}
+	names := func(body string) []string {
+		body, _, _ = strings.Cut(body, `"io.modelcontextprotocol/serverInfo"`)
+		var out []string
+		for _, part := range strings.Split(body, `{"name":"`)[1:] {
+			out = append(out, part[:strings.IndexByte(part, '"')])
+		}
+		return out
+	}
+	first := list("")
+	if got := names(first); !cmp.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("first page %v", got)
+	}
+	_, rest, _ := strings.Cut(first, `"nextCursor":"`)
+	cursor := rest[:strings.IndexByte(rest, '"')]
+	if got := names(list(cursor)); !cmp.Equal(got, []string{"c"}) {
+		t.Fatalf("second page %v", got)
+	}
+	if got := names(list("")); !cmp.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("first page again %v", got)
+	}
+	add("aa")
+	if got := names(list("")); !cmp.Equal(got, []string{"a", "aa"}) {
+		t.Fatalf("after adding aa: %v", got)
+	}
+	reg.Remove("a")
+	if got := names(list("")); !cmp.Equal(got, []string{"aa", "b"}) {
+		t.Fatalf("after removing a: %v", got)
+	}
+	// A legacy session gets its own rendering, without resultType.
+	sid, err := openSession(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := fixture.LegacyCall(sid)
+	req.Body = []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	rec := c.post(req)
+	if body := rec.body.String(); strings.Contains(body, `"resultType"`) || !cmp.Equal(names(body), []string{"aa", "b"}) {
+		t.Fatalf("legacy list: %s", body)
+	}
+	if body := list(""); !strings.Contains(body, `"resultType":"complete"`) {
+		t.Fatalf("modern list after a legacy one: %s", body)
 	}
 }

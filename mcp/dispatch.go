@@ -198,8 +198,29 @@ func appendNext(b []byte, next string) []byte {
 	return append(b, '"')
 }
 
+// listPage is a rendered tools/list result: the page starting at cursor
+// of the registry at version.
+type listPage struct {
+	version uint64
+	cursor  string
+	body    []byte
+}
+
+// toolsList serves a page of tools. Without a Visible filter every caller
+// gets the same bytes, so the last page rendered for each era is kept and
+// served again until the registry changes. The returned slice is shared:
+// callers copy it into the response and never write to it.
 func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
-	all, _ := s.reg.Tools()
+	all, version := s.reg.Tools()
+	shared, era := s.opts.Visible == nil, 0
+	if x.modern {
+		era = 1
+	}
+	if shared {
+		if c := s.lists[era].Load(); c != nil && c.version == version && c.cursor == string(p.cursor) {
+			return c.body, nil
+		}
+	}
 	tools := all
 	if s.opts.Visible != nil {
 		tools = make([]*tool.Tool, 0, len(all))
@@ -219,7 +240,11 @@ func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte,
 	b = append(b, list...)
 	b = appendNext(b, next)
 	b = append(b, '}')
-	return s.finish(x, b, true), nil
+	body := s.finish(x, b, true)
+	if shared {
+		s.lists[era].Store(&listPage{version: version, cursor: string(p.cursor), body: body})
+	}
+	return body, nil
 }
 
 // callEnv builds the handler's view of the call.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-mcp/warden/tool"
@@ -91,6 +92,10 @@ type Server struct {
 	sealer     *sealer
 	features   features
 	tasks      *taskStore
+
+	// lists holds the last rendered tools/list page per era (0 legacy, 1
+	// modern) while every caller sees the same tools; see toolsList.
+	lists [2]atomic.Pointer[listPage]
 
 	mu        sync.Mutex
 	listeners map[*listener]struct{}
