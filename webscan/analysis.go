@@ -478,8 +478,11 @@ func overallGrade(h HeadersResult, t TLSResult, e ExposureResult, httpsOK, https
 		}
 		reasons = append(reasons, r)
 	}
-	if httpsWanted && !httpsOK {
+	switch {
+	case httpsWanted && !httpsOK:
 		apply(GradeReason{Source: "https", Grade: "F", Reason: "the site is not reachable over https"})
+	case !httpsWanted:
+		apply(GradeReason{Source: "https", Grade: "F", Reason: "the scanned URL is plain http on an explicit port, so https could not be checked"})
 	}
 	if httpsWanted && httpsOK && !t.Tested {
 		apply(GradeReason{Source: "tls", Grade: "A", Reason: "TLS was not tested (" + t.Error + "); A+ needs a tested TLS configuration"})

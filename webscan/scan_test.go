@@ -438,6 +438,13 @@ func TestScanRedirects(t *testing.T) {
 			}
 		}
 	})
+	t.Run("explicit_http_port_is_capped", func(t *testing.T) {
+		f := newFixture(t, fixtureOpts{httpH: goodSite(), noHTTPS: true})
+		rep := f.scan(t, "http://example.com:8080/", nil)
+		if rep.Result.Redirects.HTTPS.Tested || rep.Result.TLS.Error != "not_https" || rep.Result.Grade != "F" {
+			t.Errorf("https %+v tls %q grade %s", rep.Result.Redirects.HTTPS, rep.Result.TLS.Error, rep.Result.Grade)
+		}
+	})
 	t.Run("https_only_site", func(t *testing.T) {
 		f := newFixture(t, fixtureOpts{httpsH: goodSite(), noHTTP: true})
 		rep := f.scan(t, "https://example.com/", nil)
