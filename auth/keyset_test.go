@@ -367,3 +367,56 @@ func TestParseJWKSKeyPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyConcurrentWithRefresh runs verifications from many goroutines
+// while the clock moves past refresh intervals and the issuer rotates a
+// second key in and out. The key that stays published must verify every
+// time; run it with -race.
+func TestVerifyConcurrentWithRefresh(t *testing.T) {
+	k := loadKeys(t)
+	stay := ecJWK("ec-1", "ES256", &k.ec.PublicKey)
+	rotating := ecJWK("ec-2", "ES256", &k.ecAttacker.PublicKey)
+	srv := newJWKSServer(t, jwksOf(t, stay))
+	v, clk := urlVerifier(t, srv, func(c *Config) { c.MaxLifetime = 48 * time.Hour })
+	c := claims()
+	c["exp"] = t0.Add(30 * time.Hour).Unix()
+	steady := tokenES(t, c)
+	rotated := tokenWithKID(t, "ec-2", c)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := v.Verify(context.Background(), steady); err != nil {
+					t.Errorf("goroutine %d: steady key refused: %v", g, err)
+					return
+				}
+				_, err := v.Verify(context.Background(), rotated)
+				var e *Error
+				if err != nil && (!errors.As(err, &e) || e.Reason != ReasonUnknownKID) {
+					t.Errorf("goroutine %d: rotated key: %v", g, err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 40 {
+		if i%2 == 0 {
+			srv.set(http.StatusOK, jwksOf(t, stay, rotating))
+		} else {
+			srv.set(http.StatusOK, jwksOf(t, stay))
+		}
+		clk.Advance(DefaultJWKSRefresh)
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(done)
+	wg.Wait()
+	if n := srv.hitCount(); n < 2 || n > 41 {
+		t.Fatalf("%d fetches for 40 refresh intervals", n)
+	}
+}
