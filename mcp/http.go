@@ -617,6 +617,12 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) {
 	case e != nil:
 		msg = appendError(nil, id, e)
 		status = statusOf(e)
+	case res != nil && !s.started:
+		// A plain JSON response: the envelope is written around the
+		// result, which is not copied (a tool list runs to tens of KB).
+		head := appendResponseHead(make([]byte, 0, 64), id)
+		s.writeJSON(status, len(head)+len(res)+1, head, res, []byte{'}'})
+		return
 	case res != nil:
 		msg = appendResponse(nil, id, res)
 	default:
@@ -626,10 +632,19 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) {
 		_ = s.event(msg)
 		return
 	}
+	s.writeJSON(status, len(msg), msg)
+}
+
+// writeJSON sends a plain JSON response of n bytes made of parts.
+func (s *httpSink) writeJSON(status, n int, parts ...[]byte) {
 	s.w.Header().Set("Content-Type", "application/json")
-	s.w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	s.w.Header().Set("Content-Length", strconv.Itoa(n))
 	s.w.WriteHeader(status)
-	_, _ = s.w.Write(msg)
+	for _, p := range parts {
+		if _, err := s.w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 // legacy sessions over HTTP

@@ -200,11 +200,17 @@ func validID(id []byte) bool {
 
 // appendResponse writes a success response with a pre-rendered result.
 func appendResponse(dst []byte, id json.RawMessage, result []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = appendID(dst, id)
-	dst = append(dst, `,"result":`...)
+	dst = appendResponseHead(dst, id)
 	dst = append(dst, result...)
 	return append(dst, '}')
+}
+
+// appendResponseHead writes a success response up to its result; the
+// result and a closing brace complete it.
+func appendResponseHead(dst []byte, id json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	return append(dst, `,"result":`...)
 }
 
 func appendID(dst []byte, id json.RawMessage) []byte {
