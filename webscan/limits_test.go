@@ -1,6 +1,8 @@
 package webscan
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"strings"
 	"testing"
@@ -33,6 +35,32 @@ func TestScanLimits(t *testing.T) {
 		}
 		if len(r.Body) != maxBodyBytes || !r.Truncated {
 			t.Errorf("read %d bytes (truncated %v), want the 2 MiB cap", len(r.Body), r.Truncated)
+		}
+	})
+	t.Run("gzip_bomb_bounded", func(t *testing.T) {
+		var bomb bytes.Buffer
+		zw := gzip.NewWriter(&bomb)
+		zeros := make([]byte, 1<<20)
+		for i := 0; i < 32; i++ { // 32 MiB of zeros, about 32 KiB compressed
+			zw.Write(zeros)
+		}
+		zw.Close()
+		site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(bomb.Bytes())
+		})
+		f := newFixture(t, fixtureOpts{httpsH: site})
+		s := New(f.options())
+		r, err := s.get(t.Context(), http.MethodGet, mustURL(t, "https://example.com/"), nil, s.opts.MaxBodyBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Body) != maxBodyBytes || !r.Truncated {
+			t.Errorf("read %d decompressed bytes, want the 2 MiB cap", len(r.Body))
+		}
+		if _, err := s.Scan(t.Context(), "https://example.com/"); err != nil {
+			t.Fatal(err)
 		}
 	})
 	t.Run("slow_paths_time_out_per_request", func(t *testing.T) {
