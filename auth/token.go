@@ -38,15 +38,10 @@ func parseCompact(tok string, maxBytes int, acceptedTypes []string) (*compactJWS
 	}
 	dots := 0
 	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		switch {
-		case c == '.':
+		if tok[i] == '.' {
 			dots++
-			if dots > 2 {
-				return nil, invalidToken(ReasonMalformedToken)
-			}
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
-		default:
+		}
+		if dots > 2 || !isTokenChar(tok[i]) {
 			return nil, invalidToken(ReasonMalformedToken)
 		}
 	}
