@@ -223,3 +223,19 @@ func collectKeys(prefix string, v any, out map[string]bool) {
 		}
 	}
 }
+
+func TestWritersOnSparseReports(t *testing.T) {
+	for name, r := range map[string]*Report{
+		"zero":            {},
+		"tls_not_tested":  {Result: Result{Grade: "A", TLS: TLSResult{Error: "no_dialer", NotTested: tlsNotTested}}},
+		"special_grade_t": {Result: Result{Grade: "F", TLS: TLSResult{Tested: true, Grade: "T"}}},
+	} {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, r); err != nil {
+			t.Errorf("%s: WriteHTML: %v", name, err)
+		}
+		if err := WriteText(&buf, r); err != nil {
+			t.Errorf("%s: WriteText: %v", name, err)
+		}
+	}
+}
