@@ -44,6 +44,7 @@ type keySet struct {
 	mu          sync.Mutex // guards the fields below
 	lastAttempt time.Time
 	attempted   bool
+	lastErr     error // why the last fetch failed; nil after a success
 }
 
 func newKeySet(cfg normalized) *keySet {
@@ -105,7 +106,8 @@ func (ks *keySet) snapshot(ctx context.Context) (*keySnapshot, *Error) {
 	if snap == nil {
 		reason = ReasonKeySetNeverLoaded
 	}
-	return nil, keySetUnavailable(reason, ks.retryAfter(now), nil)
+	retry, cause := ks.failure(now)
+	return nil, keySetUnavailable(reason, retry, cause)
 }
 
 // lookup finds the key for kid in a usable set, refreshing once (subject to
@@ -162,6 +164,9 @@ func (ks *keySet) refresh(ctx context.Context, seen *keySnapshot, block bool) {
 	if err == nil {
 		keys, err = parseJWKS(data)
 	}
+	ks.mu.Lock()
+	ks.lastErr = err
+	ks.mu.Unlock()
 	if err != nil {
 		if ks.logger != nil {
 			ks.logger.LogAttrs(ctx, slog.LevelWarn, "auth: JWKS refresh failed", slog.String("error", err.Error()))
@@ -185,13 +190,13 @@ func (ks *keySet) interval(held *keySnapshot, now time.Time) time.Duration {
 	return ks.minInterval
 }
 
-// retryAfter is how long until the next fetch may be attempted, at least
-// one second.
-func (ks *keySet) retryAfter(now time.Time) time.Duration {
+// failure reports how long until the next fetch may be attempted (at
+// least one second) and why the last one failed.
+func (ks *keySet) failure(now time.Time) (time.Duration, error) {
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	wait := ks.interval(ks.snap.Load(), now) - now.Sub(ks.lastAttempt)
-	return max(wait, time.Second)
+	return max(wait, time.Second), ks.lastErr
 }
 
 func httpSource(client *http.Client, url string, maxBytes int64) keySource {

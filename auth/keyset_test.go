@@ -250,6 +250,9 @@ func TestJWKSNeverLoaded(t *testing.T) {
 	if e.RetryAfter != unavailableRetry {
 		t.Fatalf("RetryAfter = %v, want %v", e.RetryAfter, unavailableRetry)
 	}
+	if e.Unwrap() == nil || !strings.Contains(e.Error(), "HTTP status 503") {
+		t.Fatalf("the operator-side cause is missing: %v", e)
+	}
 	clk.Advance(2 * time.Second)
 	_, err = v.Verify(ctx, tok)
 	e = wantReason(t, err, CodeKeySetUnavailable, ReasonKeySetNeverLoaded)
