@@ -152,30 +152,46 @@ func skipBlanks(text string, i, max int) int {
 	return i
 }
 
+// maxNameWords bounds the words of an identifier that classifyName reads.
+const maxNameWords = 10
+
 // nameWords splits an identifier into lower-case words at _, -, . and
-// lower-to-upper case changes: "dbPassword" -> [db password].
-func nameWords(name string) []string {
-	var words []string
-	start := 0
-	flush := func(end int) {
+// lower-to-upper case changes ("dbPassword" -> [db password]) into buf,
+// returning how many it wrote (-1 when there are more than maxNameWords).
+// The words are slices of one lower-cased copy of name.
+func nameWords(name string, buf *[maxNameWords]string) int {
+	lname := strings.ToLower(name) // no allocation when already lower case
+	n, start := 0, 0
+	flush := func(end int) bool {
 		if end > start {
-			words = append(words, strings.ToLower(name[start:end]))
+			if n == maxNameWords {
+				return false
+			}
+			buf[n] = lname[start:end]
+			n++
 		}
+		return true
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if c == '_' || c == '-' || c == '.' {
-			flush(i)
+			if !flush(i) {
+				return -1
+			}
 			start = i + 1
 			continue
 		}
 		if i > start && c >= 'A' && c <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
-			flush(i)
+			if !flush(i) {
+				return -1
+			}
 			start = i
 		}
 	}
-	flush(len(name))
-	return words
+	if !flush(len(name)) {
+		return -1
+	}
+	return n
 }
 
 // deniedLastWords, as the last word of a name, make it describe something
@@ -230,10 +246,12 @@ var keyQualifiers = map[string]bool{"api": true, "access": true, "secret": true,
 // c, and whether the name alone is strong evidence (e.g. "api_key" rather
 // than a bare "key").
 func classifyName(name string, c assignClass) (ok, strong bool) {
-	words := nameWords(name)
-	if len(words) == 0 || len(words) > 10 {
+	var buf [maxNameWords]string
+	nw := nameWords(name, &buf)
+	if nw <= 0 {
 		return false, false
 	}
+	words := buf[:nw]
 	for _, w := range words {
 		if deniedWords[w] {
 			return false, false

@@ -70,25 +70,39 @@ func decodeBase64(s string) (string, bool) {
 
 func base64Spans(text string, out []encodedSpan) []encodedSpan {
 	n := len(text)
-	for i := 0; i < n && len(out) < maxLayers; {
-		if !b64Table[text[i]] {
-			i++
+	t := &b64Table
+	// Only runs of at least minB64Run bytes matter, so probe the last byte
+	// of each minB64Run window first: if it is outside the alphabet, no
+	// qualifying run touches the window and the scan skips it whole.
+	i := 0
+	for i+minB64Run <= n && len(out) < maxLayers {
+		if !t[text[i+minB64Run-1]] {
+			i += minB64Run
 			continue
 		}
-		j := i
-		for j < n && b64Table[text[j]] {
-			j++
+		j := i + minB64Run - 1 // walk back to the start of this run
+		for j > i && t[text[j-1]] {
+			j--
 		}
-		if j-i >= minB64Run && j-i <= maxDecodeSpan {
-			run := text[i:j]
+		if j == i {
+			for j > 0 && t[text[j-1]] { // a run that began before the window
+				j--
+			}
+		}
+		k := i + minB64Run
+		for k < n && t[text[k]] {
+			k++
+		}
+		if k-j >= minB64Run && k-j <= maxDecodeSpan {
+			run := text[j:k]
 			lower, upper, digit, _ := charClasses(run)
-			if lower && upper && (digit || j-i >= 24) {
+			if lower && upper && (digit || k-j >= 24) {
 				if d, ok := decodeBase64(run); ok {
-					out = append(out, encodedSpan{i, j, d, "base64"})
+					out = append(out, encodedSpan{j, k, d, "base64"})
 				}
 			}
 		}
-		i = j
+		i = k + 1
 	}
 	return out
 }
@@ -178,6 +192,24 @@ func jsonSpans(text string, out []encodedSpan) []encodedSpan {
 	return out
 }
 
+// hasQPEscape reports whether s holds an "=XX" escape (upper-case hex),
+// which every quoted-printable body with a non-ASCII or "=" byte has.
+func hasQPEscape(s string) bool {
+	for i := strings.IndexByte(s, '='); i >= 0 && i+2 < len(s); {
+		if isUpperHex(s[i+1]) && isUpperHex(s[i+2]) {
+			return true
+		}
+		k := strings.IndexByte(s[i+1:], '=')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+	}
+	return false
+}
+
+func isUpperHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F' }
+
 // decodeQP decodes quoted-printable text.
 func decodeQP(s string) (string, bool) {
 	b, err := io.ReadAll(io.LimitReader(quotedprintable.NewReader(strings.NewReader(s)), maxDecodeSpan))
@@ -190,28 +222,24 @@ func decodeQP(s string) (string, bool) {
 func qpSpans(text string, out []encodedSpan) []encodedSpan {
 	// A quoted-printable region: consecutive lines ending in a soft break
 	// ("=\n"), plus the line after them, or a line with "=3D" escapes.
-	soft, esc := -1, -1 // next occurrences at or after i, -2 when none is left
-	next := func(cur *int, i int, pat string) {
-		if *cur == -2 || *cur >= i {
-			return
-		}
-		if k := strings.Index(text[i:], pat); k >= 0 {
-			*cur = i + k
-		} else {
-			*cur = -2
-		}
-	}
 	for i := 0; len(out) < maxLayers; {
-		next(&soft, i, "=\n")
-		next(&esc, i, "=3D")
-		k := soft
-		if k == -2 || (esc != -2 && esc < k) {
-			k = esc
+		// next "=\n" soft break or "=3D" escape, in one forward pass over '='
+		k := -1
+		for j := i; j < len(text); {
+			e := strings.IndexByte(text[j:], '=')
+			if e < 0 {
+				break
+			}
+			j += e
+			if j+1 < len(text) && text[j+1] == '\n' || j+2 < len(text) && text[j+1] == '3' && text[j+2] == 'D' {
+				k = j - i
+				break
+			}
+			j++
 		}
-		if k == -2 {
+		if k < 0 {
 			break
 		}
-		k -= i
 		p := i + k
 		s := i + strings.LastIndexByte(text[i:p], '\n') + 1
 		e := p
@@ -229,7 +257,7 @@ func qpSpans(text string, out []encodedSpan) []encodedSpan {
 			e = lineEnd
 			break
 		}
-		if e > s {
+		if e > s && hasQPEscape(text[s:e]) {
 			if d, ok := decodeQP(text[s:e]); ok {
 				out = append(out, encodedSpan{s, e, d, "quoted_printable"})
 			}
@@ -253,9 +281,7 @@ func (s *Scanner) findEncoded(ctx context.Context, text string, depth int, cands
 	if strings.IndexByte(text, '\\') >= 0 {
 		spans = jsonSpans(text, spans)
 	}
-	if strings.Contains(text, "=\n") || strings.Contains(text, "=3D") {
-		spans = qpSpans(text, spans)
-	}
+	spans = qpSpans(text, spans)
 	for _, sp := range spans {
 		inner, err := s.find(ctx, sp.decoded, depth-1)
 		if err != nil {

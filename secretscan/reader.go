@@ -3,6 +3,7 @@ package secretscan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -47,4 +48,17 @@ func (s *Scanner) ScanFile(ctx context.Context, path string, maxBytes int64) (Re
 		e.Message = "cannot read file"
 	}
 	return res, err
+}
+
+// ScanLimited scans text if it has at most maxChars Unicode characters
+// (maxChars <= 0: MaxToolChars, the keysweep_scan_text limit) and
+// otherwise fails with CodeTooLarge without scanning.
+func (s *Scanner) ScanLimited(ctx context.Context, text string, maxChars int) (Result, error) {
+	if maxChars <= 0 {
+		maxChars = MaxToolChars
+	}
+	if len(text) > maxChars && runeCount(text) > maxChars {
+		return Result{}, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("text longer than %d characters", maxChars)}
+	}
+	return s.Scan(ctx, text)
 }

@@ -351,9 +351,16 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 }
 
 func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
-	lastName := -1
+	lastName, lastEnd := -1, -1
 	for _, h := range hs {
+		if int(h.start) < lastEnd {
+			continue // another keyword inside the name already handled ("pass" in "password")
+		}
 		a, ok := extractAssignment(text, int(h.start), int(h.end))
+		lastEnd = int(h.end)
+		if ok {
+			lastEnd = a.nameEnd
+		}
 		if !ok || a.nameStart == lastName {
 			continue
 		}
