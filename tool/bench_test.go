@@ -1,0 +1,150 @@
+package tool_test
+
+// Benchmarks of the SDK layer alone, below the protocol: argument checking
+// and defaulting, the handler, and shaping the result, for the same echo
+// tool that mcp's protocol benchmarks serve. Run with
+//
+//	go test -run '^$' -bench . -benchmem -cpu 1 ./tool/
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/warden-mcp/warden/tool"
+)
+
+type echoIn struct {
+	Text  string `json:"text" desc:"text to echo" maxLength:"256"`
+	Times int    `json:"times,omitempty" desc:"how many times" default:"1" min:"1" max:"10"`
+}
+
+type echoOut struct {
+	Text  string `json:"text"`
+	Times int    `json:"times"`
+}
+
+var benchDef = tool.Def{
+	Name:        "echo",
+	Description: "Echo a short text back, with a repeat count.",
+	Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
+	Catalog:     tool.Catalog{Category: "bench", Trust: tool.TrustAuto},
+}
+
+func echoHandler(_ context.Context, _ *tool.Call, in echoIn) (echoOut, error) {
+	return echoOut(in), nil
+}
+
+func newEcho(tb testing.TB, name string) *tool.Tool {
+	def := benchDef
+	def.Name = name
+	t, err := tool.New(def, echoHandler)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// BenchmarkInvoke runs the typed echo tool on raw arguments: checked
+// (maxLength, bounds), defaulted, handled and shaped into a Result. The
+// invalid case is refused by the checks, before the handler.
+func BenchmarkInvoke(b *testing.B) {
+	t := newEcho(b, "echo")
+	cases := []struct {
+		name, args string
+		want       string
+		isError    bool
+	}{
+		{"args=defaulted", `{"text":"hello, warden"}`, `{"text":"hello, warden","times":1}`, false},
+		{"args=given", `{"text":"hello, warden","times":3}`, `{"text":"hello, warden","times":3}`, false},
+		{"args=invalid", `{"text":"hello, warden","times":11}`, "", true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			args := json.RawMessage(c.args)
+			env := tool.CallEnv{}
+			b.ReportAllocs()
+			for b.Loop() {
+				res := t.Invoke(b.Context(), tool.NewCall("echo", env), args)
+				if res.IsError != c.isError || string(res.Structured) != c.want {
+					b.Fatalf("result %+v", res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResultMarshal renders a typical result: one text block and its
+// structured content.
+func BenchmarkResultMarshal(b *testing.B) {
+	r := &tool.Result{
+		Content:    []tool.Content{tool.Text(`{"text":"hello, warden","times":1}`)},
+		Structured: json.RawMessage(`{"text":"hello, warden","times":1}`),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := r.MarshalJSON()
+		if err != nil || !bytes.HasPrefix(out, []byte(`{"content":[{"type":"text"`)) {
+			b.Fatalf("%s, %v", out, err)
+		}
+	}
+}
+
+// BenchmarkListJSON renders the tools/list array of 50 tools from their
+// precomputed listings.
+func BenchmarkListJSON(b *testing.B) {
+	reg := tool.NewRegistry()
+	for i := range 50 {
+		reg.MustRegister(newEcho(b, fmt.Sprintf("echo_%02d", i)))
+	}
+	tools, _ := reg.Tools()
+	b.ReportAllocs()
+	for b.Loop() {
+		out := tool.ListJSON(tools)
+		if bytes.Count(out, []byte(`"inputSchema"`)) != 50 {
+			b.Fatalf("listing lacks tools: %.200s", out)
+		}
+	}
+}
+
+// BenchmarkNew is the start-up cost of one typed tool: schema derivation
+// from the struct tags, the output schema and the precomputed listing.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.New(benchDef, echoHandler); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestBenchEcho pins what the benchmarks check, so that a change in
+// behaviour fails here rather than only under -bench.
+func TestBenchEcho(t *testing.T) {
+	e := newEcho(t, "echo")
+	tests := []struct {
+		args, want string
+		isError    bool
+	}{
+		{`{"text":"hello, warden"}`, `{"text":"hello, warden","times":1}`, false},
+		{`{"text":"hello, warden","times":3}`, `{"text":"hello, warden","times":3}`, false},
+		// A tool with an output schema reports errors in text only.
+		{`{"text":"hello, warden","times":11}`, "", true},
+		{`{"times":2}`, "", true},
+		{`{"text":"` + string(bytes.Repeat([]byte("x"), 257)) + `"}`, "", true},
+	}
+	for _, tt := range tests {
+		res := e.Invoke(context.Background(), nil, json.RawMessage(tt.args))
+		if tt.isError {
+			if !res.IsError || res.ErrorCode != tool.CodeInvalidParams || res.Structured != nil {
+				t.Errorf("Invoke(%.40s) = %+v; want an invalid_params error without structured content", tt.args, res)
+			}
+			continue
+		}
+		if res.IsError || string(res.Structured) != tt.want {
+			t.Errorf("Invoke(%.40s) = isError %v, structured %s; want %s", tt.args, res.IsError, res.Structured, tt.want)
+		}
+	}
+}
