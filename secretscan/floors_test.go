@@ -159,7 +159,7 @@ func TestDetectionFloors(t *testing.T) {
 		} else if !hit {
 			m[e.Source].found++
 		} else {
-			noisy = append(noisy, e.RuleID+" -> "+res.Detections[0].RuleID+" "+trunc(e.Text))
+			noisy = append(noisy, e.RuleID+" -> "+res.Detections[0].RuleID)
 		}
 	}
 	var b strings.Builder
@@ -209,9 +209,9 @@ func TestDetectionFloors(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %d |\n", f, fam[f])
 		t.Logf("family %-14s %d", f, fam[f])
 	}
-	b.WriteString("\n## Negatives that still produce a finding\n\n")
+	b.WriteString("\n## Negatives that still produce a finding\n\nAs example rule -> our first detection (texts are in the data sets).\n\n")
 	for _, m := range noisy {
-		fmt.Fprintf(&b, "- `%s`\n", strings.ReplaceAll(m, "`", "'"))
+		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	if testing.Verbose() {
 		for _, m := range missed {
