@@ -15,9 +15,13 @@ func TestFindingIDsDocumented(t *testing.T) {
 	if err != nil {
 		t.Skipf("docs not present: %v", err)
 	}
-	src, err := os.ReadFile("analysis.go")
-	if err != nil {
-		t.Fatal(err)
+	var src []byte
+	for _, name := range []string{"analysis.go", "scan.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
 	}
 	re := regexp.MustCompile(`(?:add\("|\{"|ID: ")([a-z0-9_]+)"`)
 	var ids []string

@@ -362,7 +362,11 @@ func (s *Scanner) probeExposure(ctx context.Context, sem chan struct{}, origin *
 	res.Probed = len(jobs)
 	for i, j := range jobs {
 		r := results[i]
-		if r == nil || (r.StatusCode != http.StatusOK && r.StatusCode != http.StatusPartialContent) {
+		if r == nil {
+			res.Unanswered++
+			continue
+		}
+		if r.StatusCode != http.StatusOK && r.StatusCode != http.StatusPartialContent {
 			continue
 		}
 		ct := r.Header.Get("Content-Type")

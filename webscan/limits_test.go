@@ -117,3 +117,34 @@ func withTimeout(o Options, d time.Duration) Options {
 	o.Timeout = d
 	return o
 }
+
+func TestScanTarpitReportsIncomplete(t *testing.T) {
+	tarpit := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/robots.txt":
+			goodSite().ServeHTTP(w, r)
+		default:
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}
+	})
+	f := newFixture(t, fixtureOpts{httpsH: tarpit})
+	start := time.Now()
+	rep := f.scan(t, "https://example.com/", func(o *Options) {
+		o.Timeout, o.RequestTimeout = 1500*time.Millisecond, 5*time.Second
+	})
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("scan took %v with a 1.5 s limit", d)
+	}
+	if rep.Result.Exposure.Unanswered != rep.Result.Exposure.Probed {
+		t.Errorf("unanswered %d of %d", rep.Result.Exposure.Unanswered, rep.Result.Exposure.Probed)
+	}
+	if !hasFinding(rep, "scan_incomplete") {
+		t.Errorf("findings %v", findingIDs(rep))
+	}
+	if rep.Result.Headers.Grade != "A+" {
+		t.Errorf("the page itself was still scored: %s", rep.Result.Headers.Grade)
+	}
+}

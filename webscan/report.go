@@ -293,6 +293,9 @@ type TLSResult struct {
 	OCSPStapled bool `json:"ocsp_stapled"`
 	// OCSPStatus is the stapled response's status ("successful", …), if any.
 	OCSPStatus string `json:"ocsp_status,omitempty"`
+	// Unanswered counts the suite and group probes that timed out or could
+	// not connect; those suites and groups are not known to be refused.
+	Unanswered int `json:"unanswered"`
 	// NotTested names the checks crypto/tls cannot perform; they are never
 	// counted as passed.
 	NotTested []string `json:"not_tested"`
@@ -382,6 +385,9 @@ type ExposureResult struct {
 	Baseline []BaselineResult `json:"baseline"`
 	// Exposed lists the confirmed paths.
 	Exposed []ExposedPath `json:"exposed"`
+	// Unanswered counts the candidate paths that got no response (timeout
+	// or connection failure); they are not known to be safe.
+	Unanswered int `json:"unanswered"`
 	// Suppressed lists paths whose content matched but also matched the
 	// baseline, so they were not reported.
 	Suppressed []string `json:"suppressed,omitempty"`

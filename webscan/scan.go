@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -37,7 +38,11 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	if s.opts.HTTP == nil {
 		return nil, &Error{Code: CodeNotConfigured, Message: "the scanner has no HTTP client"}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	parent := ctx
+	// Probes stop a little before the scan's deadline, so that what was
+	// gathered is still analysed and reported; unanswered probes are
+	// counted, never taken as passed.
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout-min(s.opts.Timeout/10, 2*time.Second))
 	defer cancel()
 
 	rep := &Report{Status: StatusCompleted, ScanID: newScanID(), Target: t.URL.String(), StartedAt: s.opts.Now().UTC(), Findings: []Finding{}}
@@ -78,9 +83,9 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	}
 	wg.Wait()
 	fetchDone = time.Since(start)
-	if err := ctx.Err(); err != nil {
+	if err := parent.Err(); err != nil {
 		tlsWG.Wait()
-		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled or timed out", Err: err}
+		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled", Err: err}
 	}
 
 	httpsOK := httpsFinal != nil && res.Redirects.HTTPS.Error == "" && strings.HasPrefix(res.Redirects.HTTPS.FinalURL, "https:")
@@ -91,6 +96,9 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	if primary == nil {
 		tlsWG.Wait()
 		cause := errors.Join(httpErr, httpsErr)
+		if ctx.Err() != nil {
+			return nil, &Error{Code: CodeScanCanceled, Message: "the scan timed out before the site answered", Err: cause}
+		}
 		return nil, &Error{Code: CodeSiteUnreachable, Message: "the site answered neither http nor https", Err: cause}
 	}
 
@@ -118,9 +126,10 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	})
 	wg.Wait()
 	tlsWG.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled or timed out", Err: err}
+	if err := parent.Err(); err != nil {
+		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled", Err: err}
 	}
+	timeLimited := ctx.Err() != nil
 
 	// Analysis.
 	certValid := httpsOK
@@ -138,6 +147,9 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	rep.Findings = append(rep.Findings, a.metadataFindings(res.Metadata)...)
 	rep.Findings = append(rep.Findings, tlsFindings(tlsRes, doHTTPS)...)
 	rep.Findings = append(rep.Findings, exposureFindings(exposure)...)
+	if timeLimited || exposure.Unanswered > 0 || tlsRes.Unanswered > 0 {
+		rep.Findings = append(rep.Findings, incompleteFinding(timeLimited, exposure.Unanswered, tlsRes.Unanswered))
+	}
 	if tlsRes.Tested {
 		// Caps come only from probes that ran: an untested TLS endpoint
 		// neither passes nor caps (the https cap covers an unreachable one).
@@ -204,4 +216,17 @@ func (s *Scanner) probeCORS(ctx context.Context, u *url.URL) CORSSummary {
 		record(r)
 	}
 	return c
+}
+
+// incompleteFinding says which probes got no answer. They are not counted
+// as passed: an unanswered exposure path is not reported as safe, and an
+// unanswered TLS probe is listed as untested.
+func incompleteFinding(timeLimited bool, exposure, tls int) Finding {
+	detail := fmt.Sprintf("%d exposure probes and %d TLS probes got no answer (timeout or connection failure); their checks are incomplete.", exposure, tls)
+	if timeLimited {
+		detail = "The scan reached its time limit. " + detail
+	}
+	return Finding{ID: "scan_incomplete", Category: CategoryMetadata, Severity: SeverityInfo,
+		Title: "Some probes got no answer", Detail: detail,
+		Recommendation: "Scan again; if the site is slow on purpose (a tarpit or a WAF), these checks cannot be trusted."}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // tlsNotTested lists what crypto/tls cannot probe. These checks are
@@ -83,6 +84,7 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	var unans atomic.Int64
 	protos := make([]ProtocolResult, len(probedVersions))
 	for i, v := range probedVersions {
 		protos[i] = ProtocolResult{Version: tls.VersionName(v), Tested: true, Insecure: v < tls.VersionTLS12}
@@ -111,6 +113,9 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 			defer func() { <-sem }()
 			st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: tls.VersionTLS10, CurvePreferences: []tls.CurveID{g}, CipherSuites: allSuiteIDs()})
 			groups[i] = err == nil && st.CurveID == g
+			if err != nil && unanswered(err) {
+				unans.Add(1)
+			}
 		})
 	}
 	wg.Wait()
@@ -142,6 +147,9 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				st, err := s.handshake(ctx, addr, host, &tls.Config{MinVersion: legacyMin, MaxVersion: legacyMax, CipherSuites: []uint16{cs.ID}})
+				if err != nil && unanswered(err) {
+					unans.Add(1)
+				}
 				if err != nil || st.CipherSuite != cs.ID {
 					return
 				}
@@ -157,6 +165,7 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 	} else if s.opts.SkipCipherProbes {
 		r.NotTested = append(r.NotTested, "cipher_suites")
 	}
+	r.Unanswered = int(unans.Load())
 	return r
 }
 
@@ -234,6 +243,12 @@ func handshakeErrorCode(err error) string {
 		return "not_tls"
 	}
 	return "handshake_failed"
+}
+
+// unanswered reports a probe that got no answer, as opposed to a refusal.
+func unanswered(err error) bool {
+	c := handshakeErrorCode(err)
+	return c == "timeout" || c == "connect_failed"
 }
 
 // dialError marks a failure to connect, as opposed to a failed handshake.
