@@ -8,12 +8,17 @@
 //     context. Missing, malformed and rejected credentials get RFC 6750
 //     challenges (401 or 400); a token that lacks a required scope gets 403
 //     insufficient_scope; a key set that cannot be evaluated gets 503 with
-//     Retry-After. Nothing is admitted on error.
+//     Retry-After. An optional Config.CheckCredential refuses revoked
+//     credentials (401) and fails closed (503) when it cannot answer.
+//     Nothing is admitted on error.
 //  2. Handlers read the identity with [PrincipalFrom]. Identity never comes
-//     from client headers, and the token itself is never kept: [Principal]
+//     from client headers, and the token goes no further: the middleware
+//     removes the Authorization header before the next handler, [Principal]
 //     has no token field and errors carry no token text.
-//  3. The tool layer asks [Principal.Entitled] whether the credential may call
-//     a tool, and answers a tool-level error when it may not.
+//  3. The tool layer asks [Principal.Entitled] (or [Principal.CheckEntitled])
+//     whether the credential may call a tool, and answers the tool-level
+//     error "forbidden: credential lacks the <tool> entitlement" when it may
+//     not.
 //
 // Token verification accepts RS256 and ES256 only. The algorithm is bound to
 // the key found by the token's required "kid" in the JWKS; the header's "alg"
