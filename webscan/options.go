@@ -53,7 +53,9 @@ type Options struct {
 	// Concurrency bounds the simultaneous probes (exposure paths and TLS
 	// handshakes). Zero means 8; values above 32 are lowered to 32.
 	Concurrency int
-	// Timeout bounds the whole scan. Zero means 60 seconds.
+	// Timeout bounds the whole scan. Zero means 60 seconds. Probes stop a
+	// tenth of it (at most 2 s) earlier so that a slow site still gets a
+	// report, with the unanswered probes counted.
 	Timeout time.Duration
 	// RequestTimeout bounds each request or handshake. Zero means 10 seconds.
 	RequestTimeout time.Duration
