@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# client-interop.sh proves Warden against real non-Go MCP clients, over HTTP
+# and over stdio:
+#
+#   - the official TypeScript client (@modelcontextprotocol/client, v2),
+#     pinned to the 2026-07-28 revision (scripts/clients/ts-client.mjs):
+#     discover, tools/list, tools/call with progress, an invalid-arguments
+#     error result and an unknown-tool protocol error;
+#   - the MCP Inspector CLI (@modelcontextprotocol/inspector) in both
+#     protocol eras (--protocol-era modern and legacy): tools/list, a
+#     tools/call, and a call with a bad argument, checked by
+#     scripts/clients/check-inspector.mjs.
+#
+# It builds warden, starts `warden serve` on a free loopback port, and
+# launches `warden stdio` through each client. Every check is printed; the
+# script exits 1 if any fails, 2 on a setup problem.
+#
+# Usage: scripts/client-interop.sh
+#
+# Environment:
+#   WARDEN_CACHE_DIR     cache root (default: <repo>/.cache); the clients are
+#                        installed into <cache>/clients, Node 22 by
+#                        scripts/install-node.sh
+#   WARDEN_INTEROP_TOOL  tool to call (default: keysweep_scan_text; it must
+#                        take a "text" argument and answer status and
+#                        text_length)
+#
+# Idempotent: the pinned client versions are installed once; later runs
+# reuse them without touching the network. Nothing but the npm registry is
+# ever contacted, and servers bind 127.0.0.1 only.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache="${WARDEN_CACHE_DIR:-$root/.cache}"
+clients="$cache/clients"
+tool="${WARDEN_INTEROP_TOOL:-keysweep_scan_text}"
+export WARDEN_INTEROP_TOOL="$tool"
+
+# Exact pins: both packages are pre-1.0 in their 2026-07-28 support, and a
+# moving client would make failures unreproducible.
+client_pkg="@modelcontextprotocol/client"
+client_version="2.4.0"
+inspector_pkg="@modelcontextprotocol/inspector"
+inspector_version="2.12.0"
+
+log() { printf 'client-interop: %s\n' "$*" >&2; }
+die() {
+	log "$*"
+	exit 2
+}
+
+# --- Node 22 and the pinned clients ---------------------------------------
+
+node="$("$root/scripts/install-node.sh")" || die "could not install Node.js 22"
+export PATH="$(dirname "$node"):$PATH"
+command -v npm >/dev/null 2>&1 || die "npm is required (apt-get install npm)"
+
+# installed_version prints the version of an installed package, or nothing.
+installed_version() {
+	local pj="$clients/node_modules/$1/package.json"
+	[[ -f "$pj" ]] || return 0
+	"$node" -e 'process.stdout.write(require(process.argv[1]).version)' "$pj" 2>/dev/null || true
+}
+
+if [[ "$(installed_version "$client_pkg")" != "$client_version" ||
+	"$(installed_version "$inspector_pkg")" != "$inspector_version" ]]; then
+	log "installing $client_pkg@$client_version and $inspector_pkg@$inspector_version into $clients"
+	mkdir -p "$clients"
+	[[ -f "$clients/package.json" ]] || printf '{"private":true}\n' >"$clients/package.json"
+	INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --prefix "$clients" --no-audit --no-fund \
+		--loglevel=error --save-exact \
+		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" >&2 ||
+		die "npm install failed"
+fi
+inspector="$clients/node_modules/.bin/inspector"
+[[ -x "$inspector" ]] || die "the inspector binary is missing at $inspector"
+
+# The scripts resolve the client package from the directory they run in.
+cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$clients/"
+
+# The Inspector keeps its catalog and client config under $HOME: give it a
+# private one so runs neither read nor write the user's.
+export HOME="$clients/home"
+mkdir -p "$HOME"
+
+# --- warden -----------------------------------------------------------------
+
+bin="$clients/bin/warden"
+log "building warden"
+(cd "$root" && go build -o "$bin" ./cmd/warden) || die "go build ./cmd/warden failed"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+	if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+: >"$work/serve.out"
+: >"$work/serve.err"
+"$bin" serve --listen 127.0.0.1:0 --log-level warn >"$work/serve.out" 2>"$work/serve.err" &
+server_pid=$!
+url=""
+for _ in $(seq 1 100); do
+	url="$(sed -n 's/^Warden is listening on \(http:[^ ]*\) .*/\1/p' "$work/serve.out" | head -n 1 || true)"
+	[[ -n "$url" ]] && break
+	kill -0 "$server_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [[ -z "$url" ]]; then
+	cat "$work/serve.err" >&2
+	die "warden serve did not start"
+fi
+log "warden serve is at $url"
+
+# --- the checks -------------------------------------------------------------
+
+failed=()
+pass() { printf 'client-interop: ok   %s\n' "$1"; }
+fail() {
+	printf 'client-interop: FAIL %s\n' "$1"
+	failed+=("$1")
+}
+
+# ts_client <http|stdio> <target>
+ts_client() {
+	local name="ts-client $1 (2026-07-28)"
+	if (cd "$clients" && timeout 120 "$node" ts-client.mjs "$1" "$2"); then
+		pass "$name"
+	else
+		fail "$name"
+	fi
+}
+
+# inspect <label> <era> <check> <check-args...> -- <inspector args...>
+# runs the Inspector CLI, expects exit code 0 (5 for a tool error result) and
+# checks its JSON output.
+inspect() {
+	local label="$1" era="$2" check="$3"
+	shift 3
+	local check_args=()
+	while [[ "$1" != "--" ]]; do
+		check_args+=("$1")
+		shift
+	done
+	shift
+	local want_rc=0
+	[[ "$check" == call-error ]] && want_rc=5 # the CLI's exit code for isError results
+	local name="inspector $label ($era) $check"
+	local rc=0
+	timeout 120 "$inspector" --cli --protocol-era "$era" --format json -q "$@" \
+		>"$work/out.json" 2>"$work/err.txt" || rc=$?
+	if [[ "$rc" != "$want_rc" ]]; then
+		fail "$name: exit code $rc, want $want_rc"
+		sed 's/^/  /' "$work/err.txt" | head -n 20
+		return
+	fi
+	if (cd "$clients" && "$node" check-inspector.mjs "$check" "$era" "$tool" "${check_args[@]}" <"$work/out.json"); then
+		pass "$name"
+	else
+		fail "$name"
+	fi
+}
+
+text="interop: no secrets in this text"
+ts_client http "$url"
+ts_client stdio "$bin"
+for era in modern legacy; do
+	http=("$url" --transport http)
+	stdio=("$bin" stdio)
+	inspect http "$era" list -- "${http[@]}" --method tools/list
+	inspect http "$era" call "${#text}" -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "text=$text"
+	inspect http "$era" call-error -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1"
+	# The command to spawn follows "--": --tool-arg takes every word up to
+	# the next option.
+	inspect stdio "$era" list -- --method tools/list -- "${stdio[@]}"
+	inspect stdio "$era" call "${#text}" -- --method tools/call --tool-name "$tool" --tool-arg "text=$text" -- "${stdio[@]}"
+	inspect stdio "$era" call-error -- --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1" -- "${stdio[@]}"
+done
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+	fail "warden serve exited during the run"
+	sed 's/^/  /' "$work/serve.err" | tail -n 20
+fi
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+	log "${#failed[@]} check(s) failed:"
+	for f in "${failed[@]}"; do log "  $f"; done
+	exit 1
+fi
+log "all client checks passed"
