@@ -52,7 +52,8 @@ die() {
 # --- Node 22 and the pinned clients ---------------------------------------
 
 node="$("$root/scripts/install-node.sh")" || die "could not install Node.js 22"
-export PATH="$(dirname "$node"):$PATH"
+node_dir="$(dirname "$node")"
+export PATH="$node_dir:$PATH"
 command -v npm >/dev/null 2>&1 || die "npm is required (apt-get install npm)"
 
 # installed_version prints the version of an installed package, or nothing.
