@@ -457,7 +457,7 @@ func exposureFindings(e ExposureResult) []Finding {
 		}
 		f = append(f, Finding{ID: "exposed_" + x.Kind, Category: CategoryExposure, Severity: x.Severity,
 			Title:    rule.Title + " is publicly readable at " + x.Path,
-			Detail:   fmt.Sprintf("GET %s returned %d with content that matches a %s (confirmed by content, not by status code, and absent from random paths).", x.Path, x.StatusCode, strings.ToLower(rule.Title)),
+			Detail:   fmt.Sprintf("GET %s returned %d and its content was recognised as: %s. The match is on content, not status code, and no random-path baseline matches.", x.Path, x.StatusCode, strings.ToLower(rule.Title)),
 			Evidence: truncate(ev, 500), Recommendation: rule.Recommendation})
 	}
 	return f

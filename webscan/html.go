@@ -92,6 +92,11 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
   </div>
 </header>
 
+<h2>Checks</h2>
+<table><tr><th>Check</th><th>Result</th><th>Findings</th></tr>
+{{range $.Summary}}<tr><td>{{.Name}}</td><td class="{{.Class}}">{{.Result}}</td><td>{{if .Findings}}{{.Findings}} (worst: <span class="sev sev-{{.Worst}}">{{.Worst}}</span>){{else}}none{{end}}</td></tr>
+{{end}}</table>
+
 <h2>What to fix</h2>
 {{if not .Findings}}<p>Nothing found.</p>{{end}}
 {{range .Findings}}<div class="finding">
@@ -174,5 +179,68 @@ func WriteHTML(w io.Writer, r *Report) error {
 		R       *Report
 		CSS     template.CSS
 		CSSHash string
-	}{r, template.CSS(reportCSS), "sha256-" + base64.StdEncoding.EncodeToString(sum[:])})
+		Summary []checkRow
+	}{r, template.CSS(reportCSS), "sha256-" + base64.StdEncoding.EncodeToString(sum[:]), summarize(r)})
+}
+
+// checkRow is one line of the report's summary table.
+type checkRow struct {
+	Name, Result, Class string
+	Findings            int
+	Worst               Severity
+}
+
+// summarize gives one row per check family: its own verdict and the count
+// and worst severity of its findings.
+func summarize(r *Report) []checkRow {
+	res := &r.Result
+	tlsResult, tlsClass := "not tested", "neutral"
+	if res.TLS.Tested {
+		tlsResult, tlsClass = "grade "+res.TLS.Grade, verdictClass(res.TLS.Grade)
+	}
+	cookies := "none set"
+	if n := len(res.Headers.Cookies); n > 0 {
+		cookies = strconv.Itoa(n) + " cookie"
+		if n > 1 {
+			cookies += "s"
+		}
+	}
+	expResult, expClass := "not tested", "neutral"
+	if res.Exposure.Tested {
+		expResult = strconv.Itoa(len(res.Exposure.Exposed)) + " exposed of " + strconv.Itoa(res.Exposure.Probed) + " probed"
+		expClass = map[bool]string{true: "pass", false: "fail"}[len(res.Exposure.Exposed) == 0]
+		if res.Exposure.Unanswered > 0 {
+			expResult += ", " + strconv.Itoa(res.Exposure.Unanswered) + " unanswered"
+		}
+	}
+	rows := []checkRow{
+		{Name: "TLS and certificate", Result: tlsResult, Class: tlsClass},
+		{Name: "HTTP security headers", Result: "score " + strconv.Itoa(res.Headers.Score) + ", grade " + res.Headers.Grade, Class: verdictClass(res.Headers.Grade)},
+		{Name: "Cookies", Result: cookies, Class: "neutral"},
+		{Name: "Metadata", Result: map[bool]string{true: "security.txt present", false: "no security.txt"}[res.Metadata.SecurityTxt.Present], Class: "neutral"},
+		{Name: "Exposed files", Result: expResult, Class: expClass},
+	}
+	cats := []Category{CategoryTLS, CategoryHeaders, CategoryCookies, CategoryMetadata, CategoryExposure}
+	for _, f := range r.Findings {
+		for i, c := range cats {
+			if f.Category != c {
+				continue
+			}
+			rows[i].Findings++
+			if rows[i].Worst == "" || f.Severity.Rank() > rows[i].Worst.Rank() {
+				rows[i].Worst = f.Severity
+			}
+		}
+	}
+	return rows
+}
+
+func verdictClass(grade string) string {
+	switch {
+	case grade == "":
+		return "neutral"
+	case grade[0] == 'A' || grade[0] == 'B':
+		return "pass"
+	}
+	return "fail"
 }
