@@ -77,7 +77,7 @@ func TestScanLimits(t *testing.T) {
 		f := newFixture(t, fixtureOpts{httpsH: slow})
 		start := time.Now()
 		rep := f.scan(t, "https://example.com/", func(o *Options) { o.RequestTimeout = 200 * time.Millisecond })
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("scan took %v despite a 200 ms request timeout", d)
 		}
 		if len(rep.Result.Exposure.Exposed) != 0 || rep.Result.Metadata.SecurityTxt.Present {
@@ -97,7 +97,7 @@ func TestScanLimits(t *testing.T) {
 		if err == nil {
 			t.Fatal("no error from a scan that timed out")
 		}
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("scan took %v with a 300 ms timeout", d)
 		}
 	})
@@ -135,7 +135,7 @@ func TestScanTarpitReportsIncomplete(t *testing.T) {
 	rep := f.scan(t, "https://example.com/", func(o *Options) {
 		o.Timeout, o.RequestTimeout = 1500*time.Millisecond, 5*time.Second
 	})
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("scan took %v with a 1.5 s limit", d)
 	}
 	if rep.Result.Exposure.Unanswered != rep.Result.Exposure.Probed {
