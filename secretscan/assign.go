@@ -129,7 +129,10 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	k := j
 	for k < n && k-j < 512 {
 		c := text[k]
-		if c <= ' ' || c == ';' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '&' || c == '(' || c == '[' {
+		if c == '&' && queryParamAt(text, k+1) {
+			break // "?password=x&user=y"
+		}
+		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == ';' && k > j {
 			break
 		}
 		if xml && c == '<' {
@@ -143,6 +146,16 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	}
 	a.valStart, a.valEnd = j, k
 	return a, k > j
+}
+
+// queryParamAt reports whether text[i:] starts with "name=" (a URL
+// query parameter after '&').
+func queryParamAt(text string, i int) bool {
+	k := i
+	for k < len(text) && k-i < 64 && (isAlnum(text[k]) || text[k] == '_' || text[k] == '-' || text[k] == '.') {
+		k++
+	}
+	return k > i && k < len(text) && text[k] == '='
 }
 
 func skipBlanks(text string, i, max int) int {
@@ -313,8 +326,14 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false
 	}
 	switch v[0] {
-	case '#', '.', '/', '~', '{', '[', '(', '@', '%', '&', '*', '!', '<', '$':
-		return 0, false
+	case '#', '.', '/', '{', '[', '(', '<', '$':
+		return 0, false // comment, path, template, reference
+	case '%', '~', '@', '&', '*', '!', ';':
+		// A password may start with a symbol; a reference, path, YAML tag
+		// or anchor may too: "%APPDATA%", "~/.key", "!vault", "&default".
+		if c != assignPassword || !symbolLeadOK(v) {
+			return 0, false
+		}
 	}
 	if strings.IndexByte(v, ' ') >= 0 {
 		return 0, false
@@ -388,6 +407,17 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false
 	}
 	return h, true
+}
+
+// symbolLeadOK accepts a password that starts with a symbol unless it
+// reads as a Windows variable (%X%), a home path (~/), or a YAML tag or
+// anchor (!name, &name, *name: the symbol followed by letters only).
+func symbolLeadOK(v string) bool {
+	if v[0] == '%' && v[len(v)-1] == '%' || strings.HasPrefix(v, "~/") {
+		return false
+	}
+	_, _, digit, other := charClasses(v[1:])
+	return digit || other
 }
 
 // identifierLike reports whether v reads as a compound identifier such as
