@@ -44,6 +44,9 @@ type Config struct {
 	// it is read at the edges of the window to give the server's CPU cost
 	// per request.
 	CPUTime func() (time.Duration, error)
+	// ClientCPUTime, if set, does the same for the load client itself, to
+	// show whether the client rather than the server was the limit.
+	ClientCPUTime func() (time.Duration, error)
 }
 
 // Result is what a run measured inside its window.
@@ -59,6 +62,9 @@ type Result struct {
 	// Config.CPUTime was not set.
 	ServerCPU           time.Duration
 	ServerCPUPerRequest time.Duration
+	// ClientCPUPerRequest is the load client's own CPU time per
+	// successful request; zero when Config.ClientCPUTime was not set.
+	ClientCPUPerRequest time.Duration
 	// FirstFailure describes one failure, for diagnosis.
 	FirstFailure string
 }
@@ -69,6 +75,9 @@ func (r Result) String() string {
 		r.PerSecond, r.P50, r.P90, r.P99, r.Max, r.Requests, r.Failures, r.Window.Round(time.Millisecond))
 	if r.ServerCPU > 0 {
 		s += fmt.Sprintf("  server CPU %s per request", r.ServerCPUPerRequest)
+	}
+	if r.ClientCPUPerRequest > 0 {
+		s += fmt.Sprintf("  client CPU %s per request", r.ClientCPUPerRequest)
 	}
 	return s
 }
@@ -161,26 +170,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}()
 	}
 
-	var cpu0 time.Duration
-	cpuOK := false
-	if cfg.CPUTime != nil {
-		select {
-		case <-time.After(time.Until(winStart)):
-		case <-ctx.Done():
-		}
-		if c, err := cfg.CPUTime(); err == nil {
-			cpu0, cpuOK = c, true
-		}
+	server, client := cpuSpan{read: cfg.CPUTime}, cpuSpan{read: cfg.ClientCPUTime}
+	select {
+	case <-time.After(time.Until(winStart)):
+	case <-ctx.Done():
 	}
+	server.begin()
+	client.begin()
 	<-ctx.Done()
-	var cpu1 time.Duration
-	if cpuOK {
-		if c, err := cfg.CPUTime(); err == nil {
-			cpu1 = c
-		} else {
-			cpuOK = false
-		}
-	}
+	server.end()
+	client.end()
 	// Unblock workers waiting on a response, then collect.
 	for _, c := range conns {
 		_ = c.SetDeadline(time.Now())
@@ -204,16 +203,42 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.PerSecond = float64(res.Requests) / res.Window.Seconds()
 	}
 	res.P50, res.P90, res.P99, res.Max = h.Quantile(0.50), h.Quantile(0.90), h.Quantile(0.99), h.Max()
-	if cpuOK {
-		res.ServerCPU = cpu1 - cpu0
-		if res.Requests > 0 {
-			res.ServerCPUPerRequest = res.ServerCPU / time.Duration(res.Requests)
-		}
+	if server.ok && res.Requests > 0 {
+		res.ServerCPU = server.used
+		res.ServerCPUPerRequest = server.used / time.Duration(res.Requests)
+	}
+	if client.ok && res.Requests > 0 {
+		res.ClientCPUPerRequest = client.used / time.Duration(res.Requests)
 	}
 	if res.Requests == 0 && res.Failures > 0 {
 		return res, fmt.Errorf("loadtest: every request failed; first: %s", res.FirstFailure)
 	}
 	return res, nil
+}
+
+// cpuSpan reads a CPU clock at both edges of the window.
+type cpuSpan struct {
+	read  func() (time.Duration, error)
+	start time.Duration
+	used  time.Duration
+	ok    bool
+}
+
+func (c *cpuSpan) begin() {
+	if c.read == nil {
+		return
+	}
+	var err error
+	c.start, err = c.read()
+	c.ok = err == nil
+}
+
+func (c *cpuSpan) end() {
+	if !c.ok {
+		return
+	}
+	now, err := c.read()
+	c.used, c.ok = now-c.start, err == nil
 }
 
 type worker struct {

@@ -21,23 +21,34 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "gosdkserver:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
 	addr := flag.String("addr", "127.0.0.1:8702", "loopback `address` to listen on")
 	tools := flag.Int("tools", 50, "number of echo tools")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `file`")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *cpuprofile != "" {
+		finish, err := loadtest.StartCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer finish()
+	}
 
 	s, err := fixture.GoSDKServer(*tools)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gosdkserver:", err)
-		os.Exit(1)
+		return err
 	}
 	get := func(*http.Request) *gosdk.Server { return s }
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	mux.Handle("/legacy", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{JSONResponse: true}))
-	if err := loadtest.Serve(ctx, *addr, mux, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "gosdkserver:", err)
-		os.Exit(1)
-	}
+	return loadtest.Serve(ctx, *addr, mux, os.Stdout)
 }

@@ -43,7 +43,17 @@ func run() error {
 	pid := flag.Int("server-pid", 0, "server process id, to read its CPU time (Linux)")
 	label := flag.String("label", "", "label printed with the result")
 	asJSON := flag.Bool("json", false, "print the result as JSON")
+	summary := flag.String("summary", "", "instead of running, summarise a `file` of -json results as a Markdown table")
 	flag.Parse()
+
+	if *summary != "" {
+		f, err := os.Open(*summary)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return loadtest.Summarize(f, os.Stdout)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -77,27 +87,19 @@ func run() error {
 	}
 	if *pid > 0 {
 		cfg.CPUTime = loadtest.ProcessCPU(*pid)
+		cfg.ClientCPUTime = loadtest.ProcessCPU(os.Getpid())
 	}
 	res, err := loadtest.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(os.Stdout).Encode(struct {
-			Label               string  `json:"label,omitempty"`
-			Scenario            string  `json:"scenario"`
-			Conns               int     `json:"conns"`
-			Requests            uint64  `json:"requests"`
-			Failures            uint64  `json:"failures"`
-			WindowSeconds       float64 `json:"windowSeconds"`
-			PerSecond           float64 `json:"perSecond"`
-			P50us               float64 `json:"p50Micros"`
-			P90us               float64 `json:"p90Micros"`
-			P99us               float64 `json:"p99Micros"`
-			MaxUs               float64 `json:"maxMicros"`
-			ServerCPUPerRequest float64 `json:"serverCPUMicrosPerRequest,omitempty"`
-		}{*label, *scenario, *conns, res.Requests, res.Failures, res.Window.Seconds(), res.PerSecond,
-			micros(res.P50), micros(res.P90), micros(res.P99), micros(res.Max), micros(res.ServerCPUPerRequest)})
+		return json.NewEncoder(os.Stdout).Encode(loadtest.Record{
+			Label: *label, Scenario: *scenario, Conns: *conns, Requests: res.Requests, Failures: res.Failures,
+			WindowSeconds: res.Window.Seconds(), PerSecond: res.PerSecond,
+			P50us: micros(res.P50), P90us: micros(res.P90), P99us: micros(res.P99), MaxUs: micros(res.Max),
+			ServerCPUPerRequest: micros(res.ServerCPUPerRequest), ClientCPUPerRequest: micros(res.ClientCPUPerRequest),
+		})
 	}
 	if *label != "" {
 		fmt.Printf("%s %s: ", *label, *scenario)

@@ -20,18 +20,30 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "wardenserver:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
 	addr := flag.String("addr", "127.0.0.1:8701", "loopback `address` to listen on")
 	tools := flag.Int("tools", 50, "number of echo tools")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `file`")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *cpuprofile != "" {
+		finish, err := loadtest.StartCPUProfile(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer finish()
+	}
 
 	s := fixture.WardenServer(*tools)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/mcp"}))
 	mux.Handle("/legacy", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/legacy"}))
-	if err := loadtest.Serve(ctx, *addr, mux, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "wardenserver:", err)
-		os.Exit(1)
-	}
+	return loadtest.Serve(ctx, *addr, mux, os.Stdout)
 }
