@@ -86,6 +86,16 @@ func TestCSPTest(t *testing.T) {
 	}
 }
 
+func TestCSPReportOnlySummary(t *testing.T) {
+	got, sum, _, _ := cspTest(cspInput{ReportOnly: []string{"default-src 'self'; script-src 'self' 'unsafe-inline'; base-uri 'none'"}})
+	if got.Modifier != -25 || !sum.ReportOnly || sum.Present {
+		t.Fatalf("result %+v summary %+v", got, sum)
+	}
+	if !sum.UnsafeInline || !sum.BaseURIRestricted || sum.Directives["base-uri"] == nil {
+		t.Errorf("report-only policy not described: %+v", sum)
+	}
+}
+
 func TestCSPSummaryFlags(t *testing.T) {
 	_, sum, flags, _ := cspTest(cspInput{Enforced: []string{"default-src 'self'; base-uri 'none'; frame-ancestors 'self'"}, Meta: []string{"frame-ancestors 'none'"}})
 	if !sum.BaseURIRestricted || !flags.frameAncestors || !sum.FromMeta {

@@ -45,6 +45,15 @@ func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
 			t.Description = "The Content-Security-Policy header cannot be parsed."
 		case len(in.ReportOnly) > 0:
 			sum.ReportOnly = true
+			// Show what the report-only policy would enforce, without scoring it.
+			if p, err := ParseCSP(strings.Split(in.ReportOnly[0], ",")[0]); err == nil {
+				f := analyzePolicy(p)
+				sum.Directives = p.Directives
+				sum.UnsafeInline, sum.UnsafeEval = f.unsafeInline, f.unsafeEval
+				sum.BroadScriptSrc, sum.BroadObjectSrc = f.broadScript, f.broadObject
+				sum.InsecureSchemes = f.insecureActive || f.insecurePassive
+				sum.BaseURIRestricted, sum.DefaultNone, sum.FormAction = f.baseURI, f.defaultNone, f.formAction
+			}
 			t.Result, t.Modifier = "csp-not-implemented-but-reporting-enabled", -25
 			t.Description = "Only Content-Security-Policy-Report-Only is set: nothing is enforced."
 		default:
