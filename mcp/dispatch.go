@@ -267,6 +267,9 @@ func (s *Server) callEnv(ctx context.Context, x *exchange, r *rounds) tool.CallE
 		env.State = r.state
 	} else {
 		env.Input = x.sess.input(x)
+		if cs, ok := x.sink.(interface{ closeStream() bool }); ok {
+			env.CloseStream = cs.closeStream
+		}
 	}
 	return env
 }

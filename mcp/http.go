@@ -45,6 +45,9 @@ type HTTPOptions struct {
 	SessionIdle time.Duration
 	// KeepAlive is the comment interval on long SSE streams. Default 15 s.
 	KeepAlive time.Duration
+	// DetachedCallTimeout bounds a legacy call that runs on after its
+	// stream closed, waiting to be resumed. Default 10 minutes.
+	DetachedCallTimeout time.Duration
 	// Extra serves other paths (the /.well-known/ documents, say).
 	Extra map[string]http.Handler
 	// Wrap, if set, wraps the protocol endpoint (authentication, rate
@@ -93,6 +96,9 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
+	}
+	if o.DetachedCallTimeout <= 0 {
+		o.DetachedCallTimeout = 10 * time.Minute
 	}
 	h.log = o.Logger
 	if h.log == nil {
@@ -538,6 +544,15 @@ type httpSink struct {
 	started   bool
 	done      bool
 	stopKA    chan struct{}
+
+	// Resumable legacy streams: events are numbered and logged; after
+	// detach the response writer is gone and events are only logged
+	// and forwarded to followers.
+	log      *streamLog
+	stream   uint64
+	seq      uint64
+	detached bool
+	closed   chan struct{} // closed when the server ends the stream early
 }
 
 func (s *httpSink) startLocked() {
@@ -551,6 +566,11 @@ func (s *httpSink) startLocked() {
 	// the first event or keep-alive can be far off.
 	_ = http.NewResponseController(s.w).Flush()
 	s.started = true
+	if s.log != nil && s.stream != 0 {
+		// A priming event: an id to resume from, and how soon to retry.
+		_, _ = io.WriteString(s.w, "id: "+eventID(s.stream, 0)+"\nretry: 500\ndata: \n\n")
+		_ = http.NewResponseController(s.w).Flush()
+	}
 	if s.long {
 		// Long streams outlive the server's write timeout.
 		_ = http.NewResponseController(s.w).SetWriteDeadline(time.Time{})
@@ -592,16 +612,82 @@ func (s *httpSink) Send(msg []byte) error {
 }
 
 func (s *httpSink) event(msg []byte) error {
-	if _, err := io.WriteString(s.w, "event: message\ndata: "); err != nil {
+	if s.log != nil && s.stream != 0 {
+		s.seq++
+		id := eventID(s.stream, s.seq)
+		for _, f := range s.log.record(s.stream, s.seq, msg) {
+			f.forward(id, msg)
+		}
+		if s.detached {
+			return nil
+		}
+		return writeEvent(s.w, id, msg)
+	}
+	if s.detached {
+		return nil
+	}
+	return writeEvent(s.w, "", msg)
+}
+
+// forward writes an event of another stream that this one follows.
+func (s *httpSink) forward(id string, msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done && !s.detached {
+		_ = writeEvent(s.w, id, msg)
+	}
+}
+
+// closeStream ends a legacy response stream early, telling the client to
+// reconnect; the call goes on and its events wait in the session's log.
+// It reports false where the stream cannot be resumed.
+func (s *httpSink) closeStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log == nil || s.stream == 0 || !s.sse || s.detached || s.done {
+		return false
+	}
+	if !s.started {
+		s.startLocked()
+	}
+	s.detach()
+	return true
+}
+
+// detach stops all use of the response writer. Called with s.mu held.
+func (s *httpSink) detach() {
+	if s.detached {
+		return
+	}
+	s.detached = true
+	if s.stopKA != nil {
+		close(s.stopKA)
+		s.stopKA = nil
+	}
+	if s.closed != nil {
+		close(s.closed)
+	}
+}
+
+func writeEvent(w io.Writer, id string, msg []byte) error {
+	if id != "" {
+		if _, err := io.WriteString(w, "id: "+id+"\n"); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "event: message\ndata: "); err != nil {
 		return err
 	}
-	if _, err := s.w.Write(msg); err != nil {
+	if _, err := w.Write(msg); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(s.w, "\n\n"); err != nil {
+	if _, err := io.WriteString(w, "\n\n"); err != nil {
 		return err
 	}
-	return http.NewResponseController(s.w).Flush()
+	if rw, ok := w.(http.ResponseWriter); ok {
+		return http.NewResponseController(rw).Flush()
+	}
+	return nil
 }
 
 func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) {
@@ -609,8 +695,23 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) {
 	defer s.mu.Unlock()
 	if s.stopKA != nil {
 		close(s.stopKA)
+		s.stopKA = nil
 	}
 	defer func() { s.done = true }()
+	if s.detached {
+		// The client reads the outcome from the session's log.
+		var msg []byte
+		switch {
+		case e != nil:
+			msg = appendError(nil, id, e)
+		case res != nil:
+			msg = appendResponse(nil, id, res)
+		default:
+			return
+		}
+		_ = s.event(msg)
+		return
+	}
 	var msg []byte
 	status := http.StatusOK
 	switch {
@@ -710,9 +811,31 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	sink := &httpSink{w: w, sse: okSSE, keepAlive: h.opts.KeepAlive}
-	res, rerr := sess.Handle(r.Context(), m, sink)
-	sink.finish(m.ID, res, rerr)
+	sink := &httpSink{w: w, sse: okSSE, keepAlive: h.opts.KeepAlive, log: &sess.events, closed: make(chan struct{})}
+	if okSSE {
+		sink.stream = sess.events.newStream()
+	}
+	// On a legacy session a lost connection is not a cancellation (the
+	// 2025-11-25 rules): the call runs on, bounded, and its outcome waits
+	// in the session's log for a GET with Last-Event-ID.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.opts.DetachedCallTimeout)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, rerr := sess.Handle(ctx, m, sink)
+		sink.finish(m.ID, res, rerr)
+	}()
+	select {
+	case <-done:
+		cancel()
+	case <-sink.closed:
+		go func() { <-done; cancel() }()
+	case <-r.Context().Done():
+		sink.mu.Lock()
+		sink.detach()
+		sink.mu.Unlock()
+		go func() { <-done; cancel() }()
+	}
 }
 
 func (h *HTTPHandler) newSession() (*Session, error) {
@@ -762,6 +885,15 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	sink.mu.Lock()
 	sink.startLocked()
 	sink.mu.Unlock()
+	if lei := r.Header.Get("Last-Event-ID"); lei != "" {
+		if stream, seq, ok := parseEventID(lei); ok {
+			missed := sess.events.follow(stream, seq, sink)
+			defer sess.events.unfollow(stream, sink)
+			for _, e := range missed {
+				sink.forward(eventID(e.stream, e.seq), e.data)
+			}
+		}
+	}
 	sess.SetPush(sink)
 	select {
 	case <-r.Context().Done():

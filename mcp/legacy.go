@@ -33,6 +33,9 @@ type Session struct {
 	closed    bool
 	lastUsed  time.Time
 	closeOnce sync.Once
+	// events keeps recent stream events for transports that resume
+	// streams (legacy HTTP).
+	events streamLog
 }
 
 // NewSession starts a legacy session. id is the transport's session id

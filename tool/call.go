@@ -129,6 +129,9 @@ type CallEnv struct {
 	// Detach turns the call into a task, if the client supports tasks
 	// and the tool allows it; nil never detaches. See Call.Detach.
 	Detach func() bool
+	// CloseStream ends the call's response stream early where the
+	// transport can resume it; nil cannot. See Call.CloseStream.
+	CloseStream func() bool
 }
 
 // Call is a handler's view of the call in progress.
@@ -252,6 +255,15 @@ func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[str
 // parks the task until the client answers.
 func (c *Call) Detach() bool {
 	return c.env.Detach != nil && c.env.Detach()
+}
+
+// CloseStream ends the call's response stream early, where the client can
+// resume it (legacy HTTP sessions, which number their events): the client
+// reconnects and reads the rest, the result included, while the call runs
+// on. A long call uses it so as not to hold a connection open. It reports
+// whether the stream was closed; elsewhere it does nothing.
+func (c *Call) CloseStream() bool {
+	return c.env.CloseStream != nil && c.env.CloseStream()
 }
 
 // State returns handler state saved with SetState in an earlier input

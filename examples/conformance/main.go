@@ -347,6 +347,14 @@ func addLegacyTools(reg *tool.Registry) {
 			}
 			return "Logging complete.", nil
 		})
+	tool.Add(reg, def("test_reconnection", "Closes its response stream mid-call; the client resumes it and reads the result."),
+		func(ctx context.Context, c *tool.Call, _ none) (string, error) {
+			c.CloseStream()
+			if err := sleep(ctx, 100*time.Millisecond); err != nil {
+				return "", err
+			}
+			return "Reconnection test completed successfully.", nil
+		})
 	type promptArgs struct {
 		Prompt string `json:"prompt" desc:"The prompt to send to the client's model"`
 	}
