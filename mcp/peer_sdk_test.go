@@ -344,7 +344,8 @@ func TestPeerGoSDKBinary(t *testing.T) {
 	for _, era := range peerEras {
 		t.Run(era.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "stdio", "--log-level", "error")
-			cs := connectPeer(t, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, era, &peerProgress{})
+			prog := &peerProgress{}
+			cs := connectPeer(t, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, era, prog)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			res, err := cs.ListTools(ctx, nil)
@@ -363,12 +364,36 @@ func TestPeerGoSDKBinary(t *testing.T) {
 				t.Errorf("unknown tool: %v, want -32602", err)
 			}
 			if !listed["keysweep_scan_text"] {
-				t.Logf("keysweep_scan_text is not registered in this build (%d tools); call checks skipped", len(res.Tools))
-				return
+				t.Fatalf("keysweep_scan_text is not listed (%d tools)", len(res.Tools))
 			}
-			res2, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "keysweep_scan_text", Arguments: map[string]any{"text": "nothing to see here"}})
+			p := &sdk.CallToolParams{Name: "keysweep_scan_text", Arguments: map[string]any{"text": "nothing to see here"}}
+			p.SetProgressToken("scan-1")
+			res2, err := cs.CallTool(ctx, p)
 			if err != nil || res2.IsError {
 				t.Fatalf("keysweep_scan_text: %v %+v", err, res2)
+			}
+			sc, _ := res2.StructuredContent.(map[string]any)
+			if sc["status"] != "completed" || sc["text_length"] != float64(len("nothing to see here")) {
+				t.Errorf("keysweep_scan_text structured content %v", res2.StructuredContent)
+			}
+			// The tool reports progress; the client must have seen it,
+			// with our token, growing.
+			deadline := time.Now().Add(5 * time.Second)
+			var got []float64
+			var toks []any
+			for time.Now().Before(deadline) {
+				if got, toks = prog.snapshot(); len(got) >= 2 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if len(got) < 2 || !slices.IsSorted(got) || got[0] == got[len(got)-1] {
+				t.Errorf("progress from keysweep_scan_text: %v", got)
+			}
+			for _, tok := range toks {
+				if tok != "scan-1" {
+					t.Errorf("progress token %v, want scan-1", tok)
+				}
 			}
 			res3, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "keysweep_scan_text", Arguments: map[string]any{"no_such_argument": true}})
 			if err != nil {
