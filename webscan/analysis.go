@@ -385,7 +385,11 @@ func tlsFindings(r TLSResult, wanted bool) []Finding {
 		if c.SelfSigned {
 			add("cert_self_signed", SeverityHigh, "The certificate is self-signed", "No browser trusts it.", "issuer = subject: "+c.Subject, "Use a certificate from a publicly trusted authority.")
 		} else if !c.Trusted {
-			add("cert_untrusted", SeverityHigh, "The certificate chain is not trusted", "Verification failed: "+c.TrustError+".", "issuer: "+c.Issuer, "Serve the full chain (leaf and intermediates) from a publicly trusted authority.")
+			detail := "Verification failed: " + c.TrustError + "."
+			if c.ChainLength == 1 && c.TrustError == "unknown_authority" {
+				detail += " The server sent only the leaf certificate; if a public CA issued it, the intermediate certificate is missing from the server configuration."
+			}
+			add("cert_untrusted", SeverityHigh, "The certificate chain is not trusted", detail, "issuer: "+c.Issuer, "Serve the full chain (leaf and intermediates) from a publicly trusted authority.")
 		}
 		if !c.HostnameMatch {
 			add("cert_hostname_mismatch", SeverityHigh, "The certificate does not match the host name", "The certificate names do not cover the scanned host.", "names: "+truncate(strings.Join(c.DNSNames, ", "), 200), "Issue a certificate whose subjectAltName covers the host.")

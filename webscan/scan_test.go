@@ -194,6 +194,13 @@ func TestScanCertificateProblems(t *testing.T) {
 			if !hasFinding(rep, tt.finding) {
 				t.Errorf("missing %s; have %v", tt.finding, findingIDs(rep))
 			}
+			if tt.name == "missing_intermediate" {
+				for _, f := range rep.Findings {
+					if f.ID == "cert_untrusted" && !strings.Contains(f.Detail, "intermediate certificate is missing") {
+						t.Errorf("detail %q does not point at the missing intermediate", f.Detail)
+					}
+				}
+			}
 			if rep.Result.Grade != tt.wantGrade {
 				t.Errorf("grade = %s, want %s; reasons %+v", rep.Result.Grade, tt.wantGrade, rep.Result.Reasons)
 			}
