@@ -58,11 +58,15 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	}
 	i := ne
 	keyQuoted := false
-	if i < n && (text[i] == '"' || text[i] == '\'') && ns > 0 && text[ns-1] == text[i] {
-		keyQuoted = true
+	if q, w := quoteAt(text, i); w > 0 {
+		// closing quote of "name", \"name\" (JSON inside a string) or ['name']
+		if q2, w2 := quoteBefore(text, ns); w2 == w && q2 == q {
+			keyQuoted = true
+		}
+		i += w
+	}
+	if i < n && text[i] == ']' {
 		i++
-	} else if i < n && (text[i] == '"' || text[i] == '\'' || text[i] == ']') {
-		i++ // closing of ["name"] or a stray quote
 	}
 	j := skipBlanks(text, i, 16)
 	xml := false
@@ -100,27 +104,32 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	if j >= n {
 		return a, false
 	}
-	q := text[j]
-	if compare && q != '"' && q != '\'' {
+	q, qw := quoteAt(text, j)
+	if compare && qw == 0 {
 		return a, false // comparisons and prose count only with a literal
 	}
 	a.compare = compare
 	// "Password:" at the end of a string literal: the quote after the
 	// separator closes the literal the name is in.
-	if (q == '"' || q == '\'') && !keyQuoted && ns > 0 && text[ns-1] == q {
-		return a, false
+	if qw > 0 && !keyQuoted {
+		if q2, w2 := quoteBefore(text, ns); w2 == qw && q2 == q {
+			return a, false
+		}
 	}
-	if q == '"' || q == '\'' || q == '`' {
+	if qw > 0 {
 		a.quoted = true
-		j++
+		j += qw
 		k := j
-		for k < n && k-j < 512 && text[k] != q && text[k] != '\n' {
-			if text[k] == '\\' && k+1 < n && text[k+1] != '\n' {
+		for k < n && k-j < 512 && text[k] != '\n' {
+			if q2, w2 := quoteAt(text, k); w2 == qw && q2 == q {
+				break
+			}
+			if qw == 1 && text[k] == '\\' && k+1 < n && text[k+1] != '\n' {
 				k++
 			}
 			k++
 		}
-		if k >= n || text[k] != q {
+		if k >= n || text[k] == '\n' || k-j >= 512 {
 			return a, false
 		}
 		a.valStart, a.valEnd = j, k
@@ -146,6 +155,37 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	}
 	a.valStart, a.valEnd = j, k
 	return a, k > j
+}
+
+// quoteAt reports the quote character at text[i] and the width of the
+// quote token: 1 for a plain quote, more for one escaped by a run of
+// backslashes (\" inside a string literal, \\\" two levels deep). Width 0:
+// no quote at i.
+func quoteAt(text string, i int) (byte, int) {
+	k := i
+	for k < len(text) && k-i < 8 && text[k] == '\\' {
+		k++
+	}
+	if k < len(text) && (text[k] == '"' || text[k] == '\'' || text[k] == '`' && k == i) {
+		return text[k], k - i + 1
+	}
+	return 0, 0
+}
+
+// quoteBefore is quoteAt for the quote token that ends just before end.
+func quoteBefore(text string, end int) (byte, int) {
+	if end == 0 {
+		return 0, 0
+	}
+	q := text[end-1]
+	if q != '"' && q != '\'' && q != '`' {
+		return 0, 0
+	}
+	k := end - 1
+	for k > 0 && end-1-k < 8 && text[k-1] == '\\' {
+		k--
+	}
+	return q, end - k
 }
 
 // queryParamAt reports whether text[i:] starts with "name=" (a URL
@@ -326,8 +366,14 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false
 	}
 	switch v[0] {
-	case '#', '.', '/', '{', '[', '(', '<', '$':
-		return 0, false // comment, path, template, reference
+	case '#', '.':
+		// A comment or a path when unquoted; a CSS selector ("#id",
+		// ".class") when quoted unless it has a digit like a password.
+		if c != assignPassword || !a.quoted || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.IndexAny(v, "0123456789") < 0 {
+			return 0, false
+		}
+	case '/', '{', '[', '(', '<', '$':
+		return 0, false // path, template, reference
 	case '%', '~', '@', '&', '*', '!', ';':
 		// A password may start with a symbol; a reference, path, YAML tag
 		// or anchor may too: "%APPDATA%", "~/.key", "!vault", "&default".

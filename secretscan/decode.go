@@ -28,7 +28,7 @@ type encodedSpan struct {
 }
 
 var b64Table = func() (t [256]bool) {
-	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-" {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-" {
 		t[c] = true
 	}
 	return
@@ -91,6 +91,9 @@ func base64Spans(text string, out []encodedSpan) []encodedSpan {
 		}
 		k := i + minB64Run
 		for k < n && t[text[k]] {
+			k++
+		}
+		for p := 0; p < 2 && k < n && text[k] == '='; p++ { // padding
 			k++
 		}
 		if k-j >= minB64Run && k-j <= maxDecodeSpan {
@@ -158,6 +161,9 @@ func decodeJSONString(lit string) (string, bool) {
 	}
 	return s, true
 }
+
+// '=' is not in the table: inside a run it separates "NAME=value", and at
+// the end of a run base64Spans takes up to two as padding.
 
 // jsonSpans finds double-quoted literals on one line that contain
 // backslash escapes. It scans forward only, so its cost is linear.

@@ -16,6 +16,8 @@ func TestBase64SpansMatchesNaive(t *testing.T) {
 		strings.Repeat("ab ", 10) + payload,
 		strings.Repeat("abcdefghij", 3) + "." + payload + "\n" + payload,
 		payload[:30] + " " + payload[30:],
+		"CONFIG_B64=" + payload,
+		"a=b==c===" + payload + "===",
 		seed(t, "base64.txt"),
 	}
 	for _, in := range inputs {
@@ -41,6 +43,9 @@ func naiveBase64Spans(text string) []encodedSpan {
 		}
 		j := i
 		for j < len(text) && b64Table[text[j]] {
+			j++
+		}
+		for p := 0; p < 2 && j < len(text) && text[j] == '='; p++ {
 			j++
 		}
 		if j-i >= minB64Run {

@@ -30,7 +30,7 @@ func shannon(s string) float64 {
 var placeholderMarkers = []string{
 	"xxxx", "example", "sample", "changeme", "change_me", "change-me", "changeit",
 	"your_", "your-", "yourapi", "yourkey", "yoursecret", "yourtoken", "yourpass",
-	"placeholder", "dummy", "redacted", "insert", "replace", "todo", "fixme",
+	"placeholder", "dummy", "redacted", "insert", "replace",
 	"${", "{{", "}}", "<", ">", "%s", "****", "....", "…", "■",
 	"notreal", "not_real", "not-real", "fake_", "_fake", "-fake", "fake-",
 	"enter_", "enter-", "put-your", "secret_here", "key_here",

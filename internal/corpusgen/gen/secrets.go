@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"net/url"
 	"strings"
 )
 
@@ -150,6 +151,17 @@ var secretKinds = []secretKind{
 	{typ: "datadog_api_key", name: "datadog_api_key", value: func(r *rand.Rand) string { return pick(r, hexLow, 32) }},
 	{typ: "url_with_credentials", name: "git_remote", value: func(r *rand.Rand) string {
 		return "https://deploy:" + pick(r, alnum, 20) + "@git." + pick(r, lowNum, 6) + ".example.org/org/repo.git"
+	}},
+	// Encoded layers: the credential is only visible after decoding.
+	{typ: "github_personal_access_token", name: "config_b64", value: func(r *rand.Rand) string {
+		return base64.StdEncoding.EncodeToString([]byte("export GITHUB_TOKEN=" + crcToken(r, "ghp_") + "\n"))
+	}},
+	{typ: "postgresql_connection_url", name: "dsn_escaped", value: func(r *rand.Rand) string {
+		return url.QueryEscape("postgres://svc:" + pick(r, alnum, 18) + "@db." + pick(r, lowNum, 5) + ".internal:5432/app")
+	}},
+	{typ: "password", name: "settings_json", value: func(r *rand.Rand) string {
+		b, _ := json.Marshal(map[string]string{"password": password(r)})
+		return strings.ReplaceAll(string(b), `"`, `\"`)
 	}},
 }
 
