@@ -7,6 +7,8 @@ package toolset
 import (
 	"log/slog"
 
+	"github.com/warden-mcp/warden/safehttp"
+
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -17,6 +19,11 @@ type Deps struct {
 	// FingerprintKey keys the fingerprints of found secrets. Nil: a key
 	// for this process only, so fingerprints do not match across runs.
 	FingerprintKey []byte
+	// SafeHTTP configures the fetcher of the website scans. Nil is the
+	// production policy. Only tests set it, to reach their own loopback
+	// fixtures through safehttp.Options.AllowAddrPorts; no configuration
+	// file or flag reaches it.
+	SafeHTTP *safehttp.Options
 }
 
 // Selection says which tools to register.
@@ -43,6 +50,7 @@ type family struct {
 // families lists every built-in family, in registration order.
 var families = []family{
 	{"keysweep_", keysweepTools},
+	{"microdefend_", microdefendTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the

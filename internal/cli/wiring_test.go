@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/warden-mcp/warden/tool/tooltest"
+)
+
+// The production wiring must refuse loopback and metadata targets: no
+// configuration reaches the fetcher's test allowances.
+func TestProductionWiringRefusesPrivateTargets(t *testing.T) {
+	w, err := wire(wireOptions{logger: discardLogger(), stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{"http://127.0.0.1/", "http://localhost/", "http://[::1]/", "http://169.254.169.254/", "http://10.0.0.1/", "http://0x7f000001/"} {
+		rep, err := tooltest.Invoke(context.Background(), w.reg, "microdefend_scan_website", `{"url":"`+url+`"}`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := rep.Result.ErrorCode()
+		if !strings.HasPrefix(code, "blocked_") {
+			t.Errorf("%s: %q, want a blocked_ code", url, code)
+		}
+	}
+}
+
+func TestWiredToolsPassTheHarness(t *testing.T) {
+	w, err := wire(wireOptions{logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"keysweep_scan_text", "microdefend_scan_website"} {
+		if _, ok := w.reg.Lookup(name); !ok {
+			t.Errorf("%s is not served", name)
+		}
+	}
+	tooltest.Check(t, w.reg, nil)
+}
