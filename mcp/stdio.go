@@ -130,6 +130,10 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 type flight struct {
 	cancel context.CancelFunc
 	listen bool
+	// cancelled is set, under stdioState.mu, when the client cancels the
+	// request: nothing more is sent for its id, which the client may
+	// already be reusing.
+	cancelled bool
 }
 
 type stdioState struct {
@@ -188,8 +192,9 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 	st.sem <- struct{}{}
 	rctx, cancel := context.WithCancel(ctx)
 	key := string(m.ID)
+	fl := &flight{cancel: cancel, listen: m.Method == "subscriptions/listen"}
 	st.mu.Lock()
-	st.inflight[key] = &flight{cancel: cancel, listen: m.Method == "subscriptions/listen"}
+	st.inflight[key] = fl
 	st.mu.Unlock()
 	st.wg.Add(1)
 	go func() {
@@ -213,6 +218,12 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 		default:
 			res, rerr = sess.Handle(rctx, m, st.out)
 		}
+		st.mu.Lock()
+		cancelled := fl.cancelled
+		st.mu.Unlock()
+		if cancelled {
+			return // the client gave up on this id
+		}
 		if rerr != nil {
 			_ = st.out.Send(appendError(nil, m.ID, rerr))
 			return
@@ -232,6 +243,7 @@ func (st *stdioState) cancel(m *Message) {
 	}
 	st.mu.Lock()
 	if f, ok := st.inflight[string(id)]; ok {
+		f.cancelled = true
 		f.cancel()
 	}
 	st.mu.Unlock()
