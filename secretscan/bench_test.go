@@ -3,6 +3,7 @@ package secretscan
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,5 +94,39 @@ func BenchmarkNew(b *testing.B) {
 		if _, err := compileRules(allRules()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// adversarialInputs are 256 KB texts built to hit worst cases: every
+// keyword-triggered path, long runs for the decoders, unterminated PEM
+// armour.
+func adversarialInputs() map[string]string {
+	const n = 256_000
+	rep := func(s string) string { return strings.Repeat(s, n/len(s)+1)[:n] }
+	return map[string]string{
+		"key-assign":    rep("api_key=ab1 "),
+		"password":      rep("password "),
+		"pem-headers":   rep("-----BEGIN RSA PRIVATE KEY-----\n"),
+		"url-userinfo":  rep("https://u:p@"),
+		"backslashes":   rep(`\"`),
+		"percent":       rep("%41"),
+		"qp-soft-break": rep("a=\n"),
+		"base64-run":    rep("QUJD"),
+		"eyJ":           rep("eyJ."),
+		"one-line":      rep("x"),
+	}
+}
+
+func BenchmarkScanAdversarial(b *testing.B) {
+	s := New(nil)
+	for name, text := range adversarialInputs() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Scan(context.Background(), text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

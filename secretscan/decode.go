@@ -185,7 +185,12 @@ func jsonSpans(text string, out []encodedSpan) []encodedSpan {
 			e++
 		}
 		if e >= n || text[e] != '"' {
-			i = s + 1
+			// Every quote before e was escaped, so none of them can open
+			// a literal either: continue after the scanned stretch.
+			i = e
+			if i <= s {
+				i = s + 1
+			}
 			continue
 		}
 		if escaped {

@@ -72,8 +72,9 @@ type rule struct {
 	// match may start and end. Zero means 8 and 512 bytes.
 	Before, After int
 
-	MinEntropy float64   // Shannon entropy floor of the secret in bits per char; 0: none
-	Validate   validator // optional structural check that moves confidence
+	MinEntropy     float64   // Shannon entropy floor of the secret in bits per char; 0: none
+	MinLen, MaxLen int       // bounds on the secret's length in bytes; 0: none (keeps large counted repetitions out of patterns)
+	Validate       validator // optional structural check that moves confidence
 	// Pre, when set, is a cheap check of a keyword hit (text, start, end)
 	// that must pass before the pattern runs around it.
 	Pre              func(text string, start, end int) bool

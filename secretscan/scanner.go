@@ -307,7 +307,7 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 			if r.userIdx > 0 && m[2*r.userIdx] >= 0 {
 				user := win[m[2*r.userIdx]:m[2*r.userIdx+1]]
 				v := win[ss:se]
-				if v == user || portLike(v) {
+				if v == user || portLike(v) || len(user) > 128 {
 					continue
 				}
 			}
@@ -399,7 +399,7 @@ func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match strin
 			return candidate{}, false
 		}
 	}
-	if knownTestValues[v] {
+	if knownTestValues[v] || r.MinLen > 0 && len(v) < r.MinLen || r.MaxLen > 0 && len(v) > r.MaxLen {
 		return candidate{}, false
 	}
 	if !r.KeepPlaceholders && isPlaceholder(v) {
