@@ -3,7 +3,6 @@ package toolset
 import (
 	"context"
 	"errors"
-	"sort"
 
 	"github.com/warden-mcp/warden/secretscan"
 	"github.com/warden-mcp/warden/tool"
@@ -23,7 +22,7 @@ type scanTextArgs struct {
 type ScanTextResult struct {
 	Status          string            `json:"status" desc:"Always completed for a finished scan."`
 	RiskLevel       string            `json:"risk_level" desc:"The highest severity found: none, low, medium, high or critical."`
-	ConfidenceScore float64           `json:"confidence_score" desc:"The highest detection confidence, 0 to 1; 0 when nothing was found."`
+	ConfidenceScore float64           `json:"confidence_score" desc:"How likely the text holds at least one real credential, 0 to 1: 1 minus the product of (1 - confidence) over the detections; 0 when nothing was found."`
 	Summary         ScanSummary       `json:"summary"`
 	Detections      []SecretDetection `json:"detections"`
 	TextLength      int               `json:"text_length" desc:"Length of the scanned text in Unicode characters."`
@@ -86,36 +85,20 @@ func keysweepTools(deps Deps) ([]*tool.Tool, error) {
 
 // scanTextResult shapes an engine result into the tool's contract.
 func scanTextResult(res secretscan.Result) ScanTextResult {
+	sum := res.Summarize()
 	out := ScanTextResult{
-		Status:     "completed",
-		RiskLevel:  "none",
-		TextLength: res.TextLength,
-		Summary:    ScanSummary{BySeverity: map[string]int{}, ByType: map[string]int{}},
-		Detections: make([]SecretDetection, 0, len(res.Detections)),
+		Status:          "completed",
+		RiskLevel:       res.RiskLevel().String(),
+		ConfidenceScore: res.ConfidenceScore(),
+		TextLength:      res.TextLength,
+		Summary:         ScanSummary{Total: sum.Total, BySeverity: sum.BySeverity, ByType: sum.ByType},
+		Detections:      make([]SecretDetection, 0, len(res.Detections)),
 	}
-	top := secretscan.SeverityNone
 	for _, d := range res.Detections {
 		out.Detections = append(out.Detections, SecretDetection{
 			Type: d.Type, Severity: d.Severity.String(), Confidence: d.Confidence,
 			Fingerprint: d.Fingerprint, ValueLength: d.ValueLength, Line: d.Line, Column: d.Column,
 		})
-		out.Summary.BySeverity[d.Severity.String()]++
-		out.Summary.ByType[d.Type]++
-		if d.Severity > top {
-			top = d.Severity
-		}
-		if d.Confidence > out.ConfidenceScore {
-			out.ConfidenceScore = d.Confidence
-		}
 	}
-	out.Summary.Total = len(out.Detections)
-	out.RiskLevel = top.String()
-	sort.SliceStable(out.Detections, func(i, j int) bool {
-		a, b := out.Detections[i], out.Detections[j]
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
 	return out
 }

@@ -21,13 +21,74 @@ type scanSiteArgs struct {
 	URL string `json:"url" minLength:"1" code:"invalid_target" desc:"The public http or https URL to scan, such as https://example.com. Private, internal and metadata addresses are refused."`
 }
 
-func microdefendTools(deps Deps) ([]*tool.Tool, error) {
-	client := safehttp.New(deps.SafeHTTP)
-	secrets := secretscan.New(&secretscan.Options{FingerprintKey: deps.FingerprintKey})
-	logger := deps.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// SiteScanner runs website scans the way microdefend_scan_website does:
+// through the SSRF-proof fetcher, with secrets in exposed files reported
+// by the KeySweep engine as type and fingerprint. The CLI's warden scan
+// site uses it too.
+type SiteScanner struct {
+	client  *safehttp.Client
+	secrets *secretscan.Scanner
+	logger  *slog.Logger
+}
+
+// NewSiteScanner builds a scanner from the shared dependencies.
+func NewSiteScanner(deps Deps) *SiteScanner {
+	s := &SiteScanner{
+		client:  safehttp.New(deps.SafeHTTP),
+		secrets: secretscan.New(&secretscan.Options{FingerprintKey: deps.FingerprintKey}),
+		logger:  deps.Logger,
 	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Validate checks a target before any connection is made.
+func (s *SiteScanner) Validate(ctx context.Context, rawURL string) *tool.Error {
+	if _, err := s.client.Validate(ctx, rawURL); err != nil {
+		return siteError(err)
+	}
+	return nil
+}
+
+// Scan validates and scans a site.
+func (s *SiteScanner) Scan(ctx context.Context, rawURL string) (*webscan.Report, error) {
+	if err := s.Validate(ctx, rawURL); err != nil {
+		return nil, err
+	}
+	hc := s.client.HTTPClient()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	sc := webscan.New(webscan.Options{
+		HTTP:       hc,
+		Dial:       s.client.DialContext,
+		SecretScan: s.secretsIn,
+	})
+	rep, err := sc.Scan(ctx, rawURL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "website scan failed", slog.String("cause", err.Error()))
+		return nil, siteError(err)
+	}
+	return rep, nil
+}
+
+func (s *SiteScanner) secretsIn(ctx context.Context, text string) []webscan.SecretFinding {
+	res, err := s.secrets.Scan(ctx, text)
+	if err != nil {
+		return nil
+	}
+	out := make([]webscan.SecretFinding, 0, len(res.Detections))
+	for _, d := range res.Detections {
+		out = append(out, webscan.SecretFinding{Type: d.Type, Fingerprint: d.Fingerprint, Line: d.Line})
+	}
+	return out
+}
+
+func microdefendTools(deps Deps) ([]*tool.Tool, error) {
+	sc := NewSiteScanner(deps)
 	t, err := tool.New(tool.Def{
 		Name:  "microdefend_scan_website",
 		Title: "Grade a website's security configuration",
@@ -50,35 +111,14 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 		// Validation comes first and costs no connection: a refused
 		// target is answered at once (and, on a hosted server, not
 		// charged).
-		if _, err := client.Validate(ctx, in.URL); err != nil {
-			return nil, siteError(err)
+		if err := sc.Validate(ctx, in.URL); err != nil {
+			return nil, err
 		}
 		call.Detach() // a tasks-capable client polls from here on
 		call.Progress(0, 1, "scanning")
-		hc := client.HTTPClient()
-		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		sc := webscan.New(webscan.Options{
-			HTTP: hc,
-			Dial: client.DialContext,
-			SecretScan: func(ctx context.Context, text string) []webscan.SecretFinding {
-				res, err := secrets.Scan(ctx, text)
-				if err != nil {
-					return nil
-				}
-				out := make([]webscan.SecretFinding, 0, len(res.Detections))
-				for _, d := range res.Detections {
-					out = append(out, webscan.SecretFinding{Type: d.Type, Fingerprint: d.Fingerprint, Line: d.Line})
-				}
-				return out
-			},
-		})
 		rep, err := sc.Scan(ctx, in.URL)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			logger.LogAttrs(ctx, slog.LevelWarn, "website scan failed", slog.String("cause", err.Error()))
-			return nil, siteError(err)
+			return nil, err
 		}
 		call.Progress(1, 1, "done")
 		return rep, nil

@@ -59,6 +59,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.serveCommand(),
 		e.stdioCommand(),
 		e.toolsCommand(),
+		e.scanCommand(),
 		e.versionCommand(),
 	)
 	err := root.ExecuteContext(ctx)

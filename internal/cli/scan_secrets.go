@@ -1,0 +1,314 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/warden-mcp/warden/secretscan"
+)
+
+func (e *env) scanCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "scan",
+		Short: "Run a scanner from the command line",
+	}
+	c.AddCommand(e.scanSecretsCommand(), e.scanSiteCommand())
+	return c
+}
+
+type scanSecretsFlags struct {
+	asJSON, asSARIF bool
+	failOn          string
+	maxFileSize     int64
+	includeIgnored  bool
+	includeBinary   bool
+	baseline        string
+	writeBaseline   string
+	stateDir        string
+	noProgress      bool
+}
+
+func (e *env) scanSecretsCommand() *cobra.Command {
+	var f scanSecretsFlags
+	c := &cobra.Command{
+		Use:   "secrets [PATH|-]...",
+		Short: "Find exposed secrets in files, directories or stdin",
+		Long: "Scan files and directories (skipping what .gitignore ignores, binary files and\n" +
+			"files over --max-file-size) or stdin (-) for exposed credentials. Secret values\n" +
+			"are never printed: each finding has a type, severity, confidence and a keyed\n" +
+			"fingerprint. Exit status 1 when a finding is at or above --fail-on.\n\n" +
+			"Silence a known finding with a \"keysweep:allow\" comment on its line, or list its\n" +
+			"fingerprint in a baseline file (--baseline; write one with --write-baseline).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			return e.scanSecrets(cmd.Context(), args, f)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&f.asJSON, "json", false, "print results as JSON")
+	fl.BoolVar(&f.asSARIF, "sarif", false, "print results as SARIF 2.1.0 (GitHub code scanning)")
+	fl.StringVar(&f.failOn, "fail-on", "low", "exit 1 when a finding is at or above this severity: low, medium, high, critical, or none")
+	fl.Int64Var(&f.maxFileSize, "max-file-size", secretscan.DefaultMaxFileSize, "skip files larger than this many bytes")
+	fl.BoolVar(&f.includeIgnored, "include-ignored", false, "also scan what .gitignore files ignore")
+	fl.BoolVar(&f.includeBinary, "include-binary", false, "also scan files that look binary")
+	fl.StringVar(&f.baseline, "baseline", "", "file of accepted fingerprints (one per line) to silence")
+	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the fingerprints of every finding to this file")
+	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
+	return c
+}
+
+// secretsReport is the --json output. Its fields only ever grow.
+type secretsReport struct {
+	Files   []fileFindings       `json:"files"`
+	Summary secretscan.Summary   `json:"summary"`
+	Stats   secretscan.WalkStats `json:"stats"`
+}
+
+type fileFindings struct {
+	Path       string                 `json:"path"`
+	Detections []secretscan.Detection `json:"detections"`
+}
+
+func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlags) error {
+	if f.asJSON && f.asSARIF {
+		return &exitError{code: ExitError, err: fmt.Errorf("--json and --sarif are exclusive")}
+	}
+	failOn := secretscan.SeverityNone
+	if f.failOn != "none" {
+		sev, err := secretscan.ParseSeverity(f.failOn)
+		if err != nil || sev == secretscan.SeverityNone {
+			return &exitError{code: ExitError, err: fmt.Errorf("--fail-on: want low, medium, high, critical or none")}
+		}
+		failOn = sev
+	}
+	opts := &secretscan.Options{}
+	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
+		opts.FingerprintKey = key
+	} else {
+		fmt.Fprintln(e.stderr, "warden: no fingerprint key (fingerprints hold for this run only):", err)
+	}
+	if f.baseline != "" {
+		fh, err := os.Open(f.baseline)
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--baseline: %w", err)}
+		}
+		b, err := secretscan.ReadBaseline(fh)
+		fh.Close()
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("--baseline: %w", err)}
+		}
+		opts.Baseline = b
+	}
+	sc := secretscan.New(opts)
+	prog := newProgress(e.stderr, !f.noProgress && !f.asJSON && !f.asSARIF)
+	defer prog.done()
+
+	var files []secretscan.FileResult
+	stats := secretscan.WalkStats{Skipped: map[string]int{}}
+	collect := func(fr secretscan.FileResult) error {
+		prog.add(fr.Path)
+		if len(fr.Result.Detections) > 0 {
+			files = append(files, fr)
+		}
+		return nil
+	}
+	for _, p := range paths {
+		if p == "-" {
+			res, err := sc.ScanReader(ctx, e.stdin, f.maxFileSize)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			stats.Files++
+			_ = collect(secretscan.FileResult{Path: "-", Result: res})
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", p, err)}
+		}
+		if !fi.IsDir() {
+			res, err := sc.ScanFile(ctx, p, f.maxFileSize)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			stats.Files++
+			stats.Bytes += fi.Size()
+			_ = collect(secretscan.FileResult{Path: filepath.ToSlash(p), Result: res})
+			continue
+		}
+		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
+			MaxFileSize: f.maxFileSize, IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+		}, func(fr secretscan.FileResult) error {
+			fr.Path = filepath.ToSlash(filepath.Join(p, fr.Path))
+			return collect(fr)
+		})
+		if err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		stats.Files += st.Files
+		stats.Bytes += st.Bytes
+		for k, v := range st.Skipped {
+			stats.Skipped[k] += v
+		}
+	}
+	prog.done()
+
+	var all secretscan.Result
+	worst := secretscan.SeverityNone
+	for _, fr := range files {
+		all.Detections = append(all.Detections, fr.Result.Detections...)
+		for _, d := range fr.Result.Detections {
+			if d.Severity > worst {
+				worst = d.Severity
+			}
+		}
+	}
+	if f.writeBaseline != "" {
+		if err := writeBaselineFile(f.writeBaseline, all.Detections); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+	}
+	var err error
+	switch {
+	case f.asSARIF:
+		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
+	case f.asJSON:
+		rep := secretsReport{Files: make([]fileFindings, 0, len(files)), Summary: all.Summarize(), Stats: stats}
+		for _, fr := range files {
+			rep.Files = append(rep.Files, fileFindings{Path: fr.Path, Detections: fr.Result.Detections})
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	default:
+		err = writeSecretsText(e.stdout, files)
+		fmt.Fprintf(e.stderr, "scanned %d files (%s); %d findings%s\n", stats.Files, humanBytes(stats.Bytes), len(all.Detections), skippedNote(stats.Skipped))
+	}
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	if failOn != secretscan.SeverityNone && worst >= failOn {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func writeBaselineFile(path string, ds []secretscan.Detection) error {
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := secretscan.WriteBaseline(fh, ds); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+func writeSecretsText(w io.Writer, files []secretscan.FileResult) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(files) > 0 {
+		fmt.Fprintln(tw, "LOCATION\tTYPE\tSEVERITY\tCONFIDENCE\tFINGERPRINT")
+	}
+	for _, fr := range files {
+		ds := append([]secretscan.Detection(nil), fr.Result.Detections...)
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
+		for _, d := range ds {
+			fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%.2f\t%s\n", fr.Path, d.Line, d.Column, d.Type, d.Severity, d.Confidence, d.Fingerprint)
+		}
+	}
+	return tw.Flush()
+}
+
+func skippedNote(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	return "; skipped " + strings.Join(parts, ", ")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// progress is a one-line progress report on a terminal's stderr, redrawn
+// at most every 100 ms, for long scans. It stays silent when stderr is not
+// a terminal.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	on    bool
+	files int
+	start time.Time
+	last  time.Time
+	shown bool
+}
+
+func newProgress(w io.Writer, want bool) *progress {
+	p := &progress{w: w, start: time.Now()}
+	if fh, ok := w.(*os.File); ok && want {
+		p.on = isatty.IsTerminal(fh.Fd())
+	}
+	return p
+}
+
+func (p *progress) add(path string) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.files++
+	now := time.Now()
+	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	if len(path) > 50 {
+		path = "…" + path[len(path)-49:]
+	}
+	fmt.Fprintf(p.w, "\r\033[Kscanning: %d files, %s", p.files, path)
+	p.shown = true
+}
+
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+	p.on = false
+}

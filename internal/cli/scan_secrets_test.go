@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+const ghToken = "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"
+
+func TestScanSecrets(t *testing.T) {
+	dir := t.TempDir()
+	state := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "app.env"), []byte("A=1\nTOKEN="+ghToken+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "allowed.env"), []byte("TOKEN="+ghToken+" # keysweep:allow\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("ignored/\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "ignored"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ignored", "x.env"), []byte("TOKEN="+ghToken+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "blob.bin"), append([]byte{0, 1, 2}, []byte(ghToken)...), 0o644)
+
+	out, _, code := run(t, "", "scan", "secrets", "--state-dir", state, dir)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1; %s", code, out)
+	}
+	if !strings.Contains(out, "app.env:2:7") || strings.Contains(out, "allowed.env") || strings.Contains(out, "ignored/") || strings.Contains(out, "blob.bin") {
+		t.Errorf("text report:\n%s", out)
+	}
+	if strings.Contains(out, ghToken[4:16]) {
+		t.Error("the secret was printed")
+	}
+
+	out, _, code = run(t, "", "scan", "secrets", "--json", "--state-dir", state, "--include-ignored", dir)
+	var rep secretsReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != ExitFindings {
+		t.Fatalf("json: %v %d %s", err, code, out)
+	}
+	if rep.Summary.Total != 2 || rep.Stats.Skipped["binary"] != 1 {
+		t.Errorf("json summary %+v stats %+v", rep.Summary, rep.Stats)
+	}
+	if strings.Contains(out, ghToken[4:16]) {
+		t.Error("the secret reached the JSON")
+	}
+
+	out, _, _ = run(t, "", "scan", "secrets", "--sarif", "--state-dir", state, dir)
+	var sarif struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []json.RawMessage `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 1 {
+		t.Errorf("sarif: %v %s", err, out)
+	}
+
+	// A baseline of accepted fingerprints silences them; exit 0.
+	base := filepath.Join(t.TempDir(), "baseline.txt")
+	_, _, _ = run(t, "", "scan", "secrets", "--state-dir", state, "--write-baseline", base, dir)
+	out, _, code = run(t, "", "scan", "secrets", "--state-dir", state, "--baseline", base, dir)
+	if code != ExitOK || strings.Contains(out, "github") {
+		t.Errorf("with baseline: exit %d\n%s", code, out)
+	}
+
+	// stdin, and --fail-on above the finding's severity.
+	_, _, code = run(t, "TOKEN="+ghToken+"\n", "scan", "secrets", "--state-dir", state, "--fail-on", "critical", "-")
+	if code != ExitOK {
+		t.Errorf("fail-on critical with a high finding: exit %d", code)
+	}
+	_, _, code = run(t, "nothing here\n", "scan", "secrets", "--state-dir", state, "-")
+	if code != ExitOK {
+		t.Errorf("clean stdin: exit %d", code)
+	}
+	_, errs, code := run(t, "", "scan", "secrets", "--fail-on", "bogus", dir)
+	if code != ExitError || !strings.Contains(errs, "--fail-on") {
+		t.Errorf("bad flag: %d %s", code, errs)
+	}
+}
+
+func TestScanSiteRefusesPrivateTargets(t *testing.T) {
+	_, errs, code := run(t, "", "scan", "site", "--state-dir", t.TempDir(), "http://127.0.0.1/")
+	if code != ExitError || !strings.Contains(errs, "blocked_ip") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
