@@ -7,15 +7,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dur="${1:-5s}"
 fail=0
-for pkg in $(go list ./...); do
-	targets=$(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true)
-	for t in $targets; do
-		echo "fuzz $pkg $t ($dur)"
-		if ! go test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" "$pkg" >/tmp/fuzz-smoke.$$ 2>&1; then
-			cat /tmp/fuzz-smoke.$$
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# Packages whose tests declare fuzz targets.
+dirs=$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
+for d in $dirs; do
+	for t in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$d"/*_test.go | sed 's/^func //' | sort -u); do
+		echo "fuzz $d $t ($dur)"
+		if ! go test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" "$d" >"$log" 2>&1; then
+			cat "$log"
 			fail=1
 		fi
 	done
 done
-rm -f /tmp/fuzz-smoke.$$
 exit $fail
