@@ -575,20 +575,23 @@ func (s *httpSink) startLocked() {
 		// Long streams outlive the server's write timeout.
 		_ = http.NewResponseController(s.w).SetWriteDeadline(time.Time{})
 		s.stopKA = make(chan struct{})
-		go s.keepalive()
+		go s.keepalive(s.stopKA)
 	}
 }
 
-func (s *httpSink) keepalive() {
+// keepalive writes comments until stop closes. It gets the channel as an
+// argument because finish and detach clear s.stopKA under s.mu, which
+// this goroutine does not hold while it waits.
+func (s *httpSink) keepalive(stop <-chan struct{}) {
 	t := time.NewTicker(s.keepAlive)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stopKA:
+		case <-stop:
 			return
 		case <-t.C:
 			s.mu.Lock()
-			if !s.done {
+			if !s.done && !s.detached {
 				_, _ = io.WriteString(s.w, ":\n\n")
 				_ = http.NewResponseController(s.w).Flush()
 			}

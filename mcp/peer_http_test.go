@@ -54,3 +54,45 @@ func TestPeerLegacyGETStreamHeadersPrompt(t *testing.T) {
 		t.Errorf("GET stream headers took %v", d)
 	}
 }
+
+// TestPeerLegacyGETStreamKeepAlive: a legacy GET stream carries keep-alive
+// comments and ends cleanly when the client leaves. Under -race this is
+// the regression test for the keep-alive goroutine reading the sink's
+// stop channel while finish cleared it.
+func TestPeerLegacyGETStreamKeepAlive(t *testing.T) {
+	fx := newPeerFixture(t)
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{KeepAlive: 5 * time.Millisecond}))
+	t.Cleanup(ts.Close)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+
+	for range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		get, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
+		get.Header.Set("Accept", "text/event-stream")
+		get.Header.Set("Mcp-Session-Id", sid)
+		gresp, err := http.DefaultClient.Do(get)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		buf := make([]byte, 0, 256)
+		chunk := make([]byte, 64)
+		for strings.Count(string(buf), ":\n\n") < 2 {
+			n, err := gresp.Body.Read(chunk)
+			buf = append(buf, chunk[:n]...)
+			if err != nil {
+				t.Fatalf("stream ended before two keep-alives: %v, got %q", err, buf)
+			}
+		}
+		cancel()
+		gresp.Body.Close()
+	}
+}
