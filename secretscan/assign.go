@@ -408,7 +408,9 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false // a path
 	}
 	if isUUID(v) {
-		if !strongName || c == assignCredential || a.wsSep {
+		// Many APIs issue UUID keys and tokens; a UUID under a plain
+		// identifier name (request_id, trace_id) never gets here.
+		if !(strongName || c == assignAPIKey) || c == assignCredential || a.wsSep {
 			return 0, false
 		}
 		return h, true

@@ -64,7 +64,7 @@ var genericRules = []*rule{
 	{
 		ID: "generic-api-key", Type: "generic_api_key", Name: "API key assigned in code or configuration",
 		Family: "generic", Severity: SeverityHigh, Evidence: evGeneric,
-		Keywords: []string{"key"},
+		Keywords: []string{"key", "access", "private"},
 		Assign:   &assignSpec{class: assignAPIKey},
 		Priority: 0,
 		Examples: []string{
