@@ -3,10 +3,10 @@ package auth
 import (
 	"encoding/json"
 	"errors"
-	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // claimTimes are the validity bounds of a verified token, kept so the
@@ -17,68 +17,73 @@ type claimTimes struct {
 }
 
 // principalFromClaims applies the claims policy to a payload whose
-// signature has been verified.
-func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal, claimTimes, *Error) {
+// signature go-jose has verified. raw is the payload, std its registered
+// claims as go-jose decoded them, and stdErr what that decoding returned.
+//
+// go-jose checks iss, aud and the time window (jwt.Expected with leeway).
+// Ours on top: no duplicate members anywhere in the payload, exp and iat
+// present as JSON numbers (go-jose reads null as absent and takes negative
+// dates), exp after iat, a maximum lifetime, aud compared after RFC 8707
+// normalization, and the identity claims under their configured names.
+func (v *Verifier) principalFromClaims(raw []byte, std *jwt.Claims, stdErr error, now time.Time) (Principal, claimTimes, *Error) {
 	var p Principal
 	var t claimTimes
-	c, err := decodeStrictObject(payload)
+	c, err := decodeStrictObject(raw)
 	if errors.Is(err, errDuplicateMember) {
 		return p, t, invalidToken(ReasonDuplicateMember)
 	}
-	if err != nil {
+	if err != nil || stdErr != nil {
 		return p, t, invalidToken(ReasonMalformedClaims)
 	}
 	names := v.cfg.ClaimNames
 
-	if iss, ok := jsonString(c["iss"]); !ok || iss != v.cfg.Issuer {
+	for _, d := range []struct {
+		name, missing string
+		required      bool
+	}{{"exp", ReasonMissingExpiry, true}, {"iat", ReasonMissingIssuedAt, true}, {"nbf", "", false}} {
+		raw, present := c[d.name]
+		switch {
+		case !present && d.required:
+			return p, t, invalidToken(d.missing)
+		case present && !(raw[0] >= '0' && raw[0] <= '9'):
+			return p, t, invalidToken(ReasonMalformedClaims) // null, negative or not a number
+		}
+	}
+	// go-jose compares aud exactly; an entry naming our resource in another
+	// spelling (upper-case host, default port, trailing "/") counts as ours.
+	for i, a := range std.Audience {
+		if v.cfg.audience.matches(a) {
+			std.Audience[i] = v.cfg.Audience
+		}
+	}
+	err = std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: now}, v.cfg.Skew)
+	switch {
+	case errors.Is(err, jwt.ErrInvalidIssuer):
 		return p, t, invalidToken(ReasonIssuerMismatch)
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return p, t, invalidToken(ReasonAudienceMismatch)
+	case errors.Is(err, jwt.ErrExpired):
+		return p, t, invalidToken(ReasonExpired)
+	case errors.Is(err, jwt.ErrIssuedInTheFuture):
+		return p, t, invalidToken(ReasonIssuedInFuture)
+	case errors.Is(err, jwt.ErrNotValidYet):
+		return p, t, invalidToken(ReasonNotYetValid)
+	case err != nil:
+		return p, t, invalidToken(ReasonInvalidClaim)
 	}
 	p.Issuer = v.cfg.Issuer
-
-	auds, ok := stringOrList(c["aud"], false)
-	if !ok {
-		return p, t, invalidToken(ReasonMalformedClaims)
-	}
-	if !v.audienceOK(auds) {
-		return p, t, invalidToken(ReasonAudienceMismatch)
-	}
-
-	exp, present, ok := numericDate(c["exp"])
-	switch {
-	case !present:
-		return p, t, invalidToken(ReasonMissingExpiry)
-	case !ok:
-		return p, t, invalidToken(ReasonMalformedClaims)
-	}
-	iat, present, ok := numericDate(c["iat"])
-	switch {
-	case !present:
-		return p, t, invalidToken(ReasonMissingIssuedAt)
-	case !ok:
-		return p, t, invalidToken(ReasonMalformedClaims)
-	}
-	nbf, hasNBF, ok := numericDate(c["nbf"])
-	if hasNBF && !ok {
-		return p, t, invalidToken(ReasonMalformedClaims)
-	}
-	skew := v.cfg.Skew
+	exp, iat := std.Expiry.Time(), std.IssuedAt.Time()
 	switch {
 	case !exp.After(iat):
 		return p, t, invalidToken(ReasonInvalidClaim)
 	case exp.Sub(iat) > v.cfg.MaxLifetime:
 		return p, t, invalidToken(ReasonLifetimeTooLong)
-	case now.After(exp.Add(skew)):
-		return p, t, invalidToken(ReasonExpired)
-	case iat.After(now.Add(skew)):
-		return p, t, invalidToken(ReasonIssuedInFuture)
-	case hasNBF && nbf.After(now.Add(skew)):
-		return p, t, invalidToken(ReasonNotYetValid)
 	}
 	p.IssuedAt, p.ExpiresAt = iat, exp
-	t.expires = exp.Add(skew)
-	t.notBefore = iat.Add(-skew)
-	if hasNBF && nbf.After(iat) {
-		t.notBefore = nbf.Add(-skew)
+	t.expires = exp.Add(v.cfg.Skew)
+	t.notBefore = iat.Add(-v.cfg.Skew)
+	if nbf := std.NotBefore.Time(); std.NotBefore != nil && nbf.After(iat) {
+		t.notBefore = nbf.Add(-v.cfg.Skew)
 	}
 
 	var e *Error
@@ -108,7 +113,7 @@ func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal
 	}
 
 	if raw, ok := c[names.Entitlements]; ok {
-		ents, ok := stringOrList(raw, true)
+		ents, ok := stringList(raw)
 		if !ok || len(ents) > maxListEntries {
 			return p, t, invalidToken(ReasonInvalidClaim)
 		}
@@ -120,7 +125,7 @@ func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal
 		p.Entitlements = ents
 	}
 	if raw, ok := c[names.Scope]; ok {
-		scopes, ok := stringOrList(raw, true)
+		scopes, ok := stringList(raw)
 		if !ok || len(scopes) > maxListEntries {
 			return p, t, invalidToken(ReasonInvalidClaim)
 		}
@@ -132,15 +137,6 @@ func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal
 		p.Scopes = scopes
 	}
 	return p, t, nil
-}
-
-func (v *Verifier) audienceOK(auds []string) bool {
-	for _, a := range auds {
-		if v.cfg.audience.matches(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // optionalString reads a string claim of bounded, printable content. An
@@ -157,46 +153,20 @@ func optionalString(c map[string]json.RawMessage, name string) (string, *Error) 
 	return s, nil
 }
 
-// numericDate reads an RFC 7519 NumericDate. It must be a JSON number, not a
-// string holding one.
-func numericDate(raw json.RawMessage) (t time.Time, present, ok bool) {
-	if raw == nil {
-		return time.Time{}, false, false
-	}
-	if len(raw) == 0 || !(raw[0] >= '0' && raw[0] <= '9') {
-		return time.Time{}, true, false // also refuses negative dates and null
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(f, 0) || f > 1e11 {
-		return time.Time{}, true, false
-	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9)), true, true
-}
-
-// stringOrList reads a claim that is one string or an array of strings. With
-// split, a single string is a space-separated list (as OAuth scope is).
-func stringOrList(raw json.RawMessage, split bool) ([]string, bool) {
-	if raw == nil {
-		return nil, true
-	}
+// stringList reads a claim that is an array of strings or one
+// space-separated string (as OAuth scope is).
+func stringList(raw json.RawMessage) ([]string, bool) {
 	if s, ok := jsonString(raw); ok {
-		if split {
-			var out []string
-			for _, f := range strings.Split(s, " ") {
-				if f != "" {
-					out = append(out, f)
-				}
+		var out []string
+		for _, f := range strings.Split(s, " ") {
+			if f != "" {
+				out = append(out, f)
 			}
-			return out, true
 		}
-		return []string{s}, true
-	}
-	if raw[0] != '[' {
-		return nil, false
+		return out, true
 	}
 	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
+	if raw[0] != '[' || json.Unmarshal(raw, &list) != nil {
 		return nil, false
 	}
 	return list, true

@@ -29,11 +29,15 @@
 // cached, refreshed periodically and on an unknown kid at a bounded rate, and
 // refused once older than a maximum staleness.
 //
-// The cryptography is the standard library's (crypto/rsa, crypto/ecdsa). The
-// JOSE envelope is parsed here, once, rather than by a JWT library behind a
-// pre-parser: with two algorithms the envelope is small, and a single parser
-// leaves no room for the differentials (duplicate members, lenient numbers)
-// that a wrapper over a library would have to chase.
+// The JOSE work is go-jose's (github.com/go-jose/go-jose/v4): it parses the
+// token under the RS256/ES256 allowlist, verifies the signature, reads JWKs
+// and checks iss, aud and the time window. A strict layer of ours wraps it
+// where the library is lenient or our policy asks for more: size caps and a
+// canonical base64url check before any decoding, a header pre-parse (kid
+// required, duplicate members and key-fetching or processing headers
+// refused), the key policy, the claims policy (exp and iat required,
+// maximum lifetime, normalized aud, configurable identity claims, no
+// duplicate members), the key-set cache and the verified-token cache.
 //
 // For a fresh machine, [LoadOrCreateLocalKey] creates an ES256 signing key in a
 // state directory, and the returned [LocalIssuer] mints tokens, serves its

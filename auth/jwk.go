@@ -1,18 +1,15 @@
 package auth
 
 import (
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/big"
 	"slices"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 const (
@@ -26,37 +23,14 @@ const (
 type verifyKey struct {
 	kid      string
 	alg      string // algRS256 or algES256
-	rsa      *rsa.PublicKey
-	ec       *ecdsa.PublicKey
+	pub      any    // *rsa.PublicKey or *ecdsa.PublicKey, for go-jose
 	rejected string // non-empty: why the key is unusable (operator detail)
-}
-
-// verify checks sig over the signing input with the key's own algorithm.
-func (k *verifyKey) verify(signingInput string, sig []byte) bool {
-	h := sha256.New()
-	io.WriteString(h, signingInput)
-	digest := h.Sum(nil)
-	switch k.alg {
-	case algRS256:
-		// PKCS #1 v1.5 signatures are exactly the modulus size.
-		return len(sig) == k.rsa.Size() && rsa.VerifyPKCS1v15(k.rsa, crypto.SHA256, digest, sig) == nil
-	case algES256:
-		// JWS uses the fixed 64-byte r‖s form (RFC 7518 §3.4), never DER.
-		// ecdsa.Verify refuses r or s outside [1, n−1]. High-S values
-		// verify: ES256 signatures are malleable, so nothing may key on
-		// the signature bytes.
-		if len(sig) != 64 {
-			return false
-		}
-		r := new(big.Int).SetBytes(sig[:32])
-		s := new(big.Int).SetBytes(sig[32:])
-		return ecdsa.Verify(k.ec, digest, r, s)
-	}
-	return false
 }
 
 // parseJWKS reads a JWKS document. One unusable key does not spoil the
 // set; a malformed document, or one with more than maxJWKSKeys keys, does.
+// Keys are read one by one with go-jose's JSONWebKey rather than as a
+// JSONWebKeySet, which fails as a whole on a single key it cannot read.
 func parseJWKS(data []byte) (map[string]*verifyKey, error) {
 	doc, err := decodeStrictObject(data)
 	if err != nil {
@@ -83,78 +57,56 @@ func parseJWKS(data []byte) (map[string]*verifyKey, error) {
 			keys[kid] = &verifyKey{kid: kid, rejected: "kid appears more than once in the JWKS"}
 			continue
 		}
-		keys[kid] = parseJWK(kid, m)
+		keys[kid] = parseJWK(kid, raw, m)
 	}
 	return keys, nil
 }
 
-func parseJWK(kid string, m map[string]json.RawMessage) *verifyKey {
+// parseJWK turns one JWK into a verifyKey. go-jose reads the key material
+// (base64url fields, curve points, certificate chains); the policy on top
+// is ours: signing keys only, RSA of 2048–8192 bits with e = 65537, EC on
+// P-256 only, no symmetric or private keys, and the JWK's "alg", when
+// present, must be the one algorithm its type allows.
+func parseJWK(kid string, raw json.RawMessage, m map[string]json.RawMessage) *verifyKey {
 	k := &verifyKey{kid: kid}
 	reject := func(why string) *verifyKey { k.rejected = why; return k }
-	if use, ok := jsonString(m["use"]); ok && use != "sig" {
-		return reject(`"use" is not "sig"`)
-	}
 	if raw, ok := m["key_ops"]; ok {
 		var ops []string
 		if json.Unmarshal(raw, &ops) != nil || !slices.Contains(ops, "verify") {
 			return reject(`"key_ops" does not allow "verify"`)
 		}
 	}
-	alg, hasAlg := jsonString(m["alg"])
-	kty, _ := jsonString(m["kty"])
-	switch kty {
-	case "RSA":
-		if hasAlg && alg != algRS256 {
+	var jwk jose.JSONWebKey
+	if err := jwk.UnmarshalJSON(raw); err != nil {
+		return reject("unreadable key: " + err.Error())
+	}
+	if jwk.Use != "" && jwk.Use != "sig" {
+		return reject(`"use" is not "sig"`)
+	}
+	switch pub := jwk.Key.(type) {
+	case *rsa.PublicKey:
+		if jwk.Algorithm != "" && jwk.Algorithm != algRS256 {
 			return reject("RSA key for an algorithm other than RS256")
 		}
-		n, okN := b64Int(m["n"])
-		e, okE := b64Int(m["e"])
-		if !okN || !okE {
-			return reject("RSA key with malformed n or e")
-		}
-		if bits := n.BitLen(); bits < minRSABits || bits > maxRSABits {
+		if bits := pub.N.BitLen(); bits < minRSABits || bits > maxRSABits {
 			return reject(fmt.Sprintf("RSA key of %d bits (want %d–%d)", bits, minRSABits, maxRSABits))
 		}
-		if !e.IsInt64() || e.Int64() != 65537 {
+		if pub.E != 65537 {
 			return reject("RSA public exponent is not 65537")
 		}
-		k.alg, k.rsa = algRS256, &rsa.PublicKey{N: n, E: 65537}
-	case "EC":
-		if hasAlg && alg != algES256 {
+		k.alg, k.pub = algRS256, pub
+	case *ecdsa.PublicKey:
+		if jwk.Algorithm != "" && jwk.Algorithm != algES256 {
 			return reject("EC key for an algorithm other than ES256")
 		}
-		if crv, _ := jsonString(m["crv"]); crv != "P-256" {
+		if pub.Curve != elliptic.P256() {
 			return reject("EC key not on P-256")
 		}
-		x, okX := b64Bytes(m["x"])
-		y, okY := b64Bytes(m["y"])
-		if !okX || !okY || len(x) != 32 || len(y) != 32 {
-			return reject("EC key with malformed x or y")
-		}
-		pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
-		if err != nil {
-			return reject("EC point not on P-256")
-		}
-		k.alg, k.ec = algES256, pub
+		k.alg, k.pub = algES256, pub
+	case *rsa.PrivateKey, *ecdsa.PrivateKey:
+		return reject("the JWKS publishes private key material")
 	default:
-		return reject(fmt.Sprintf("key type %q not allowed", kty))
+		return reject(fmt.Sprintf("key type %T not allowed", jwk.Key))
 	}
 	return k
-}
-
-func b64Bytes(raw json.RawMessage) ([]byte, bool) {
-	s, ok := jsonString(raw)
-	if !ok || s == "" {
-		return nil, false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return b, err == nil
-}
-
-func b64Int(raw json.RawMessage) (*big.Int, bool) {
-	b, ok := b64Bytes(raw)
-	if !ok {
-		return nil, false
-	}
-	return new(big.Int).SetBytes(b), true
 }

@@ -1,10 +1,10 @@
 package auth
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -17,6 +17,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // LocalIssuerID is the "iss" of tokens minted by a [LocalIssuer].
@@ -36,9 +39,9 @@ const DefaultTokenLifetime = time.Hour
 // directory, for development and single-machine deployments. It is safe for
 // concurrent use.
 type LocalIssuer struct {
-	key  *ecdsa.PrivateKey
-	kid  string
-	jwks []byte
+	signer jose.Signer // ES256, kid and typ at+jwt in the protected header
+	kid    string
+	jwks   []byte
 }
 
 // LoadOrCreateLocalKey loads the signing key from dir, creating dir (mode
@@ -131,26 +134,19 @@ func createLocalKey(dir, path string) (*ecdsa.PrivateKey, error) {
 }
 
 func newLocalIssuer(key *ecdsa.PrivateKey) (*LocalIssuer, error) {
-	pub, err := key.PublicKey.Bytes() // 0x04 ‖ x ‖ y
+	pub := jose.JSONWebKey{Key: &key.PublicKey, Algorithm: algES256, Use: "sig"}
+	thumb, err := pub.Thumbprint(crypto.SHA256) // RFC 7638
 	if err != nil {
 		return nil, err
 	}
-	x, y := b64.EncodeToString(pub[1:33]), b64.EncodeToString(pub[33:])
-	// RFC 7638 thumbprint: required members, lexicographic order, no spaces.
-	thumb := sha256.Sum256([]byte(`{"crv":"P-256","kty":"EC","x":"` + x + `","y":"` + y + `"}`))
-	li := &LocalIssuer{key: key, kid: b64.EncodeToString(thumb[:])}
-	type jwk struct {
-		Kty string `json:"kty"`
-		Crv string `json:"crv"`
-		X   string `json:"x"`
-		Y   string `json:"y"`
-		Kid string `json:"kid"`
-		Alg string `json:"alg"`
-		Use string `json:"use"`
+	pub.KeyID = b64.EncodeToString(thumb)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: key, KeyID: pub.KeyID}},
+		(&jose.SignerOptions{}).WithType("at+jwt"))
+	if err != nil {
+		return nil, err
 	}
-	li.jwks, err = json.Marshal(struct {
-		Keys []jwk `json:"keys"`
-	}{[]jwk{{"EC", "P-256", x, y, li.kid, algES256, "sig"}}})
+	li := &LocalIssuer{signer: signer, kid: pub.KeyID}
+	li.jwks, err = json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pub}})
 	return li, err
 }
 
@@ -265,31 +261,5 @@ func (li *LocalIssuer) Mint(spec TokenSpec) (string, error) {
 		Jti          string   `json:"jti"`
 	}{LocalIssuerID, aud.String(), spec.Subject, spec.Tenant, entitlements, strings.Join(spec.Scopes, " "),
 		iat.Unix(), iat.Add(lifetime).Unix(), b64.EncodeToString(jti[:])}
-	return signES256(li.key, li.kid, claims)
-}
-
-// signES256 produces a compact JWS with the raw 64-byte r‖s signature.
-func signES256(key *ecdsa.PrivateKey, kid string, claims any) (string, error) {
-	hdr, err := json.Marshal(struct {
-		Alg string `json:"alg"`
-		Kid string `json:"kid"`
-		Typ string `json:"typ"`
-	}{algES256, kid, "at+jwt"})
-	if err != nil {
-		return "", err
-	}
-	payload, err := json.Marshal(claims)
-	if err != nil {
-		return "", err
-	}
-	input := b64.EncodeToString(hdr) + "." + b64.EncodeToString(payload)
-	digest := sha256.Sum256([]byte(input))
-	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
-	if err != nil {
-		return "", err
-	}
-	sig := make([]byte, 64)
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	return input + "." + b64.EncodeToString(sig), nil
+	return jwt.Signed(li.signer).Claims(claims).Serialize()
 }

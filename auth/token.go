@@ -6,14 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // Algorithms accepted in the JOSE header. The key found by kid decides which
 // one applies; the header must agree with it.
 const (
-	algRS256 = "RS256"
-	algES256 = "ES256"
+	algRS256 = string(jose.RS256)
+	algES256 = string(jose.ES256)
 )
+
+// allowedAlgs is the allowlist handed to go-jose, which refuses any other
+// "alg" while parsing.
+var allowedAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.ES256}
 
 // refusedHeaders are JOSE header parameters that would fetch or embed keys,
 // or change how the payload is processed. A token carrying any is refused.
@@ -21,17 +27,17 @@ var refusedHeaders = []string{"jku", "x5u", "jwk", "x5c", "x5t", "x5t#S256", "b6
 
 var b64 = base64.RawURLEncoding.Strict()
 
-// compactJWS is a token split and checked up to, not including, the
-// signature. Nothing in it has been authenticated yet.
+// compactJWS is what the pre-parse learns from a token's JOSE header.
+// Nothing in it has been authenticated yet.
 type compactJWS struct {
-	alg, kid     string
-	signingInput string // "<header>.<payload>", the signed bytes
-	payload      []byte // decoded, not yet parsed
-	sig          []byte
+	alg, kid string
 }
 
-// parseCompact checks the shape of a compact JWS and its JOSE header. Work
-// is bounded by maxBytes before anything is decoded.
+// parseCompact checks the shape of a compact JWS and its JOSE header before
+// go-jose sees it. Work is bounded by maxBytes before anything is decoded.
+// Only the header is decoded here: go-jose decodes the payload and the
+// signature, but it reads base64url leniently (unused low bits of the last
+// character are ignored), so every segment must be canonical first.
 func parseCompact(tok string, maxBytes int, acceptedTypes []string) (*compactJWS, *Error) {
 	if len(tok) > maxBytes {
 		return nil, invalidToken(ReasonTokenTooLarge)
@@ -56,23 +62,38 @@ func parseCompact(tok string, maxBytes int, acceptedTypes []string) (*compactJWS
 	if len(h) > maxHeaderSegmentBytes || b64.DecodedLen(len(p)) > maxClaimsBytes {
 		return nil, invalidToken(ReasonTokenTooLarge)
 	}
+	if !canonicalB64(p) || !canonicalB64(s) {
+		return nil, invalidToken(ReasonMalformedToken)
+	}
 	hdr, err := b64.DecodeString(h)
 	if err != nil {
 		return nil, invalidToken(ReasonMalformedToken)
 	}
-	payload, err := b64.DecodeString(p)
-	if err != nil {
-		return nil, invalidToken(ReasonMalformedToken)
-	}
-	sig, err := b64.DecodeString(s)
-	if err != nil {
-		return nil, invalidToken(ReasonMalformedToken)
-	}
-	j := &compactJWS{signingInput: tok[:len(h)+1+len(p)], payload: payload, sig: sig}
+	j := &compactJWS{}
 	if e := j.checkHeader(hdr, acceptedTypes); e != nil {
 		return nil, e
 	}
 	return j, nil
+}
+
+// canonicalB64 reports whether an unpadded base64url segment (already
+// limited to the alphabet) has a valid length and no stray bits in its
+// last character, so that it has exactly one decoding.
+func canonicalB64(seg string) bool {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	var unused byte
+	switch len(seg) % 4 {
+	case 0:
+		return true
+	case 1:
+		return false
+	case 2:
+		unused = 0x0f
+	case 3:
+		unused = 0x03
+	}
+	v := strings.IndexByte(alphabet, seg[len(seg)-1])
+	return v >= 0 && byte(v)&unused == 0
 }
 
 func (j *compactJWS) checkHeader(hdr []byte, acceptedTypes []string) *Error {
