@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
@@ -20,6 +21,16 @@ const FileName = "warden.db"
 // Store implements limits.Store on one SQLite file.
 type Store struct {
 	db *sql.DB
+	// ckpt is a second connection that checkpoints the WAL in the
+	// background, so the fsyncs of a checkpoint never land on a request.
+	ckpt     *sql.DB
+	stopCkpt context.CancelFunc
+	ckptDone chan struct{}
+	// truncateFrames is the WAL length (in frames) past which the
+	// checkpointer stops being polite: under sustained writes a passive
+	// checkpoint may never catch up, so it runs a TRUNCATE checkpoint, which
+	// briefly waits for the writer, to bound the WAL file.
+	truncateFrames atomic.Int64
 	// Statements of the per-request path, prepared once on the single
 	// connection.
 	selectLog, upsertLog *sql.Stmt
@@ -33,6 +44,11 @@ type Options struct {
 	// file's write lock. Zero: 5 s. Each call is still bounded by its
 	// context.
 	BusyTimeout time.Duration
+	// CheckpointInterval is how often a background connection checkpoints
+	// the WAL (PRAGMA wal_checkpoint(PASSIVE)), keeping checkpoint fsyncs
+	// off the request path. Zero: 1 s. Negative: no background
+	// checkpoints; SQLite then checkpoints inside a commit every 1000 pages.
+	CheckpointInterval time.Duration
 }
 
 // Open opens (creating if needed) the store in the state directory dir,
@@ -53,12 +69,22 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, errors.New("sqlite store: path must not contain '?' or '#'")
 	}
-	busy := 5 * time.Second
-	if opts != nil && opts.BusyTimeout > 0 {
-		busy = opts.BusyTimeout
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
-	dsn := fmt.Sprintf("file:%s?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
-		path, busy.Milliseconds())
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.CheckpointInterval == 0 {
+		o.CheckpointInterval = time.Second
+	}
+	base := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
+		path, o.BusyTimeout.Milliseconds())
+	dsn := base + "&_txlock=immediate"
+	if o.CheckpointInterval > 0 {
+		dsn += "&_pragma=wal_autocheckpoint(0)"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite store: %w", err)
@@ -74,6 +100,7 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite store: migrate: %w", err)
 	}
 	s := &Store{db: db}
+	s.truncateFrames.Store(4096) // 16 MiB of 4 KiB pages
 	if s.selectLog, err = db.PrepareContext(ctx, `SELECT log FROM rate_log WHERE key = ?`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite store: %w", err)
@@ -83,12 +110,52 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite store: %w", err)
 	}
+	if o.CheckpointInterval > 0 {
+		if s.ckpt, err = sql.Open("sqlite", base); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlite store: %w", err)
+		}
+		s.ckpt.SetMaxOpenConns(1)
+		cctx, cancel := context.WithCancel(context.Background())
+		s.stopCkpt, s.ckptDone = cancel, make(chan struct{})
+		go s.checkpointLoop(cctx, o.CheckpointInterval)
+	}
 	return s, nil
+}
+
+// checkpointLoop copies the WAL back into the database every interval
+// without blocking writers. Errors are left for the next round: the WAL
+// only grows meanwhile, and decisions are unaffected.
+func (s *Store) checkpointLoop(ctx context.Context, every time.Duration) {
+	defer close(s.ckptDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var busy, frames, done int
+		if err := s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+			continue
+		}
+		if int64(frames) > s.truncateFrames.Load() {
+			s.ckpt.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		}
+	}
 }
 
 // Close closes the database. Calls after Close fail, and the Limiter turns
 // those failures into *_unavailable errors.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.ckpt != nil {
+		s.stopCkpt()
+		<-s.ckptDone
+		s.ckpt.Close()
+	}
+	return s.db.Close()
+}
 
 // Ping checks that the database is at SchemaVersion and that this process
 // can take the write lock, which every decision needs: a file locked by

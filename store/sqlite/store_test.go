@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -222,5 +223,41 @@ func TestPrune(t *testing.T) {
 	s.db.QueryRow(`SELECT count(*) FROM audit_log`).Scan(&audits)
 	if keys != 1 || audits != 0 {
 		t.Fatalf("after prune: %d rate keys, %d audit rows; want 1, 0", keys, audits)
+	}
+}
+
+// TestBackgroundCheckpoint: with automatic checkpoints moved off the
+// commit path, the background connection must copy the WAL into the
+// database, and truncate it once it passes the bound.
+func TestBackgroundCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, &Options{CheckpointInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	size := func(name string) int64 {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	before := size(FileName)
+	p := limits.RatePolicy{Limit: 100, Window: time.Minute}
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		if _, err := s.TakeRate(t.Context(), fmt.Sprint("k", i%500), now.Add(time.Duration(i)*time.Millisecond), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.truncateFrames.Store(1)
+	deadline := time.Now().Add(10 * time.Second)
+	for size(FileName+"-wal") != 0 || size(FileName) <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s idle: database %d bytes (was %d), WAL %d bytes; want the WAL checkpointed and truncated",
+				size(FileName), before, size(FileName+"-wal"))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
