@@ -101,8 +101,8 @@
 // generic assignment extractor), an optional entropy floor, an optional
 // structural validator, and positive and negative examples that
 // rules_test.go runs. Identifier rules (ARNs, bucket names, account IDs)
-// report sensitive identifiers that are not secrets and run only with
-// Options.Identifiers.
+// and password-hash rules report sensitive values that are not
+// credentials and run only with Options.Identifiers.
 //
 // # How it is fast
 //

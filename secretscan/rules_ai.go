@@ -12,7 +12,7 @@ var aiRules = []*rule{
 		MinEntropy: 4.0,
 		Validate:   containsMarker("T3BlbkFJ"),
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -23,7 +23,7 @@ var aiRules = []*rule{
 		MinEntropy: 4.0,
 		Validate:   containsMarker("T3BlbkFJ"),
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -34,7 +34,7 @@ var aiRules = []*rule{
 		MinEntropy: 4.0,
 		Validate:   containsMarker("T3BlbkFJ"),
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -45,7 +45,7 @@ var aiRules = []*rule{
 		Before:   70,
 		Validate: containsMarker("T3BlbkFJ"),
 		Examples: []string{
-			`OPENAI_API_KEY=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`,
+			`OPENAI_API_KEY=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`,
 		},
 	},
 	{
@@ -55,7 +55,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(sk-ant-api03-[A-Za-z0-9_-]{80,110})`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "sk-ant-api03-4AqItLmgmt_0X-xA1UiLZeSaVpD6IBRWwmoTIy6z5a8TmWI_kEovoDref5PixLPILQsHGjElLHYcQnKHYXHoM3crFLHgoAA"`,
+			`TOKEN = "sk-ant-api03-ILQsHGjElLHYcQnKHYXHoM3crFLHgoPp1PaEy25_g8IkweMOn1Bcvt8p0mwoxnZcKnmdrV3jng9NO4TkQOIVkxXPw94kXAA"`,
 		},
 	},
 	{
@@ -65,7 +65,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(sk-ant-admin01-[A-Za-z0-9_-]{80,110})`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "sk-ant-admin01-Pp1PaEy25_g8IkweMOn1Bcvt8p0mwoxnZcKnmdrV3jng9NO4TkQOIVkxXPw94kXqbsWCbZk8K4VQ9zUaKdxRQHy780rKFAA"`,
+			`TOKEN = "sk-ant-admin01-qbsWCbZk8K4VQ9zUaKdxRQHy780rKFZFtdeBk8qGD5h1tjJL4CQ9ao4vbN1mQ2SyLYEk9GQRs0fg0gGIUZUpmIXvNC2JGAA"`,
 		},
 	},
 	{
@@ -75,7 +75,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(hf_[A-Za-z]{34})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -85,7 +85,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(api_org_[A-Za-z]{34})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -95,7 +95,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(r8_[A-Za-z0-9]{37})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "r8_8qDiDegZbbRt0KrXoLdv0sLX89euFHFPXO9Gr"`,
+			`TOKEN = "r8_X9J3hbvtn5A68hFqia8FE1rTEIYgAoGjgLlFm"`,
 		},
 	},
 	{
@@ -105,7 +105,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(gsk_[A-Za-z0-9]{52})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -115,7 +115,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(pplx-[A-Za-z0-9]{48})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -125,7 +125,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(xai-[A-Za-z0-9]{80})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "xai-n5A68hFqia8FE1rTEIYgAoGjgLlFmIqXf38wD5ZSzE5XBjB2LqbWhWBm6k4MgN7Gh2osTIuIIJoojugm"`,
+			`TOKEN = "xai-KGLVNyeX6GK7IZPVBvRR9ufpcWwb8dyIk7pNDRfse3tIqniHedb9fv0m2c5OKvAkSaUXzlBYoyOlcJ6Q"`,
 		},
 	},
 	{
@@ -134,7 +134,7 @@ var aiRules = []*rule{
 		Keywords: []string{"lsv2_"},
 		Pattern:  `\b(lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})`,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -144,7 +144,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(pcsk_[A-Za-z0-9_]{50,90})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "pcsk_BvRR9u_fpcWwb8dyIk7pNDRfse3tIqniHedb9fv0m2c5OKvAkSaUXzlBYoyOlcJ6QSPS1b"`,
+			`TOKEN = "pcsk_BQmrOv_B4j769gRrRcicgX8x9W3dTLYmgTrti0uexAfvFHYftTGbfS6oFIme6UyEKtr4JQ"`,
 		},
 	},
 	{
@@ -154,8 +154,8 @@ var aiRules = []*rule{
 		Pattern:    `\b(tvly-(?:dev-|prod-)?[A-Za-z0-9]{32})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -164,7 +164,7 @@ var aiRules = []*rule{
 		Keywords: []string{"fc-"},
 		Pattern:  `\b(fc-[a-f0-9]{32})`,
 		Examples: []string{
-			`TOKEN = "fc-0c2a8eb8aa44cb35dc52334dd441eae0"`,
+			`TOKEN = "fc-c8db383f36556d16c7d1b461e3017f02"`,
 		},
 	},
 	{
@@ -174,7 +174,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(jina_[A-Za-z0-9_-]{60,64})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "jina_578e8e3793f7a29d8ae8a6edcb923764G0ujshO0SSGcFjE9lmZtiFXCyCQNNO"`,
+			`TOKEN = "jina_d73faaddc94c98f2e06b043c5c341911Lxn7tZlMjQlWANx_496lDirWUCrkc7"`,
 		},
 	},
 	{
@@ -184,7 +184,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(nvapi-[A-Za-z0-9_-]{64})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -193,7 +193,7 @@ var aiRules = []*rule{
 		Keywords: []string{"sk-or-v1-"},
 		Pattern:  `\b(sk-or-v1-[a-f0-9]{64})`,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -203,7 +203,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(fw_[A-Za-z0-9]{24})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "fw_Bo2VmExDckzEKE4hxD2RpHhq"`,
+			`TOKEN = "fw_lU9wHuMZTGGjHoDJwgZNCfZE"`,
 		},
 	},
 	{
@@ -213,7 +213,7 @@ var aiRules = []*rule{
 		Pattern:    `\b(sk_[a-f0-9]{48})`,
 		MinEntropy: 3.3,
 		Examples: []string{
-			`TOKEN = "sk_2b7e6bb21dcbd5dff97b6745ec1591718428031c8a2341cc"`,
+			`TOKEN = "sk_d0ccd93d7d3e2e62235f03cde860ba126e5c035d21b71150"`,
 		},
 	},
 	{
@@ -223,7 +223,7 @@ var aiRules = []*rule{
 		Pattern:  `(?i)kagi[\w.\- ]{0,30}?[\s"\'=:>,]+(?P<secret>(?-i:[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{43}))`,
 		After:    120,
 		Examples: []string{
-			`TOKEN = "KAGI_API_KEY=cjxGqQiS_jk.46QMZ9lvNzIYiwXWYRdkOSr0opsdCsSqFuBvPB9DNy3"`,
+			`TOKEN = "KAGI_API_KEY=xvMEfOWSFYw.XkiY-tZ23bUhPIdhiT57sc9IVKdUQO25-zEVaMoRetJ"`,
 		},
 	},
 }

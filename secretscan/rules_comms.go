@@ -111,13 +111,18 @@ var commsRules = []*rule{
 		},
 	},
 	{
-		ID: "twilio-api-key", Type: "twilio_api_key", Name: "Twilio API key SID with context",
-		Family: "comms", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords: []string{"twilio"},
-		Pattern:  `(?is)twilio.{0,200}?\b(?P<secret>(?-i:SK[0-9a-fA-F]{32}))\b`,
-		After:    300,
+		ID: "twilio-api-key-sid", Type: "twilio_api_key", Name: "Twilio API key SID (SK + 32 hex)",
+		Family: "comms", Severity: SeverityHigh, Evidence: evPrefix,
+		Keywords: []string{"SK"},
+		Pattern:  `\b(?P<secret>SK[0-9a-fA-F]{32})\b`,
+		After:    40,
+		Pre:      twilioSKAhead,
 		Examples: []string{
-			`TWILIO_API_KEY=SK8e4a82335581ce664f20055fb3c94eab`,
+			`key_sid: SK8e4a82335581ce664f20055fb3c94eab`,
+		},
+		NegativeExamples: []string{
+			`taske43b8d0e2ef6ba78446cf6b70e5b87b3`,
+			`SK687682b41e8ea2633e48abc345c7e5d`,
 		},
 	},
 	{
@@ -128,7 +133,7 @@ var commsRules = []*rule{
 		After:      120,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TWILIO_AUTH_TOKEN=e43b8d0e2ef6ba78446cf6b70e5b87b3`,
+			`TWILIO_AUTH_TOKEN=56da1ec35505182152439c5e150be6ee`,
 		},
 	},
 	{
@@ -138,7 +143,7 @@ var commsRules = []*rule{
 		Pattern:    `\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 		NegativeExamples: []string{
 			`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`,
@@ -150,7 +155,7 @@ var commsRules = []*rule{
 		Keywords: []string{"key-"},
 		Pattern:  `\b(key-[0-9a-f]{32})`,
 		Examples: []string{
-			`TOKEN = "key-9b1b25efabc87421a214b8b5c240bf85"`,
+			`TOKEN = "key-81d6cbf1d359a0e6f7aecaaed241ad07"`,
 		},
 	},
 	{
@@ -160,7 +165,7 @@ var commsRules = []*rule{
 		Pattern:  `(?is)mailgun.{0,120}?\b(?P<secret>(?-i:[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}))\b`,
 		After:    200,
 		Examples: []string{
-			`MAILGUN_API_KEY=902e4f1d51be334a287a820e8d866518-1d6cbf1d-359a0e6f`,
+			`MAILGUN_API_KEY=c58644d764e48517abb2ea322c81fb44-6fdb4cc2-ec2647e7`,
 		},
 	},
 	{
@@ -170,7 +175,7 @@ var commsRules = []*rule{
 		Pattern:  `\b(?P<secret>[0-9a-f]{32}-us\d{1,2})\b`,
 		Before:   36,
 		Examples: []string{
-			`MAILCHIMP_KEY=7aecaaed241ad07c58644d764e48517a-us14`,
+			`MAILCHIMP_KEY=956670fcc8e5434658cb5d6ffc38dca0-us14`,
 		},
 	},
 	{
@@ -179,7 +184,7 @@ var commsRules = []*rule{
 		Keywords: []string{"xkeysib-"},
 		Pattern:  `\b(xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16})`,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -188,7 +193,7 @@ var commsRules = []*rule{
 		Keywords: []string{"xsmtpsib-"},
 		Pattern:  `\b(xsmtpsib-[a-f0-9]{64}-[A-Za-z0-9]{16})`,
 		Examples: []string{
-			`TOKEN = "xsmtpsib-2c4e994977be901a1def083d9258b81c3e0fbd087a193a8da6ad5dad50922b17-dM7hOfBckDDHSfYC"`,
+			`TOKEN = "xsmtpsib-7b3c5668e6d219d706b50a82eefb4b76086da3bf4616904a0020abadfb59c820-sovyNPzGOe0QPHeJ"`,
 		},
 	},
 	{
@@ -199,7 +204,7 @@ var commsRules = []*rule{
 		Before:   80,
 		After:    260,
 		Examples: []string{
-			`https://contoso.webhook.office.com/webhookb2/d219d706-b50a-82ee-fb4b-76086da3bf46@16904a00-20ab-adfb-59c8-20bc8c0dc895/IncomingWebhook/00060d2869751c50091441c919753e80/854fb9f5-0287-2802-9a39-74852669d591`,
+			`https://contoso.webhook.office.com/webhookb2/500060d2-8697-51c5-0091-441c919753e8@0854fb9f-5028-7280-29a3-974852669d59/IncomingWebhook/139c48a7ccf8d6adf3ee2ed678f3e617/c27e6482-59a8-3418-793b-b52884bf649b`,
 		},
 	},
 	{
@@ -210,7 +215,7 @@ var commsRules = []*rule{
 		MinEntropy:       3.0,
 		KeepPlaceholders: true,
 		Examples: []string{
-			`TOKEN = "AAAAAAAAAAAAAAAAAAAAA7ZxIO8GLinEuiWnOqXoOUxbHRliCLR%3DVrt6jTT5uSuRvaDEGUv6TyD2FXO4EXcSfDn9XHXg"`,
+			`TOKEN = "AAAAAAAAAAAAAAAAAAAAAsgHDTQp9bW1VDkV7Jg884I4t3e6HAA%3D3fba4PhsuLzvBMsROoALlGUkBCZCD5zNVc3e3yMr"`,
 		},
 	},
 	{
@@ -220,7 +225,7 @@ var commsRules = []*rule{
 		Pattern:    `\b(EAA[BCDGIMQ][A-Za-z0-9]{80,250})`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "EAAB4BZlmlJZZtKrHc782HxEIqn6NalNAyr5YGYmGo9MVeoCbjebted8JMsgHDTQp9bW1VDkV7Jg884I4t3e6HAA3fba4PhsuLzvBMsROoALlGUkBCZCD5zNVc3e3yMrEZ0cqqNBCtM5XQdOfvVsshaLNA"`,
+			`TOKEN = "EAABEZ0cqqNBCtM5XQdOfvVsshaLNAvDpZB9HiMP8PQWXiu0IvcrkPXv6vmisoBflVboHmTTmTcGhhN6WbT9aoIrKZm5yqbvo0z6FMOi4KJ97vE5l55WaQnBsQJ5sfxZeZS0KfdbqBTcQLPchhHveKNXY1"`,
 		},
 	},
 	{
@@ -231,7 +236,7 @@ var commsRules = []*rule{
 		Before:   10,
 		After:    80,
 		Examples: []string{
-			`https://hooks.zapier.com/hooks/catch/38224562/z067asz/`,
+			`https://hooks.zapier.com/hooks/catch/35284440/4yzcjxe/`,
 		},
 	},
 }

@@ -15,7 +15,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`postgres://app_user:sn35AtHLWqDxfh81@db.internal:5432/app`,
+			`postgres://app_user:AwrNwHFMeZzmnDgK@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`postgres://user:password@localhost/db`,
@@ -34,7 +34,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`mysql://app_user:WCeQeen2bzgMudok@db.internal:5432/app`,
+			`mysql://app_user:lVdei0Pq4n8avRrP@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`mysql://user:password@localhost/db`,
@@ -53,7 +53,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`mongodb://app_user:PcJVdgVmU4qQhIB5@db.internal:5432/app`,
+			`mongodb://app_user:gE3SIeSsFUYFKbzW@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`mongodb://user:password@localhost/db`,
@@ -72,7 +72,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`redis://app_user:oFZPz09DqsOLte7U@db.internal:5432/app`,
+			`redis://app_user:m9MYRqADQ3hgBgTm@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`redis://user:password@localhost/db`,
@@ -91,7 +91,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`amqp://app_user:K32ui3OIShaSrjo9@db.internal:5432/app`,
+			`amqp://app_user:vNuL6umHEEVkF4Vh@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`amqp://user:password@localhost/db`,
@@ -110,7 +110,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`mssql://app_user:dD2l8Bb664IPO3NG@db.internal:5432/app`,
+			`mssql://app_user:Mgygh0E8PvuvoK6Y@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`mssql://user:password@localhost/db`,
@@ -129,7 +129,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`ldap://app_user:USzj5MI4XpW5lNuo@db.internal:5432/app`,
+			`ldap://app_user:BIMWewTQVDQ8tYp2@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`ldap://user:password@localhost/db`,
@@ -148,7 +148,7 @@ var databaseRules = []*rule{
 		Pre:      userinfoAhead,
 		MaxLen:   256,
 		Examples: []string{
-			`ftp://app_user:tYm5tWzmR8AedWD5@db.internal:5432/app`,
+			`ftp://app_user:dgCt2zOHe1CXUgsf@db.internal:5432/app`,
 		},
 		NegativeExamples: []string{
 			`ftp://user:password@localhost/db`,
@@ -164,8 +164,8 @@ var databaseRules = []*rule{
 		After:    500,
 		Priority: 1,
 		Examples: []string{
-			`jdbc:sqlserver://db.internal:1433;databaseName=app;user=svc;password=SonIeeW8YybRCO`,
-			`jdbc:mysql://db/app?user=svc&password=QkvKsjG5JIFaOO&useSSL=true`,
+			`jdbc:sqlserver://db.internal:1433;databaseName=app;user=svc;password=9qHkPorenLZPBs`,
+			`jdbc:mysql://db/app?user=svc&password=Z6B1OtZpbb2gsF&useSSL=true`,
 		},
 	},
 	{
@@ -177,7 +177,7 @@ var databaseRules = []*rule{
 		Priority: 1,
 		MaxLen:   256,
 		Examples: []string{
-			`jdbc:postgresql://svc:ksIV1t6TgaeA6A@db.internal:5432/app`,
+			`jdbc:postgresql://svc:i6iPCZwRIrlRnC@db.internal:5432/app`,
 		},
 	},
 	{
@@ -189,8 +189,8 @@ var databaseRules = []*rule{
 		After:    140,
 		Priority: 1,
 		Examples: []string{
-			`Server=tcp:db.internal,1433;Database=app;User ID=svc;Password=wrNwHFMeZzmnDg;Encrypt=true`,
-			`Driver={ODBC Driver 17 for SQL Server};Server=db;UID=svc;PWD=KlVdei0Pq4n8;`,
+			`Server=tcp:db.internal,1433;Database=app;User ID=svc;Password=Zy5lYGuGnMBKLa;Encrypt=true`,
+			`Driver={ODBC Driver 17 for SQL Server};Server=db;UID=svc;PWD=YI1bKFsCiomV;`,
 		},
 	},
 	{
@@ -204,8 +204,8 @@ var databaseRules = []*rule{
 		MinLen:   3,
 		MaxLen:   256,
 		Examples: []string{
-			`https://deploy:avRrPgE3SIeSsFUYFK@git.example.org/org/repo.git`,
-			`git clone https://oauth2:bzWm9MYRqADQ3hgBgTmv@gitlab.internal/group/project.git`,
+			`https://deploy:3NG7pUdAHuiuaCX1Y4@git.example.org/org/repo.git`,
+			`git clone https://oauth2:sOyhus4lfvIFkAumqRTx@gitlab.internal/group/project.git`,
 		},
 		NegativeExamples: []string{
 			`https://user:password@example.com/`,

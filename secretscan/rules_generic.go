@@ -14,8 +14,8 @@ var genericRules = []*rule{
 			`DB_PASSWORD=8n0AVsiLWTgr!MUjH`,
 			`password: "Zq3!vK9#pL2w"`,
 			`<password>Tr0ub4dor&3x</password>`,
-			`"password": "8KowNBUdkEs6Fk"`,
-			`export MYSQL_PASS='qC8xAifSjawY'`,
+			`"password": "HiiazyFI0WGCtU"`,
+			`export MYSQL_PASS='8xcdyOl4DUv1'`,
 		},
 		NegativeExamples: []string{
 			`password = "changeme"`,
@@ -33,9 +33,9 @@ var genericRules = []*rule{
 		Assign:   &assignSpec{class: assignSecret},
 		Priority: 1,
 		Examples: []string{
-			`client_secret = "aJgUUMAaLvIK2zi3KwRj1A1enjy0CJgc"`,
-			`JWT_SECRET: 3I0ElYKiLBPynQ08Q9h5W3zNwrECYcFvYdtM8u2B`,
-			`"appSecret": "BpPhceRpVS8C3rxMjxKB6adD"`,
+			`client_secret = "OWzuIaabdJNGFSfdSE98p6Xb2KWrtl2y"`,
+			`JWT_SECRET: 3J6JHEJ3oBtoJtLHsi9qYZJL4Kmr2c9iCn84La9u`,
+			`"appSecret": "hxnCNmudqK2Ewq6y1hYVgJbS"`,
 		},
 		NegativeExamples: []string{
 			`secret_name = "prod-db"`,
@@ -50,14 +50,14 @@ var genericRules = []*rule{
 		Assign:   &assignSpec{class: assignToken},
 		Priority: 1,
 		Examples: []string{
-			`access_token = "2sVu6vnvInKy1yZ9C5HiiazyFI0WGCtU8xcdyOl4"`,
-			`SLACKBOT_TOKEN=DUv1OWzuIaabdJNGFSfdSE98p6Xb2KWr`,
-			`authToken: "11939879159a849a2a14642a46ba1730f9e8c3b4"`,
+			`access_token = "HmO7ZNksc85keGIBEWBVM7Nay1QvpEw6lJ0PpEkz"`,
+			`SLACKBOT_TOKEN=zu4FdWs8pLHVUwD2yeyz79ysJwVzvwen`,
+			`authToken: "e10873f8b2232bc7c822c770f9e0ccf622805508"`,
 		},
 		NegativeExamples: []string{
 			`token_type = "bearer"`,
 			`max_tokens = 4096`,
-			`csrf_token = "5keGIBEWBVM7Nay1QvpEw6lJ0PpEkzzu"`,
+			`csrf_token = "qwEZmDabOLkEfP0YD52qjgQL4cjx1XRa"`,
 			`token = request.headers.get("X-Token")`,
 		},
 	},
@@ -68,17 +68,17 @@ var genericRules = []*rule{
 		Assign:   &assignSpec{class: assignAPIKey},
 		Priority: 0,
 		Examples: []string{
-			`API_KEY = "274a8ff61349fe10873f8b2232bc7c82"`,
-			`apiKey: "4nOsaEyF0VIonT1oPXOUxuD55ocG1AB1"`,
-			`x-api-key: GqwEZmDabOLkEfP0YD52qjgQL4cjx1XRaHAvu0dY`,
-			`MY_SERVICE_KEY=byXxuMHEbBUN47lBmS05YhHK6wapCFCT`,
+			`API_KEY = "850b875fb235e028a3676e34a380401a"`,
+			`apiKey: "5YShhjyYQA5dUtKaybqxNLFQQLCrK4UZ"`,
+			`x-api-key: YFFOgJfZfa7a04g1kUWQF5KkhsGgDsAfIEGjhsDD`,
+			`MY_SERVICE_KEY=ksLTfzBrHNw2kAaxP86tc5iS8ZpV9N0H`,
 		},
 		NegativeExamples: []string{
-			`public_key = "7i8bL6uG0z91sb3gL5YShhjyYQA5dUtK"`,
+			`public_key = "Ot10uBwGl4L5VrtkiNTBSyQEuTgmdTtq"`,
 			`key = "name"`,
 			`primary_key = "id"`,
-			`api_key_id = "aybqxNLFQQLCrK4UZYFFOgJfZfa7a04g"`,
-			`cache_key = "user:b460pfuq"`,
+			`api_key_id = "V6CcvpCsX2tENFN4tiOKe3FAYhKuYvIS"`,
+			`cache_key = "user:srv6aoao"`,
 		},
 	},
 	{
@@ -88,8 +88,8 @@ var genericRules = []*rule{
 		Assign:   &assignSpec{class: assignCredential},
 		Priority: -1,
 		Examples: []string{
-			`credentials = "gDsAfIEGjhsDDksLTfzBrHNw2kAaxP86"`,
-			`AUTH=tc5iS8ZpV9N0HOt10uBwGl4L5VrtkiNT`,
+			`credentials = "Oj38iHSeRzq6NLWyT7dzOVeGODYmujhM"`,
+			`AUTH=LEEolk3QxVq6o4yYbackPWsmimpUhRuV`,
 		},
 		NegativeExamples: []string{
 			`auth = true`,

@@ -13,7 +13,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`"Resource": "arn:aws:s3:::corp-e5xpb8i1/*"`,
+			`"Resource": "arn:aws:s3:::corp-sz09p1yf/*"`,
 		},
 	},
 	{
@@ -25,7 +25,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`aws_account_id=091273279230`,
+			`aws_account_id=808180284310`,
 		},
 	},
 	{
@@ -37,7 +37,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`https://corp-u29t3d.s3.amazonaws.com/x`,
+			`https://corp-8br4nk.s3.amazonaws.com/x`,
 		},
 	},
 	{
@@ -49,7 +49,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`https://storage.googleapis.com/corp-37xiu6/o`,
+			`https://storage.googleapis.com/corp-f57ec3/o`,
 		},
 	},
 	{
@@ -61,7 +61,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`store-mnx9og.myshopify.com`,
+			`store-2psv5p.myshopify.com`,
 		},
 	},
 	{
@@ -73,7 +73,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`REACT_APP_AUTH_USERNAME=4jjfdn39`,
+			`REACT_APP_AUTH_USERNAME=lw9zx9ty`,
 		},
 	},
 	{
@@ -85,7 +85,7 @@ var identifierRules = []*rule{
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
-			`age1p5sute7x5ej2lqklw3p8a3je60mc9ryzts08zp37d29lyzau0j4l0tkehn`,
+			`age12hn5vqvxhh98y0dzstk8h0svx63uek9m29v59syx9dpprtnhz9686ywf2z`,
 		},
 	},
 }

@@ -10,7 +10,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"NRAK-"},
 		Pattern:  `\b(NRAK-[A-Z0-9]{27})`,
 		Examples: []string{
-			`TOKEN = "NRAK-6G8Z702RMAWVDFN26LZBGK1FDX6"`,
+			`TOKEN = "NRAK-JMJAO5R37QRN8PORI0NWLFFP7HV"`,
 		},
 	},
 	{
@@ -19,7 +19,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"NRII-"},
 		Pattern:  `\b(NRII-[A-Za-z0-9_-]{32})`,
 		Examples: []string{
-			`TOKEN = "NRII-S76N0xvMEfOWSFYwXkiY-tZ23bUhPIdh"`,
+			`TOKEN = "NRII-holLVU7no30mtc8cO9-v2dKW2tqBCAvR"`,
 		},
 	},
 	{
@@ -28,7 +28,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"NRJS-"},
 		Pattern:  `\b(NRJS-[a-f0-9]{19})`,
 		Examples: []string{
-			`TOKEN = "NRJS-b711d92475976601ff3"`,
+			`TOKEN = "NRJS-d75d0825ff3ccc016ba"`,
 		},
 	},
 	{
@@ -37,7 +37,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"NRAA-"},
 		Pattern:  `\b(NRAA-[a-f0-9]{27})`,
 		Examples: []string{
-			`TOKEN = "NRAA-795c6ad446407f8e8867784d6b5"`,
+			`TOKEN = "NRAA-0083a3d448424b73b056cbb150a"`,
 		},
 	},
 	{
@@ -47,7 +47,7 @@ var observabilityRules = []*rule{
 		Pattern:  `\b(?P<secret>[a-z0-9]{36}NRAL)\b`,
 		Before:   40,
 		Examples: []string{
-			`license_key: 2273aacb5771cc00cd92962fe09580dd232eNRAL`,
+			`license_key: 84c400e50363f13fb4f04ab66ba13a9f8ebeNRAL`,
 		},
 	},
 	{
@@ -57,7 +57,7 @@ var observabilityRules = []*rule{
 		Pattern:    `\b(sntrys_eyJ[A-Za-z0-9+/=_-]{80,400}(?:_[A-Za-z0-9+/]{43})?)`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "sntrys_eyJRrUMs2Y9NyzCnpn27Rke21XCgErIHZGBJjSCk2NRojj7L3hZHoJ23xN3EPC/7EzkJ+0HflRQlg5EgcyWujxOjNZDGGJqj3xeMZnYNe1IE8iLgd6+ZM6wqmIkhqCw0SIbdeH4CMFIMGB+qSjpL44vdD_OtlEMKI8UGHGR1bT6yQy533PF/S20fFsXF9/+K9rXtR"`,
+			`TOKEN = "sntrys_eyJOjNZDGGJqj3xeMZnYNe1IE8iLgd6+ZM6wqmIkhqCw0SIbdeH4CMFIMGB+qSjpL44vdDOtlEMKI8UGHGR1bT6yQy533PF/S20fFsXF9/+K9rXtRpg9EwIxC6UgR22MtMX8j8N8VNKntcMdGmvDWKnlG_2GqIzjkgRsIZf0P5GEmnNaJ+j4EyNmp5heRff+wJ7nb"`,
 		},
 	},
 	{
@@ -66,7 +66,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"sntryu_"},
 		Pattern:  `\b(sntryu_[a-f0-9]{64})`,
 		Examples: []string{
-			`TOKEN = "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"`,
+			`TOKEN = "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"`,
 		},
 	},
 	{
@@ -76,7 +76,7 @@ var observabilityRules = []*rule{
 		Pattern:    `\b(glc_[A-Za-z0-9+/]{32,400}={0,2})`,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`TOKEN = "glc_j4EyNmp5heRff+wJ7nbbaqf8PsiPsp0VfonNQ422FP0NKmFp9/UuMZQWwPaybHeoDdPxmUfK0VHH3ExebmDiVJ5MRo/unWcIELMXch7pgP4iD+ksPnnE1p1D=="`,
+			`TOKEN = "glc_iVJ5MRo/unWcIELMXch7pgP4iD+ksPnnE1p1D6t7VEZxwH8sU23fhad9MbnLw9lrwAgdFySLEuB/GUeP4vu86e+ovCYoRZUIkblhi0fEbQmk3fV7j1Eo4YDL=="`,
 		},
 	},
 	{
@@ -85,7 +85,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"glsa_"},
 		Pattern:  `\b(glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8})`,
 		Examples: []string{
-			`TOKEN = "glsa_3tRjtci3Ff7WHsTTkk84RFuz1or1KjLy_99259c5e"`,
+			`TOKEN = "glsa_dwJDeSOmdIF4jEmDcdKKNFz5OkFKmNsE_3092d951"`,
 		},
 	},
 	{
@@ -96,7 +96,7 @@ var observabilityRules = []*rule{
 		MinEntropy: 4.0,
 		Priority:   1,
 		Examples: []string{
-			`TOKEN = "eyJrIjoin4WkNQT5fnLJXw7gUuEAWf7Sse5V8ZFKzC2dqwSS43kKvVPdgSx6HnfeYPDHF9zfrvckNrIbNLMu0YKog7zIDOyNz1="`,
+			`TOKEN = "eyJrIjoi6tBBPbusFPEk5Wr9sXW3ba2KTPFcemfMsQwgaeFtOTrwOztgXIiCis9i48z3lhTsL8KbPaZRG5vi9uBUW8t50JohWP="`,
 		},
 	},
 	{
@@ -105,7 +105,7 @@ var observabilityRules = []*rule{
 		Keywords: []string{"dt0c01."},
 		Pattern:  `\b(dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64})`,
 		Examples: []string{
-			`TOKEN = "dt0c01.U9PDWAHZCRGKTN2YSPEONUUX.PFYPUXOG89ASE0SK7CGLLZPZOF6J76DCU3ZPW0PY3Y7SMJEID3VIUZ91QFJL46IF"`,
+			`TOKEN = "dt0c01.OID0I6QAPX28YZ82XG9JFL6A.Q3VVIEW6EZ3UMVF1KXRKPI6C5CW08ONMTGG7CN6939EHW7HKWDM4HKEOSZ0GCWCU"`,
 		},
 	},
 	{
@@ -115,7 +115,7 @@ var observabilityRules = []*rule{
 		Pattern:    `\b(phx_[A-Za-z0-9]{43})`,
 		MinEntropy: 3.5,
 		Examples: []string{
-			`TOKEN = "phx_0JohWPEo8u3tQ8WG0FNSYruccOPYSNgki6Zefv95fBW"`,
+			`TOKEN = "phx_Ps25KmKUDheO1iIpfJJSeoEg0UPJP17m0byqJnDOcQ4"`,
 		},
 	},
 	{
@@ -126,7 +126,7 @@ var observabilityRules = []*rule{
 		Before:   100,
 		After:    40,
 		Examples: []string{
-			`SENTRY_DSN=https://08eaa42b2cea6a2d5b85741f1bd76693@o918038.ingest.sentry.io/9878911`,
+			`SENTRY_DSN=https://51819c8d71d7cc55b03057bac9e1506f@o593353.ingest.sentry.io/8095344`,
 		},
 	},
 }

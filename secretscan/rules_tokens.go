@@ -12,7 +12,7 @@ var tokenRules = []*rule{
 		After:    4096,
 		Validate: validJWT,
 		Examples: []string{
-			`Authorization: Bearer eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiImi48WDu_j6J7bDaRlhPwrRbIr-lgHk1qgqRT6klL.xzOxGZLXUIaTPwnlo3NT4AzohImYeC9WzvbmGaNZ6Re2tFYHyyPNu9q6xpyqy2Le-oJjvgptL_k9vjllqYJabA`,
+			`Authorization: Bearer eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIRe2tFYHyyPNu9q6xpyqy2Le-oJjvgptL_k9vjllq.YJabA3ZAVL97JJ-u6ZvO19rpxerNlX53XdQH0FzXSs2COz2RVuBIvDRcj1PLhHsz5hAw-bM_PO6RoUulLIuoVm`,
 		},
 		NegativeExamples: []string{
 			`eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c`,
@@ -27,7 +27,7 @@ var tokenRules = []*rule{
 		After:      1100,
 		MinEntropy: 2.5,
 		Examples: []string{
-			`curl -H "Authorization: Bearer 3ZAVL97JJ-u6ZvO19rpxerNlX53XdQH0FzXSs2CO" https://api.example.org`,
+			`curl -H "Authorization: Bearer KOkC25Hncf0o286CHU-I1mDOiYeZuEPuJfmy4CbM" https://api.example.org`,
 		},
 		NegativeExamples: []string{
 			`Authorization: Bearer <token>`,
@@ -43,7 +43,7 @@ var tokenRules = []*rule{
 		After:    500,
 		Validate: validBasicAuth,
 		Examples: []string{
-			`Authorization: Basic c3ZjOlVZbXkxRGFGUzVvOVM2REo=`,
+			`Authorization: Basic c3ZjOlpNNUJ1NGR5SVdOdEpFb04=`,
 		},
 	},
 	{
@@ -55,10 +55,10 @@ var tokenRules = []*rule{
 		Priority:  1,
 		Multiline: true,
 		Examples: []string{
-			`machine api.example.org login deploy password M0aWoyiCAL8RU2Lfndjs`,
+			`machine api.example.org login deploy password QApJ7J47QnAXJt45vWrg`,
 			`machine api.example.org
   login deploy
-  password Y5bisTVjIXBbkVCdCtum
+  password 5huXPnlWSsSoVfmhciCO
 `,
 		},
 	},
@@ -70,7 +70,7 @@ var tokenRules = []*rule{
 		After:    20100,
 		Priority: 1,
 		Examples: []string{
-			`    client-key-data: 6RoUulLIuoVmKOkC25Hncf0o286CHU+I1mDOiYeZuEPuJfmy4CbMjBN9alcSlqLdFc8FqKd8ABovv+OmSyVO2gmDKLO3srN0si+5TlatHDwz/Mz1Gq+N5WxJJZAUoAALtqzl+3Mr8bm9t5kBRyS6UYI5XIv+Qb5gpvrI5LqezS6L/Gaf0qSxuqQZP+XJoqiSjSUvEd3QnMJLkC3ET+lRFHzsrYYg1+vpjM6yp5Pf/1KB/hTaQPy21LwBLvPh661Mb7ltO50obx0xdoAKMQPgp0f2Vwv9XcRf2rk9dzCpXElPBLJo3BpYv5o0YsKhd9lQWl+nFgtXhmTvwr0S8+/qlgR+PvNmVDjAkDdR0wKSO1Du2A2DuS1WkZKiu3Cj1B7F5tDCFH4ugswuHGso==`,
+			`    client-key-data: SyVO2gmDKLO3srN0si+5TlatHDwz/Mz1Gq+N5WxJJZAUoAALtqzl+3Mr8bm9t5kBRyS6UYI5XIv+Qb5gpvrI5LqezS6L/Gaf0qSxuqQZP+XJoqiSjSUvEd3QnMJLkC3ET+lRFHzsrYYg1+vpjM6yp5Pf/1KB/hTaQPy21LwBLvPh661Mb7ltO50obx0xdoAKMQPgp0f2Vwv9XcRf2rk9dzCpXElPBLJo3BpYv5o0YsKhd9lQWl+nFgtXhmTvwr0S8+/qlgR+PvNmVDjAkDdR0wKSO1Du2A2DuS1WkZKiu3Cj1B7F5tDCFH4ugswuHGsoLTnH5NQNrDeW6vUXqtQD75Sk3Pbe3mIdQoTfqTntBPkR/3UCGv7aEwXIQqkKG4n9ds+jitj8hvwx779+==`,
 		},
 	},
 	{
@@ -83,8 +83,8 @@ var tokenRules = []*rule{
 		MinEntropy: 3.5,
 		Priority:   1,
 		Examples: []string{
-			`SECRET_KEY = 'django-insecure-#LTnH5NQNrDeW6v*UXqtQD75Sk3Pbe3m(IdQoTfqTntB#PkR@3'`,
-			`SECRET_KEY = "#UCGv7aEw#XIQqkKG4n9ds!jitj8hvwx779#_!bB=T4_0H4)x2"`,
+			`SECRET_KEY = 'django-insecure-bB=T4_0H4)x2j%2##mKWG^6(2R(ub-uQbWLk+Hv8u^P*%WPZ2x'`,
+			`SECRET_KEY = "^4JJ_s1&V6Ho)IHHopCzEI9463Yg!ul0efkVa0cb8cJn2YLpUw"`,
 		},
 	},
 	{
@@ -94,7 +94,7 @@ var tokenRules = []*rule{
 		Pattern:  `(?i)psexec(?:64)?(?:\.exe)?\b[^\n]{0,200}?\s-p\s+(?P<secret>[^\s-]\S{2,127})`,
 		After:    300,
 		Examples: []string{
-			`PsExec.exe \\host -u CORP\svc -p MW1mWsgWxOAG cmd.exe`,
+			`PsExec.exe \\host -u CORP\svc -p bTUZOp9V1qs8 cmd.exe`,
 		},
 	},
 	{
@@ -106,7 +106,7 @@ var tokenRules = []*rule{
 		After:      700,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`PRIVATE_KEY="G62RubuQbWLkHv8uPWPZ2x4JJs1V6HoIHHopCzEI9463Yg+ul0efkVa0cb8cJn2YLpUwwzmJ+3HEEyySYDDXj3r8=="`,
+			`PRIVATE_KEY="EEyySYDDXj3r8GflNzSCVPHLvdzzjKhbe56ft3K31Pd7b1TegMoq0GqIA6kSOVjG4MNps/vHP7ifNDR4/Cae3IOB=="`,
 		},
 	},
 	{
@@ -116,9 +116,9 @@ var tokenRules = []*rule{
 		Pattern:  `(?i)\bcurl\b(?:[^\n]|\\\r?\n){0,400}?\s(?:-u|--user)\s+["\']?(?P<user>[^:\s"\'$]{1,128}):(?P<secret>[^\s"\'@$]{3,256})`,
 		After:    600,
 		Examples: []string{
-			`curl -u deploy:BSyQEuTgmdTtqV6CcvpC https://api.example.org/v1/status`,
+			`curl -u deploy:lxz1o5aj91ncixSF4ILp https://api.example.org/v1/status`,
 			`curl -X POST \
-  --user ci-bot:sX2tENFN4tiOKe3FAYhKuYvI \
+  --user ci-bot:FvD7FEwibq3YMwntU5Mn1fx4 \
   https://ci.example.org/hook`,
 		},
 		NegativeExamples: []string{
@@ -135,8 +135,8 @@ var tokenRules = []*rule{
 		After:     500,
 		Multiline: true,
 		Examples: []string{
-			`new NetworkCredential("svc@corp.example", "SIfHLWl0mEb0EOj3");`,
-			`new DirectoryEntry("LDAP://dc1", "CORP\\svc", "8iHSeRzq6NLWyT");`,
+			`new NetworkCredential("svc@corp.example", "upCJF5xZOEklDas6");`,
+			`new DirectoryEntry("LDAP://dc1", "CORP\\svc", "f3h2bVEmjfXuRJ");`,
 		},
 	},
 	{
@@ -147,7 +147,7 @@ var tokenRules = []*rule{
 		Before:   120,
 		After:    300,
 		Examples: []string{
-			`<add key="SmtpPassword" value="7dzOVeGODYmujh"/>`,
+			`<add key="SmtpPassword" value="gE4mYX6IQvMPw2"/>`,
 		},
 		NegativeExamples: []string{
 			`<add key="PasswordPolicy" value="" />`,
@@ -160,7 +160,7 @@ var tokenRules = []*rule{
 		Pattern:  `SSWS\s+(?P<secret>00[A-Za-z0-9_-]{40})`,
 		After:    60,
 		Examples: []string{
-			`Authorization: SSWS 00jgST7q_C8ozs-2AJ2vV8agUREUS7izAi29OcUAmT`,
+			`Authorization: SSWS 00V-IS4olQ-bZPGy8BDajuMBytOKgqEe_wAg4plaj0`,
 		},
 	},
 	{
@@ -170,7 +170,7 @@ var tokenRules = []*rule{
 		Pattern:  `(?i)connect-viserver\b[^\n]{0,300}?\s-password\s+["\']?(?P<secret>[^\s"\'$]{4,128})`,
 		After:    400,
 		Examples: []string{
-			`Connect-VIServer -Server vc01 -User admin@vsphere.local -Password klDas6f3h2bV!`,
+			`Connect-VIServer -Server vc01 -User admin@vsphere.local -Password 5fzL6c5KuAtk!`,
 		},
 	},
 	{
@@ -181,7 +181,7 @@ var tokenRules = []*rule{
 		After:     200,
 		Multiline: true,
 		Examples: []string{
-			`{"msg":"method", "method":"auth.login_with_api_key", "params":["7-EmjfXuRJgE4mYX6IQvMPw2stFvV9zYErs2iePgNDVxIiHqCmy8Uhtfz456oIMitS"]}`,
+			`{"msg":"method", "method":"auth.login_with_api_key", "params":["7-6m2lrGO4IwpsyUTurMY94dJ2dglz1l28LZlvdXKxE3KM37lmQUFpdg1C8tjDkmvh"]}`,
 		},
 	},
 	{
@@ -191,7 +191,7 @@ var tokenRules = []*rule{
 		Pattern:  `(?i)thingsboard[\w.:-]{0,60}/api/v1/(?P<secret>(?-i:[A-Za-z0-9]{20}))/`,
 		After:    200,
 		Examples: []string{
-			`https://thingsboard.cloud/api/v1/lf41mkv70hu5936fvczx/telemetry`,
+			`https://thingsboard.cloud/api/v1/jwq5r4gwpgfvcjd6a9kl/telemetry`,
 		},
 	},
 	{
@@ -202,8 +202,8 @@ var tokenRules = []*rule{
 		After:      80,
 		MinEntropy: 4.0,
 		Examples: []string{
-			`Unseal Key 1: aj0AhCBfLC5Xm9bzwiJ9c525GhfS7ei7FrzU2OHRJiX/`,
-			`vault operator unseal ZzDjVCAh4I60KNrIc0gOcXky3/CuLHOmbU5DdvJX4zLY`,
+			`Unseal Key 1: rIc0gOcXky3/CuLHOmbU5DdvJX4zLYS7VLGjGSqDnWer`,
+			`vault operator unseal z+PITAyTpR6VkjvxSex6ZAvGoi5XVR5bajrS84sWqcV3`,
 		},
 	},
 	{
@@ -212,7 +212,7 @@ var tokenRules = []*rule{
 		Keywords: []string{"live_"},
 		Pattern:  `\b(?P<secret>live_\d{6,12}_[A-Za-z0-9]{30})\b`,
 		Examples: []string{
-			`rtmp://live.twitch.tv/app/live_303292523_Qra6ZxlyZOGKQUhVoCb9EhYr5UnkhE`,
+			`rtmp://live.twitch.tv/app/live_466563315_N91ISXB0v0xexaYlp22faCIKkZXiV4`,
 		},
 	},
 	{
@@ -222,7 +222,7 @@ var tokenRules = []*rule{
 		Pattern:  `(?i)(?:cc_test_reporter_id|codeclimate_repo_token)["\']?\s*[:=]\s*["\']?(?P<secret>(?-i:[a-f0-9]{64}))`,
 		After:    100,
 		Examples: []string{
-			`CC_TEST_REPORTER_ID: c617bbee7ae182e4cb1876199bd721d8d9709ddbc663bb409e5001169af202a5`,
+			`CC_TEST_REPORTER_ID: 02a52fb704d125e74e561ae9e1eb4a66b73f44216e0a8e5cf3ac95f0bf7803e8`,
 		},
 	},
 }

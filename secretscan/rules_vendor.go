@@ -12,8 +12,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DATADOG_API_KEY = "c5b9a6063bb23276185b3b7863d8ecb2"`,
-			`datadog token: d526a28232600159b12d3d274510b3f7`,
+			`DATADOG_API_KEY = "0b3f7d213fbad0d27c431df14fd64be9"`,
+			`datadog token: 267ec85c62254c1d20ae67ba54e5ab1d`,
 		},
 	},
 	{
@@ -24,8 +24,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DD_APP_KEY_API_KEY = "d213fbad0d27c431df14fd64be9267ec85c62254"`,
-			`dd_app_key token: c1d20ae67ba54e5ab1d8dd88ae2dc3a9a28a1df7`,
+			`DD_APP_KEY_API_KEY = "8dd88ae2dc3a9a28a1df71b8661860717a9baa98"`,
+			`dd_app_key token: 69dd9d65deb284df8b1ec13e6150cc7911dd91a5`,
 		},
 	},
 	{
@@ -36,8 +36,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ALGOLIA_API_KEY = "1b8661860717a9baa9869dd9d65deb28"`,
-			`algolia token: 4df8b1ec13e6150cc7911dd91a5b9671`,
+			`ALGOLIA_API_KEY = "b9671ed9f050a01cca65d7a603acba6c"`,
+			`algolia token: d71c543dabffc82baf3a00a3be4a3351`,
 		},
 	},
 	{
@@ -48,8 +48,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ASANA_API_KEY = "1/9769947802050066:a65d7a603acba6cd71c543dabffc82ba"`,
-			`asana token: 1/7150905185729511:511e9ec5c43040032ea57d93b11eecaa`,
+			`ASANA_API_KEY = "1/0747626929180882:0032ea57d93b11eecaa9cb82de8aedf6"`,
+			`asana token: 1/5603475123862967:9bcfab9293e6f7e443143b53bc9022e1`,
 		},
 	},
 	{
@@ -60,8 +60,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AUTH0_API_KEY = "JPYznMG4RmTHzhKZTjqRXUhokDLO2kEHrTM49DZjrlzQBdOeVJNddPjwUcKMXvhrI5kI7tmTzCeZiarU"`,
-			`auth0 token: FT89c7387aMBqXe6MOZJ04llt4Sys2QV8FfchtlR2pANe1EgJmd9HU29aE3oVGvtILcuRm8UsvVRkcNu`,
+			`AUTH0_API_KEY = "QV8FfchtlR2pANe1EgJmd9HU29aE3oVGvtILcuRm8UsvVRkcNu0UlAmjkAUdxUHej3sDNMlscUxNnC69"`,
+			`auth0 token: KvGJqRgE4uINqXtQFyHIQ7tVlwmH92cNS813AfTOIwd7Y3XJV2LPLbHIHTLJ480TklKHc48A3JaJ2ptV`,
 		},
 	},
 	{
@@ -72,8 +72,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OKTA_API_KEY = "000zLLyyY6RlizkPDJeWdsT8blrUZarF-YI4kuH26L"`,
-			`okta token: 00xmaF7d_5hphZbYwhc9H1xfZ9GK6dd4_Uadfvj7rg`,
+			`OKTA_API_KEY = "00Uadfvj7rgkkfwI6SKTUJShODfBQhuZohYVYGYJcw"`,
+			`okta token: 00JnrIX477BfiOP-V2dbTXCeBcQkSMHv_zuSJ2SSRB`,
 		},
 	},
 	{
@@ -84,8 +84,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BITBUCKET_API_KEY = "NsNKmT93EAuEzFctsu9XeEfmLcC6WbK5yDLzthSHPmaLHqvnFbH8H9bZJTh9OQ9G"`,
-			`bitbucket token: 2h335KMXgCCfokVFk1JvhIjEG6K5WJmYDNEXBqmdW8pSVUSEv9YYrs1EEajwD5bM`,
+			`BITBUCKET_API_KEY = "bMKhdoKnLTZQJWvDBvG5vsLuc6e7mLUgZg5l42w3jzA1CmWzfxG8dElzNTKLojq6"`,
+			`bitbucket token: CYzYAXMkqL61lIoYZ1cghSaVpmgN6Fvznu3JDLsUPAUFZesiIZQJ51R0RHqSPYEp`,
 		},
 	},
 	{
@@ -96,8 +96,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BOX_CLIENT_SECRET_API_KEY = "KhdoKnLTZQJWvDBvG5vsLuc6e7mLUgZg"`,
-			`box_client_secret token: 5l42w3jzA1CmWzfxG8dElzNTKLojq6CY`,
+			`BOX_CLIENT_SECRET_API_KEY = "ZqjdFc5A2ERtgoTwVT0jmf2ptua9wUVr"`,
+			`box_client_secret token: j7n318IkNTNrAuBfbSU3NZsTsfd5nzKN`,
 		},
 	},
 	{
@@ -108,8 +108,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BUGSNAG_API_KEY = "5ba3090efb37196afc5f79d920d0d8ec"`,
-			`bugsnag token: 772517defe014ff31049beb55ef1be2a`,
+			`BUGSNAG_API_KEY = "3a43f8a07d5b8511fab11cc3968134e8"`,
+			`bugsnag token: ea6e4f2fc7e93fabb418f4d4c50deb34`,
 		},
 	},
 	{
@@ -120,8 +120,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ROLLBAR_API_KEY = "b3a43f8a07d5b8511fab11cc3968134e"`,
-			`rollbar token: 8ea6e4f2fc7e93fabb418f4d4c50deb3`,
+			`ROLLBAR_API_KEY = "986f8424e42028b78f338b5569e22310"`,
+			`rollbar token: f9f1c71fde1739f13cd9bf4a01d4a666`,
 		},
 	},
 	{
@@ -132,8 +132,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CODECOV_API_KEY = "4986f842-4e42-028b-78f3-38b5569e2231"`,
-			`codecov token: 0f9f1c71-fde1-739f-13cd-9bf4a01d4a66`,
+			`CODECOV_API_KEY = "619981b9-f777-37fa-fd42-69a9e6c7184a"`,
+			`codecov token: 2d279854-bf20-953d-efe6-397111dea2a7`,
 		},
 	},
 	{
@@ -144,8 +144,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SNYK_API_KEY = "6619981b-9f77-737f-afd4-269a9e6c7184"`,
-			`snyk token: a2d27985-4bf2-0953-defe-6397111dea2a`,
+			`SNYK_API_KEY = "86cff24f-604e-365f-b141-a1452b89115f"`,
+			`snyk token: d517ed4f-3780-b684-cb41-8961365ec6c6`,
 		},
 	},
 	{
@@ -156,8 +156,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HEROKU_API_KEY = "786cff24-f604-e365-fb14-1a1452b89115"`,
-			`heroku token: fd517ed4-f378-0b68-4cb4-18961365ec6c`,
+			`HEROKU_API_KEY = "57bdea68-9ce2-ebb3-c500-a6858b938400"`,
+			`heroku token: 2d734a1e-76ec-779d-a2d2-4f63e94d2867`,
 		},
 	},
 	{
@@ -168,8 +168,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LINODE_API_KEY = "657bdea689ce2ebb3c500a6858b9384002d734a1e76ec779da2d24f63e94d286"`,
-			`linode token: 7a7a4155279bfff8de88c446481e8633df49934a44412d48604896a8288a5ebc`,
+			`LINODE_API_KEY = "a7a4155279bfff8de88c446481e8633df49934a44412d48604896a8288a5ebc5"`,
+			`linode token: b0d969996162773499e357b230673135c5d88edf84c73cc7e8790aab322a9770`,
 		},
 	},
 	{
@@ -180,8 +180,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VULTR_API_KEY = "KW79B1SNSTSNDMEPOHISS38GLOXFGANO6HCG"`,
-			`vultr token: KZL1RR315RJZPGYZO2RPSBV8UW7HEEVSOOAA`,
+			`VULTR_API_KEY = "AQ3YCHV4FUETTPT69DLC3K98K6B20WQ7VRYF"`,
+			`vultr token: 1ZUG40LP8VHHPDRQ61NVXO0XG722XDRBXANR`,
 		},
 	},
 	{
@@ -192,8 +192,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLOUDFLARE_API_KEY = "Wwm5EhyBe8dcVd7N4wLK2vrjXhYnAtpeCzrMUgFE"`,
-			`cloudflare token: U7YXsRhlTrkDuvl7Z2l0RYF6bQ8u7eaj-XgWLjSH`,
+			`CLOUDFLARE_API_KEY = "F6bQ8u7eaj-XgWLjSHwYIxtrEx8znc06qVCiJKee"`,
+			`cloudflare token: kSvlu7ISGiH6gweA8LeNOYK2xcSnw6Fh_BJBM_ym`,
 		},
 	},
 	{
@@ -204,8 +204,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NETLIFY_API_KEY = "THu9oacgrTwRQq7cT4UOJ03QZdF6M9AKKlNeESqYqNZSn3"`,
-			`netlify token: 9Ee8M8im3zcLTK5nuj4aAfxiKBnCzfHuA1nTJuWEOT37Ln`,
+			`NETLIFY_API_KEY = "Abmh6WrF87rqfWN1c8KSHABdfv6lVAqRAyLgiPjw2xXvGx"`,
+			`netlify token: xWgzIIqldcbltvyy000asmr2EiAWK4Mzbbuxwc284aR3x5`,
 		},
 	},
 	{
@@ -216,8 +216,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VERCEL_API_KEY = "V5cy95xkBVUOAbmh6WrF87rq"`,
-			`vercel token: fWN1c8KSHABdfv6lVAqRAyLg`,
+			`VERCEL_API_KEY = "xg4aJ8zEmZCdT2mNwZeH0uXL"`,
+			`vercel token: C07lsdgtHbyzmQeIlyvtrfmR`,
 		},
 	},
 	{
@@ -228,8 +228,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`IBM_CLOUD_API_KEY = "o5Wbb1004TKf8i4H9t6A8cHTPx4lZ0gO1FYrbstR-34S"`,
-			`ibm_cloud token: vLBBH-fUB-zAyjAi25pIYEM5qhcelmFFW1zUnApoMleE`,
+			`IBM_CLOUD_API_KEY = "tR-34SvLBBH-fUB-zAyjAi25pIYEM5qhcelmFFW1zUnA"`,
+			`ibm_cloud token: poMleEo4IIf13iC32mLNFr3ZcgvN_FtlWZVnhoiTejq7`,
 		},
 	},
 	{
@@ -240,8 +240,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SCALEWAY_API_KEY = "c144a00b-300c-553d-089a-e5f3db887cac"`,
-			`scaleway token: b7abd120-319c-b679-30bd-76449393bbb5`,
+			`SCALEWAY_API_KEY = "20319cb6-7930-bd76-4493-93bbb5c921ab"`,
+			`scaleway token: 069c8da3-203a-9e8a-3b23-60485ba4b0ea`,
 		},
 	},
 	{
@@ -252,8 +252,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AZURE_OPENAI_API_KEY = "c921ab069c8da3203a9e8a3b2360485b"`,
-			`azure_openai token: a4b0ea0b4af21379185e42bd3faf85f3`,
+			`AZURE_OPENAI_API_KEY = "0b4af21379185e42bd3faf85f39368a5"`,
+			`azure_openai token: 3d280ab9e007e730d9154df2c0c5588a`,
 		},
 	},
 	{
@@ -264,8 +264,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`COHERE_API_KEY = "J6DbGLA7Q5Gf0KMsqhouzIS1c1FTEalzXag61Ygm"`,
-			`cohere token: WQjiwoI3laB8RWUn4qdPdto0OdABqjGHkscK27gH`,
+			`COHERE_API_KEY = "27gHm2hBTimkurqAU2y5m1g5dH0nEJ04u2LwCTKg"`,
+			`cohere token: VcDtQOP3xbEbiDdR630RsD9pyuiEYoDQIBF95U0b`,
 		},
 	},
 	{
@@ -276,8 +276,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MISTRAL_API_KEY = "m2hBTimkurqAU2y5m1g5dH0nEJ04u2Lw"`,
-			`mistral token: CTKgVcDtQOP3xbEbiDdR630RsD9pyuiE`,
+			`MISTRAL_API_KEY = "l2NxEfw47VV9tWhzABxA1kb7Zf6Wryy1"`,
+			`mistral token: 8esZ0IPgs54rr5N6EzUtReSnCuQNklbB`,
 		},
 	},
 	{
@@ -288,8 +288,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TOGETHER_API_API_KEY = "6d95742f01b723ff45550330409c222b37fde6db5a02a08d0332174da67f79e7"`,
-			`together_api token: 04857283a56ac402469d430cf779d08f809cd2f388ee11006bd38219bb904bb5`,
+			`TOGETHER_API_API_KEY = "a02a08d0332174da67f79e704857283a56ac402469d430cf779d08f809cd2f38"`,
+			`together_api token: 8ee11006bd38219bb904bb5e9fcb31b08db25a63a72bd45a68ff23c97b5fe640`,
 		},
 	},
 	{
@@ -300,8 +300,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DEEPGRAM_API_KEY = "e9fcb31b08db25a63a72bd45a68ff23c97b5fe64"`,
-			`deepgram token: 05d864e1196696fb74ab3460e8ff3e19aad9a27f`,
+			`DEEPGRAM_API_KEY = "5d864e1196696fb74ab3460e8ff3e19aad9a27f5"`,
+			`deepgram token: 1a7725b4c6c45df259ed01514fb90694bcbdcf66`,
 		},
 	},
 	{
@@ -312,8 +312,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ASSEMBLYAI_API_KEY = "51a7725b4c6c45df259ed01514fb9069"`,
-			`assemblyai token: 4bcbdcf661722f140d94a20702d77758`,
+			`ASSEMBLYAI_API_KEY = "1722f140d94a20702d7775866230f5d8"`,
+			`assemblyai token: 0a4eb12024ed4920d5fb3252651819d3`,
 		},
 	},
 	{
@@ -324,8 +324,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`WANDB_API_KEY = "66230f5d80a4eb12024ed4920d5fb3252651819d"`,
-			`wandb token: 33eb77eb659102fc40937e32845facdc1de72338`,
+			`WANDB_API_KEY = "3eb77eb659102fc40937e32845facdc1de72338e"`,
+			`wandb token: b2e0d1e15ecabf49fbc1fd2a0d3d3e904528aa4a`,
 		},
 	},
 	{
@@ -336,8 +336,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLARIFAI_API_KEY = "eb2e0d1e15ecabf49fbc1fd2a0d3d3e9"`,
-			`clarifai token: 04528aa4a07e2c583421ddf6ad945250`,
+			`CLARIFAI_API_KEY = "07e2c583421ddf6ad945250cb05610c7"`,
+			`clarifai token: 2c0e5ce1e04ebd59343a5d1d0aa4ab10`,
 		},
 	},
 	{
@@ -348,8 +348,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DEEPSEEK_API_KEY = "sk-cb05610c72c0e5ce1e04ebd59343a5d1"`,
-			`deepseek token: sk-d0aa4ab10b84d9dea6d54f416f58a24d`,
+			`DEEPSEEK_API_KEY = "sk-b84d9dea6d54f416f58a24d0aa3fcfe1"`,
+			`deepseek token: sk-872446022347b116875d437059182f83`,
 		},
 	},
 	{
@@ -360,8 +360,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`STABILITY_API_KEY = "sk-q1zYLLrcm7cUrmPZUcTv2HyF489bCdg0s5d578XnEXkhjMWd"`,
-			`stability token: sk-kf3x2cDcGFAqteqryqwRqc86Ef1AI3H5YmVskZG7m6ZI4R4G`,
+			`STABILITY_API_KEY = "sk-m6ZI4R4GA3sjlHFAFcmlwNIIwMwyZdin4NtgIIJtV00hBXzh"`,
+			`stability token: sk-YwPXjai1i7WeMrpMnIxUNFe1qAfPwj0nzcSlbh6C5lrcXq8B`,
 		},
 	},
 	{
@@ -372,8 +372,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PAGERDUTY_API_KEY = "A3sjlHFAFcmlwNIIwMwy"`,
-			`pagerduty token: Zdin4NtgIIJtV00hBXzh`,
+			`PAGERDUTY_API_KEY = "uayCUtCNyy1hhY04XTld"`,
+			`pagerduty token: RhztAWlf5MGb2UObFKwa`,
 		},
 	},
 	{
@@ -384,8 +384,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OPSGENIE_API_KEY = "c03bb9fb-705c-0e36-2456-f6b002ed52b8"`,
-			`opsgenie token: 1fc7a415-75fa-76c9-c9bc-f32ec575db19`,
+			`OPSGENIE_API_KEY = "41575fa7-6c9c-9bcf-32ec-575db1939fb0"`,
+			`opsgenie token: 8d417971-6f94-f6d5-787d-442629a36e10`,
 		},
 	},
 	{
@@ -396,8 +396,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPLUNK_API_KEY = "39fb08d4-1797-16f9-4f6d-5787d442629a"`,
-			`splunk token: 36e10360-1739-a3f3-29cd-ceb2411e5570`,
+			`SPLUNK_API_KEY = "3601739a-3f32-9cdc-eb24-11e5570b058d"`,
+			`splunk token: c4bb6c88-816f-cf54-6832-0d1184705054`,
 		},
 	},
 	{
@@ -408,8 +408,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LOGZIO_API_KEY = "TxZZbkqBMKyjJPwxmyqqrcmHQESyFkMj"`,
-			`logzio token: nPrgebPAdcrTjPRpWalaRYTliIycbPXL`,
+			`LOGZIO_API_KEY = "IycbPXLXlqtsXDDSfoCHtfEzWcslrNqb"`,
+			`logzio token: dPSyaUCMFrtixEnTiDbYZqdHocPisyIG`,
 		},
 	},
 	{
@@ -420,8 +420,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HONEYCOMB_API_KEY = "nBGJInTTi5ESXJ5UPm2IBHdG13fiO0kScVHJ8NUDjv8T1opG3XEt2f8IvOYWfHA7"`,
-			`honeycomb token: 3rlCHRLYiDbmrUdUHmtSAuu5zuCqmitHopc6jQzUGWvQtCZ30GuYXaQfqX0ZqHNc`,
+			`HONEYCOMB_API_KEY = "fHA73rlCHRLYiDbmrUdUHmtSAuu5zuCqmitHopc6jQzUGWvQtCZ30GuYXaQfqX0Z"`,
+			`honeycomb token: qHNcHKTxA5fHlGOl5RqlDaSsJmY8XMP8IO5KoZmAx7NGS546KMIPPRNFgUd5hEAS`,
 		},
 	},
 	{
@@ -432,8 +432,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BETTERSTACK_API_KEY = "HKTxA5fHlGOl5RqlDaSsJmY8"`,
-			`betterstack token: XMP8IO5KoZmAx7NGS546KMIP`,
+			`BETTERSTACK_API_KEY = "fXnIjqtVeFlb5RUXsjAbw6rO"`,
+			`betterstack token: ymCsVQEJXs2EUwnKdYUgstEk`,
 		},
 	},
 	{
@@ -444,8 +444,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ZENDESK_API_KEY = "PRNFgUd5hEASfXnIjqtVeFlb5RUXsjAbw6rOymCs"`,
-			`zendesk token: VQEJXs2EUwnKdYUgstEkh6m42a5AaaOEOiU1m0Mk`,
+			`ZENDESK_API_KEY = "h6m42a5AaaOEOiU1m0MklQtGheAEK5nLALrgWEzw"`,
+			`zendesk token: 0KeJbdQoA6knwNevSt7707fu2Z3aKiCoc4eXS3PL`,
 		},
 	},
 	{
@@ -456,8 +456,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`INTERCOM_API_KEY = "rWKSfAhKhS1ecqLClvEF1E56eP8u7pgbCGIiZCPpmmA2wK11VfZ9I5JYmsz-"`,
-			`intercom token: A8q1bSftHtZA1S9r1d9XyA0ZGgiThssMBKBxTmN4Ck1NZSv2CFdqB-MDNwct`,
+			`INTERCOM_API_KEY = "bCGIiZCPpmmA2wK11VfZ9I5JYmsz-A8q1bSftHtZA1S9r1d9XyA0ZGgiThss"`,
+			`intercom token: MBKBxTmN4Ck1NZSv2CFdqB-MDNwctAXXCGVAEQ8CF4SWbqO4xyRCYt9wM7Gj`,
 		},
 	},
 	{
@@ -468,8 +468,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OPENWEATHER_API_KEY = "2883472362331789d61ef638d2e514b6"`,
-			`openweather token: 0d9fa84087de24660b5cd6571d14212d`,
+			`OPENWEATHER_API_KEY = "60d9fa84087de24660b5cd6571d14212"`,
+			`openweather token: db7c1de78cabfc09504ebb4ecc2d9c6c`,
 		},
 	},
 	{
@@ -480,8 +480,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TRELLO_API_KEY = "b7c1de78cabfc09504ebb4ecc2d9c6c3c73711c22c086e4f275ea3cc2841daa4"`,
-			`trello token: a4dee0c99b4ebe6125009df89fb815b2440e0a5337f5d4d265b39a48488248bc`,
+			`TRELLO_API_KEY = "3c73711c22c086e4f275ea3cc2841daa4a4dee0c99b4ebe6125009df89fb815b"`,
+			`trello token: 2440e0a5337f5d4d265b39a48488248bcbf5da8fe5e75e97df8fc779fca14aa6`,
 		},
 	},
 	{
@@ -492,8 +492,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TWITCH_API_KEY = "x5k60vq43k3p8k3sp15q5y677pos5y"`,
-			`twitch token: udjuumjgb6sr03ftrvukk82b30uwj3`,
+			`TWITCH_API_KEY = "jgb6sr03ftrvukk82b30uwj3vnxd3q"`,
+			`twitch token: vxf9aaht69d7um631f7d00rtiwd1zv`,
 		},
 	},
 	{
@@ -504,8 +504,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TWITTER_API_KEY = "LDN3TtpGLlN5Z007JWqZ3qXKCxWTR5X3QQyHJpm8M3kRPqhLTr"`,
-			`twitter token: Xf5gi4yVYEEYoNyaBHmFgmjY27SfqyxVGj4m0ftRd9Xomx6iDV`,
+			`TWITTER_API_KEY = "TrXf5gi4yVYEEYoNyaBHmFgmjY27SfqyxVGj4m0ftRd9Xomx6i"`,
+			`twitter token: DVelozmpsdPBMEEfV96FCQWHSIB7PrPvWOGIogj7zwHW3hgHEp`,
 		},
 	},
 	{
@@ -516,8 +516,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LINKEDIN_API_KEY = "elozmpsdPBMEEfV9"`,
-			`linkedin token: 6FCQWHSIB7PrPvWO`,
+			`LINKEDIN_API_KEY = "88XpEdGu5uB0NGBp"`,
+			`linkedin token: YfwnlMqzD2TYdUwQ`,
 		},
 	},
 	{
@@ -528,8 +528,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FACEBOOK_API_KEY = "89381874478250b85b61efd661a1a553"`,
-			`facebook token: f8513e1aeb77b9fe6a016281f3486168`,
+			`FACEBOOK_API_KEY = "661a1a553f8513e1aeb77b9fe6a01628"`,
+			`facebook token: 1f3486168111882913ac28b69ff7c9c6`,
 		},
 	},
 	{
@@ -540,8 +540,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`GITHUB_API_KEY = "111882913ac28b69ff7c9c69d82973cf7bb40f4f"`,
-			`github token: 4e619e46d14403db96dfbe75ece04650766d2dd3`,
+			`GITHUB_API_KEY = "9d82973cf7bb40f4f4e619e46d14403db96dfbe7"`,
+			`github token: 5ece04650766d2dd3f1ff74ca929dbcd3b6b51fc`,
 		},
 	},
 	{
@@ -552,8 +552,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MANDRILL_API_KEY = "U3UUnEe9OdKxI4oZnIRMlP"`,
-			`mandrill token: acqokR7WMCNBziu3UdaPSE`,
+			`MANDRILL_API_KEY = "SER2svLqgb6kmzZM4ZOy0j"`,
+			`mandrill token: 695KpOkQERPv95J6eN5Gka`,
 		},
 	},
 	{
@@ -564,8 +564,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`POSTMARK_API_KEY = "d1a3b2c0-342a-cd7d-c429-3b287d91fe6b"`,
-			`postmark token: 196fcfb4-73b3-3fb5-3ce8-d4e1eb42e5f3`,
+			`POSTMARK_API_KEY = "7d91fe6b-196f-cfb4-73b3-3fb53ce8d4e1"`,
+			`postmark token: eb42e5f3-9aaa-01ab-d6ce-54bc317a856a`,
 		},
 	},
 	{
@@ -576,8 +576,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPARKPOST_API_KEY = "9aaa01abd6ce54bc317a856a3b6bea3fc9e87fd1"`,
-			`sparkpost token: 35e09fe82168f21284babf957e1ca0578a71b626`,
+			`SPARKPOST_API_KEY = "3b6bea3fc9e87fd135e09fe82168f21284babf95"`,
+			`sparkpost token: 7e1ca0578a71b626bfdbfe976f04391bf9624156`,
 		},
 	},
 	{
@@ -588,8 +588,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MAILJET_API_KEY = "bfdbfe976f04391bf9624156d35d4648"`,
-			`mailjet token: 7199b3f4719956c083fd75024befae44`,
+			`MAILJET_API_KEY = "d35d46487199b3f4719956c083fd7502"`,
+			`mailjet token: 4befae4495cd684cefc48511cf6644fc`,
 		},
 	},
 	{
@@ -600,8 +600,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MAILERLITE_API_KEY = "ZIpoBPRwDubpH8OhrTVP8wGA2x3jOUip"`,
-			`mailerlite token: CDh8xips9VPQrtafiqzdR54NhnIJG0Mg`,
+			`MAILERLITE_API_KEY = "QrtafiqzdR54NhnIJG0MgNFdyeVLhf74"`,
+			`mailerlite token: Yt2wUI68FE19d62gZjTZbYJTmsVS0gDI`,
 		},
 	},
 	{
@@ -612,8 +612,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MESSAGEBIRD_API_KEY = "NFdyeVLhf74Yt2wUI68FE19d6"`,
-			`messagebird token: 2gZjTZbYJTmsVS0gDInHDfyfB`,
+			`MESSAGEBIRD_API_KEY = "nHDfyfBCOI1qmBIUtRuOzPl93"`,
+			`messagebird token: YCozUZ809Eqx4yrmH9lpyc8qY`,
 		},
 	},
 	{
@@ -624,8 +624,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PLIVO_API_KEY = "COI1qmBIUtRuOzPl93YCozUZ809Eqx4yrmH9lpyc"`,
-			`plivo token: 8qYSrlnV5JOyn4jwNSgOP5wqWV6zTneXjP2QAE1Y`,
+			`PLIVO_API_KEY = "SrlnV5JOyn4jwNSgOP5wqWV6zTneXjP2QAE1YdmZ"`,
+			`plivo token: jm064pMGBTFJMShSd25ZkSKNV8on6BgygbROo0Nh`,
 		},
 	},
 	{
@@ -636,8 +636,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VONAGE_API_KEY = "dmZjm064pMGBTFJM"`,
-			`vonage token: ShSd25ZkSKNV8on6`,
+			`VONAGE_API_KEY = "23Qe5oIeKg7rp6ai"`,
+			`vonage token: RMcPxGCpFE6I1lJU`,
 		},
 	},
 	{
@@ -648,8 +648,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PUSHER_API_KEY = "5dc0b11d29a33dbc8677"`,
-			`pusher token: 3909fdc994a5282a4cd0`,
+			`PUSHER_API_KEY = "dc994a5282a4cd0aa96d"`,
+			`pusher token: 91f71accdddfe5488c73`,
 		},
 	},
 	{
@@ -660,8 +660,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SUMOLOGIC_API_KEY = "KzndKIyuYZoCQdarzccJ3VytF3LdgPOZtQRkQlUSB8WtGGaPrEY7SEZfP4IhqSGw"`,
-			`sumologic token: q4Th7ubRwnizxC8JdETvsWamzAuvkDUOtMybSgH19Fvv3ruuHqTPbO0zGmSTL8b1`,
+			`SUMOLOGIC_API_KEY = "SEZfP4IhqSGwq4Th7ubRwnizxC8JdETvsWamzAuvkDUOtMybSgH19Fvv3ruuHqTP"`,
+			`sumologic token: bO0zGmSTL8b1r8Xad7uJFuYyugwyX3A52OSh853i8e5ZbcVDPOepzmWxgdClNb1V`,
 		},
 	},
 	{
@@ -672,8 +672,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SHODAN_API_KEY = "r8Xad7uJFuYyugwyX3A52OSh853i8e5Z"`,
-			`shodan token: bcVDPOepzmWxgdClNb1VvNiJyG9TEI1s`,
+			`SHODAN_API_KEY = "vNiJyG9TEI1sKXE5gmpdigx8UNTUQpyt"`,
+			`shodan token: B9EYjxhIbZ6jeDSvkyD38S1sfzYNUlj0`,
 		},
 	},
 	{
@@ -684,8 +684,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VIRUSTOTAL_API_KEY = "a724fbefd547936e614e0bf09a45d1d865d08fd5211fe5a9dd996d3a2206a70a"`,
-			`virustotal token: 169063dade67debd9e393cab6061e4e96a6658859eb8a33668871c196b8bd9ce`,
+			`VIRUSTOTAL_API_KEY = "9a45d1d865d08fd5211fe5a9dd996d3a2206a70a169063dade67debd9e393cab"`,
+			`virustotal token: 6061e4e96a6658859eb8a33668871c196b8bd9ce2082ba5b2ce0c491318f9125`,
 		},
 	},
 	{
@@ -696,8 +696,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SECURITYTRAILS_API_KEY = "4a1mH5MspuKflZArN5OSp1Ph9Jdc3rcp"`,
-			`securitytrails token: 62iHgUJ34Ac5tatTDnH5pJQQsgd7cNhb`,
+			`SECURITYTRAILS_API_KEY = "c5tatTDnH5pJQQsgd7cNhbTQykYW2ScR"`,
+			`securitytrails token: I4aNQb7Sgufj1gqNsVINH0gD3vHcxPws`,
 		},
 	},
 	{
@@ -708,8 +708,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HUNTER_API_API_KEY = "ed1ed92bd3e0bf9b80618c60b21111452c7250d3"`,
-			`hunter_api token: 5eeb207b0b70ce36ab90181a2e50bbb5c0acfd22`,
+			`HUNTER_API_API_KEY = "60b21111452c7250d35eeb207b0b70ce36ab9018"`,
+			`hunter_api token: 1a2e50bbb5c0acfd223691e098ffe68bd17db4ed`,
 		},
 	},
 	{
@@ -720,8 +720,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLEARBIT_API_KEY = "sk_3691e098ffe68bd17db4ed04ce2f9db4"`,
-			`clearbit token: sk_f8a9453d13f77c193f9a05943210b402`,
+			`CLEARBIT_API_KEY = "sk_04ce2f9db4f8a9453d13f77c193f9a05"`,
+			`clearbit token: sk_943210b402ff403585d89295f1f6326e`,
 		},
 	},
 	{
@@ -732,8 +732,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ETSY_API_KEY = "854ibhk96ql1rset89l59c46"`,
-			`etsy token: mgfn34c10xojj5foihos69tw`,
+			`ETSY_API_KEY = "4c10xojj5foihos69tw064s1"`,
+			`etsy token: xpj0ehqajs0cztrjo0clr11q`,
 		},
 	},
 	{
@@ -744,8 +744,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FLICKR_API_KEY = "df9db74d238049d1c9847d158dd846f1"`,
-			`flickr token: 8b7cd6209d3584b95dcfb379e44fc508`,
+			`FLICKR_API_KEY = "46f18b7cd6209d3584b95dcfb379e44f"`,
+			`flickr token: c50826844586b82ae1c5bf476194a6db`,
 		},
 	},
 	{
@@ -756,8 +756,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPOTIFY_API_KEY = "26844586b82ae1c5bf476194a6db34f8"`,
-			`spotify token: ed7370b3e1aa08a26637316e3e57372b`,
+			`SPOTIFY_API_KEY = "34f8ed7370b3e1aa08a26637316e3e57"`,
+			`spotify token: 372bd8e507e710fa350cbc6124554bbe`,
 		},
 	},
 	{
@@ -768,8 +768,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CONFLUENT_API_KEY = "sYuK3UwU40zeDM1nipO68GNMJlkvV2xVgOcEaDCB2Yic+tjJfK8DxjhgdurZKem4"`,
-			`confluent token: 6Und74kt5NpDWYmplut0GWyIHofpW/BYlDd54ZmvjzcE9OvC5/rCLq0TzISkpdPf`,
+			`CONFLUENT_API_KEY = "V2xVgOcEaDCB2Yic+tjJfK8DxjhgdurZKem46Und74kt5NpDWYmplut0GWyIHofp"`,
+			`confluent token: W/BYlDd54ZmvjzcE9OvC5/rCLq0TzISkpdPfHN29De72lU3h2KSIzALjKjxjPz0f`,
 		},
 	},
 	{
@@ -780,8 +780,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AIRTABLE_API_KEY = "patrz8Bmuidu1igZq.23a10b70a0574f25b5beb6f0a37caf799c1b69bbed4793a0c922b701eca023de"`,
-			`airtable token: patTuCaypVZY6Aqb6.e881692b52eb5b69f6d980dc099fddc994a6ae953bf98370273e2f896c4c309b`,
+			`AIRTABLE_API_KEY = "patgm6EXeiPKUyFIb.9c1b69bbed4793a0c922b701eca023dee6f353e881692b52eb5b69f6d980dc09"`,
+			`airtable token: patJUQQkZjPhbJkyJ.4a6ae953bf98370273e2f896c4c309b8b01a01ffed3bff6f5eaa50c765cb306f`,
 		},
 	},
 	{
@@ -792,8 +792,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FASTLY_API_KEY = "dHmNje0z3pKexfejt1m3UUqtSQmiZb7y"`,
-			`fastly token: NVUaCxVATLLjA0OECvAOM6ce1yWCUIHI`,
+			`FASTLY_API_KEY = "IHI0u9ps2zlhF3vqQmwAw9lGGr8cvoUW"`,
+			`fastly token: OZ6wanBXUcCsyEPm9xptiSG6bNiI9ncx`,
 		},
 	},
 	{
@@ -804,8 +804,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`RAPIDAPI_API_KEY = "0u9ps2zlhF3vqQmwAw9lGGr8cvoUWOZ6wanBXUcCsyEPm9xpti"`,
-			`rapidapi token: SG6bNiI9ncxaYiCjTWQLk0K9hS4xZj3h8ujTuxxglxlkPoZIfK`,
+			`RAPIDAPI_API_KEY = "aYiCjTWQLk0K9hS4xZj3h8ujTuxxglxlkPoZIfKADwztf1OfuZ"`,
+			`rapidapi token: UfDOSET9zlwq4Sh8xiqFWIPbe6uOyyYNLFX2wqa6IY7Wn3Fv5e`,
 		},
 	},
 	{
@@ -816,8 +816,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NASA_API_KEY = "ADwztf1OfuZUfDOSET9zlwq4Sh8xiqFWIPbe6uOy"`,
-			`nasa token: yYNLFX2wqa6IY7Wn3Fv5eC809W693enAncbQ9KHn`,
+			`NASA_API_KEY = "C809W693enAncbQ9KHnFECtE5sGjHR4xeb0E2QVb"`,
+			`nasa token: GnbUjWmpD7a74EjRE5f7pJcMVdYM5dv6e09dBl4c`,
 		},
 	},
 	{
@@ -828,8 +828,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NEWSAPI_API_KEY = "7767288d2071df8f63327d7239bfb230"`,
-			`newsapi token: 452abc17bab08a479e72b9768ba8ad66`,
+			`NEWSAPI_API_KEY = "abc17bab08a479e72b9768ba8ad666b5"`,
+			`newsapi token: 8a07ba818e21b020830df60278cc97df`,
 		},
 	},
 	{
@@ -840,8 +840,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PLAID_API_KEY = "6b58a07ba818e21b020830df60278c"`,
-			`plaid token: c97dfb8bb8de25e061fca92923c36d`,
+			`PLAID_API_KEY = "b8bb8de25e061fca92923c36d90e28"`,
+			`plaid token: ba3c710c6d5f992238aa7d7875993f`,
 		},
 	},
 	{
@@ -852,8 +852,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PAYPAL_API_KEY = "Js1Twhu5qiHMLqx6sgOiErma20PjYhDtpjnRAeVanJIWa4tZ57GYKLaEcfxQWZFaHEitZAovJaJY6UII"`,
-			`paypal token: Sq2KNpIz83oonKbhmdj4fD2uELe4TwoWLUQEUtulLZz3SYCLJVILTvKFSAWpaYlGILrGbr57pjFytS9U`,
+			`PAYPAL_API_KEY = "IISq2KNpIz83oonKbhmdj4fD2uELe4TwoWLUQEUtulLZz3SYCLJVILTvKFSAWpaYlGILrGbr57pjFytS"`,
+			`paypal token: 9UN4BFUxRCkBTFkZL7Dk0IvDU4e4Ug0VnE8gymrtX9xaZAo8gqFHqlnIIKo6pMQbA9IBDNYM0idAnYhc`,
 		},
 	},
 	{
@@ -864,8 +864,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BRAINTREE_API_KEY = "b257fd65e7a36096f22f0f744547899a"`,
-			`braintree token: 3bd54956bb052363f56c25866a8c1e9a`,
+			`BRAINTREE_API_KEY = "2363f56c25866a8c1e9a39bf6520f821"`,
+			`braintree token: 374434621bf5889254b526eec7fed65d`,
 		},
 	},
 	{
@@ -876,8 +876,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TRANSFERWISE_API_KEY = "39bf6520-f821-3744-3462-1bf5889254b5"`,
-			`transferwise token: 26eec7fe-d65d-7011-df85-b978498c42d9`,
+			`TRANSFERWISE_API_KEY = "7011df85-b978-498c-42d9-e2138ced69df"`,
+			`transferwise token: 15fd55d0-04d4-bc7c-602e-19a42269f232`,
 		},
 	},
 	{
@@ -888,8 +888,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`GOCARDLESS_API_KEY = "live_wB6EWpwsPbtz4NysLNq11IrJkmUnP28v5bfJ8AOc"`,
-			`gocardless token: live_-AE8oIo1gW5dpfGlc28MrStRioIkmMyft293OT_E`,
+			`GOCARDLESS_API_KEY = "live_oIo1gW5dpfGlc28MrStRioIkmMyft293OT_EyfYA"`,
+			`gocardless token: live_EyJPt3cg1AODnpKwGoxQ2WWjTP2mEFsfwSteaZGN`,
 		},
 	},
 	{
@@ -900,8 +900,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LOB_API_API_KEY = "live_fa823f46d09a0263cc5e4ce6088b760c33d"`,
-			`lob_api token: live_ae7da9845145d24b56430a20717bf125c20`,
+			`LOB_API_API_KEY = "live_145d24b56430a20717bf125c20a91bed8d2"`,
+			`lob_api token: live_27504ef9c92b57590734a9bc02ee0f5e10c`,
 		},
 	},
 	{
@@ -912,8 +912,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PARTICLE_API_KEY = "a91bed8d227504ef9c92b57590734a9bc02ee0f5"`,
-			`particle token: e10c2e7e4a6064730d3845d333815b9ef0c641dc`,
+			`PARTICLE_API_KEY = "2e7e4a6064730d3845d333815b9ef0c641dccb82"`,
+			`particle token: 04f8d902bdf512c890be48ab781ea84664334232`,
 		},
 	},
 	{
@@ -924,8 +924,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`THINGSBOARD_API_KEY = "PyNjHg50sl8VlGntQJ1X"`,
-			`thingsboard token: 5MRcgzlVA35lOkGaenhI`,
+			`THINGSBOARD_API_KEY = "qxYP2drdaYB3kgqiLdOX"`,
+			`thingsboard token: RIXTwu5aoSxS4Qzdpicb`,
 		},
 	},
 	{
@@ -936,8 +936,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BLYNK_API_KEY = "1fWNSn9GfaLMFubH2SLjHli9CeddeDWh9dqywYl6"`,
-			`blynk token: o6d9Wy47yf5qxYP2drdaYB3kgqiLdOXRIXTwu5ao`,
+			`BLYNK_API_KEY = "M0HGmsCiP2F63XNTCA4lKOZyGuX4MOW9tcmNqEpM"`,
+			`blynk token: 8dy45yMLgpfWWZqgaDjUdoLgZkfkHTbrNHQaxIgP`,
 		},
 	},
 	{
@@ -948,8 +948,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SENTRY_API_KEY = "ee2db0886c1731be652ac82bc4b7b422ba6fa8eb8d9c0321a30465e4a834dd08"`,
-			`sentry token: 27543b94474e85e8139e9ca359264e453e708f452dc6d9de91320f09d42cb03d`,
+			`SENTRY_API_KEY = "0321a30465e4a834dd0827543b94474e85e8139e9ca359264e453e708f452dc6"`,
+			`sentry token: d9de91320f09d42cb03d170056ab29a067b0076c208a589ec62de659a3350ec7`,
 		},
 	},
 	{
@@ -960,8 +960,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MIXPANEL_API_KEY = "170056ab29a067b0076c208a589ec62d"`,
-			`mixpanel token: e659a3350ec79ab799bf8567d5eac53b`,
+			`MIXPANEL_API_KEY = "9ab799bf8567d5eac53b5663d10f357c"`,
+			`mixpanel token: aadd95d505b775cd73593064f90a1738`,
 		},
 	},
 	{
@@ -972,8 +972,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SEGMENT_WRITE_API_KEY = "BCiC7Q3g0Ufx7BthElgPKxyLvsRQhIAR"`,
-			`segment_write token: XpfA0BNrFEflAOibrQEea7WBJ7j1prjD`,
+			`SEGMENT_WRITE_API_KEY = "zV9W7E1ZmB28yJBFQYGIgVd4sfRlRAMx"`,
+			`segment_write token: a06uDcFU3x8NCADiZpN2m4iHFxTzQSwo`,
 		},
 	},
 	{
@@ -984,8 +984,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AMPLITUDE_API_KEY = "4f90a1738f4370514957d89f2dd5b036"`,
-			`amplitude token: 7f14b656b1287ede41254c99abce3890`,
+			`AMPLITUDE_API_KEY = "41254c99abce389020e56d413f8d6a75"`,
+			`amplitude token: a3122f722d277569bc3cdd8e9977f103`,
 		},
 	},
 	{
@@ -996,8 +996,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ZOOM_CLIENT_API_KEY = "4ug1mZTsWADotQ93fsoXw7VWoGQuiDLF"`,
-			`zoom_client token: AfL7h2yXq45wVE4ix4qjRnfz5yFzFBDI`,
+			`ZOOM_CLIENT_API_KEY = "Ik87H6KgqoUL5ssyCz57oqCe0RHsu0Hy"`,
+			`zoom_client token: w5usY90Gtc2MH7rAil2pP67Bt5N4CBpD`,
 		},
 	},
 	{
@@ -1008,8 +1008,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FRESHDESK_API_KEY = "wpMOc7hPafpRRHSJvIFE"`,
-			`freshdesk token: Ui21z6Ik87H6KgqoUL5s`,
+			`FRESHDESK_API_KEY = "RaUi4ZoWefaSEPCNLJ8t"`,
+			`freshdesk token: T2iNEFiA5GA88DBcJsEg`,
 		},
 	},
 	{
@@ -1020,8 +1020,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`JIRA_API_KEY = "syCz57oqCe0RHsu0Hyw5usY9"`,
-			`jira token: 0Gtc2MH7rAil2pP67Bt5N4CB`,
+			`JIRA_API_KEY = "uBtWoWk8F8YVk3RaTvz8EV1F"`,
+			`jira token: 5eiq8vWfYsjjNXos41i4Anhl`,
 		},
 	},
 	{
@@ -1032,8 +1032,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PIPEDRIVE_API_KEY = "6df2e7c6ba94e1b7752854465975474f1de47f07"`,
-			`pipedrive token: 24b2025b7de7a04189d2ea54609e0bb2abfc1698`,
+			`PIPEDRIVE_API_KEY = "b7de7a04189d2ea54609e0bb2abfc16981da2e05"`,
+			`pipedrive token: 3acac601d405a4b82e69922987a05b17ed6d4a9d`,
 		},
 	},
 	{
@@ -1044,8 +1044,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HUBSPOT_API_KEY = "1da2e053-acac-601d-405a-4b82e6992298"`,
-			`hubspot token: 7a05b17e-d6d4-a9df-9546-dfab4c6ab027`,
+			`HUBSPOT_API_KEY = "f9546dfa-b4c6-ab02-7157-4bcc2b901f5a"`,
+			`hubspot token: 4c3e3739-8424-a624-b7e4-7d935ebb8799`,
 		},
 	},
 	{
@@ -1056,8 +1056,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SALESFORCE_API_KEY = "1574BCC2B901F5A4C3E37398424A624B7E47D935EBB879990914EE99F242556A"`,
-			`salesforce token: 8311C905F9DC17E967D2DCEA5F66CC2882D1BB79ADEF1BEDC17963D9F7989F0B`,
+			`SALESFORCE_API_KEY = "90914EE99F242556A8311C905F9DC17E967D2DCEA5F66CC2882D1BB79ADEF1BE"`,
+			`salesforce token: DC17963D9F7989F0BAF1779DDBA48212212A3A4D994251DDCA0FBBA806E0D474`,
 		},
 	},
 	{
@@ -1068,8 +1068,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NEWRELIC_API_KEY = "af1779ddba48212212a3a4d994251ddca0fbba80"`,
-			`newrelic token: 6e0d474a0582a702b3843a49e6bb6d12d35b07d6`,
+			`NEWRELIC_API_KEY = "a0582a702b3843a49e6bb6d12d35b07d69f5e96a"`,
+			`newrelic token: e43fd52108dc65f38bd673fc71fe6c663146fa32`,
 		},
 	},
 	{
@@ -1080,8 +1080,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ELASTIC_API_KEY = "d-KxcOguJE_rMB72XtnON_DYltOVC-oV4yxRoOOD6IPzeD9Kg7oHjmcmwPzY"`,
-			`elastic token: EVZC_myamCDiY7yj4RU-INWDFI88ld53RllSdIcTx3H3zaVpFVDSNIm9KtHR`,
+			`ELASTIC_API_KEY = "Kg7oHjmcmwPzYEVZC_myamCDiY7yj4RU-INWDFI88ld53RllSdIcTx3H3zaV"`,
+			`elastic token: pFVDSNIm9KtHRFFX4qLsYautWVu3fyiZSWeaOR-3p-jOSgc5ZCy4eIM5QYqn`,
 		},
 	},
 	{
@@ -1092,8 +1092,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ALCHEMY_API_KEY = "77lG2aoQiARYHIlSRGxgFhSd1KUlMHEG"`,
-			`alchemy token: KIyCDzVW1bvgPVMCcEYqLiJhck2tH6aW`,
+			`ALCHEMY_API_KEY = "rG5hic99FLzAyUibApK55dS8Su20HUUj"`,
+			`alchemy token: tdwKoE4l9R5syMxpJ64wB2YAITPKygtC`,
 		},
 	},
 	{
@@ -1104,8 +1104,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`INFURA_API_KEY = "f1a45168dc82447a5f5a22e4e108ffa7"`,
-			`infura token: 24d2b9325159eca6d9e46d289d6b14f5`,
+			`INFURA_API_KEY = "d9e46d289d6b14f500f2aeb86cfacee9"`,
+			`infura token: 90f2b566c182463f00c4929ee3b8b588`,
 		},
 	},
 	{
@@ -1116,8 +1116,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ETHERSCAN_API_KEY = "A7A4EV3XRMZ664VZ22T8SA5EXKNMZ7DQFI"`,
-			`etherscan token: NH4BBZ6JTET32HXRXLQROUU41AIEAP9B2T`,
+			`ETHERSCAN_API_KEY = "OUU41AIEAP9B2T4S1PSOZ4MW27APLQO0EA"`,
+			`etherscan token: O5NXG61GTSCTOP93IXOD32FTJPPFYHF1BT`,
 		},
 	},
 	{
@@ -1128,8 +1128,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MORALIS_API_KEY = "UIReFIoEPUCMSX0FBGEQ4y0EVxqDfsN6WeR6iJI2qJqjywxEFZTw8NEq3TilnopS"`,
-			`moralis token: 5Jt9pFF5qtbO75Rn1JD1fTPjbaOFU0h5qg95iCLnhCY2h4zz3ytBv2VBFxXKCgPs`,
+			`MORALIS_API_KEY = "D1fTPjbaOFU0h5qg95iCLnhCY2h4zz3ytBv2VBFxXKCgPsosT2LGqgzG0UNL1LRS"`,
+			`moralis token: yC3Lk9OQXK5HPP42zwf4X2U1qVhgf0u4bnSMbLmgwFPfn8JTvYkUWPPQBYMHLIm7`,
 		},
 	},
 	{
@@ -1140,8 +1140,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NGROK_API_KEY = "osT2LGqgzG0UNL1LRSyC3Lk9OQX_K5HPP42zwf4X2U1qVhgf0"`,
-			`ngrok token: u4bnSMbLmgwFPfn8JTvYkUWPPQB_YMHLIm7Om5wJ4lKmhL7ZN`,
+			`NGROK_API_KEY = "Om5wJ4lKmhL7ZNMUpP6ygYpiCkG_sUpB0mcetnIj7GA4Vfpxy"`,
+			`ngrok token: dtm4AUuXxBCNYR9pdftOWU23JTK_kXxWFldA1RCofyDozSZLY`,
 		},
 	},
 	{
@@ -1152,8 +1152,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SENDGRID_API_KEY = "MUpP6ygYpiCkGsUpB0mcetnIj7GA4Vfpxydtm4AUuXxBCNYR9pdftOWU23JTKkXxWFldA1"`,
-			`sendgrid token: RCofyDozSZLYgJQVBzO6GJhEBVohSRvPbtik02rTM37TsQGHZhuoFqfaWaWJuWdZ1y0R4X`,
+			`SENDGRID_API_KEY = "gJQVBzO6GJhEBVohSRvPbtik02rTM37TsQGHZhuoFqfaWaWJuWdZ1y0R4XvPgbEHYnhAOW"`,
+			`sendgrid token: TP89mt9vgmPpeSjTXv1xQXPrKNF1EOmIrOReeug7Xyn53vTFFZGP1hMuZvbGxjSHmeCZH6`,
 		},
 	},
 	{
@@ -1164,8 +1164,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SHOPIFY_API_KEY = "c785cec444cee0dcab707c9cd321e778"`,
-			`shopify token: c0b8e8683e08b00a67583102e7253fc5`,
+			`SHOPIFY_API_KEY = "e08b00a67583102e7253fc550dd25d4f"`,
+			`shopify token: afb62b7ca7c717f674100083cfa42191`,
 		},
 	},
 	{
@@ -1176,8 +1176,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SQUARE_APP_API_KEY = "L2sqBMrG-hykO8kSpfVnU7VyRSG6311XFp-eHB7a65pmL6oAFm"`,
-			`square_app token: w1HA-C6QmMO90QV_2d-XLUQ8BKAcw5YJHqYnrvV55A-yzsRl4Y`,
+			`SQUARE_APP_API_KEY = "5pmL6oAFmw1HA-C6QmMO90QV_2d-XLUQ8BKAcw5YJHqYnrvV55"`,
+			`square_app token: A-yzsRl4Y6h9J4iKo4Ktxu0ZoiyU8_oQb5jJB3CrhXxkctvhQV`,
 		},
 	},
 	{
@@ -1188,7 +1188,7 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ADAFRUIT_IO_KEY = "aio_z16QnLGspvnTyvNyJRSLXDgFvwaK"`,
+			`ADAFRUIT_IO_KEY = "aio_0DUUWRFYiwGJPtbVVcDM8QT3MdWj"`,
 		},
 	},
 }

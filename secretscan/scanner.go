@@ -49,9 +49,10 @@ type Options struct {
 	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
 	// Zero: the comment suppresses detections on its line.
 	IgnoreAllowComments bool
-	// Identifiers also reports sensitive identifiers that are not secrets
-	// (AWS ARNs and account IDs, bucket host names, usernames), as
-	// severity low. Zero: they are not reported.
+	// Identifiers also reports sensitive values that are not credentials:
+	// identifiers (AWS ARNs and account IDs, bucket host names, usernames)
+	// and password hashes (bcrypt, crypt(3), Kerberos AS-REP), as severity
+	// low. Zero: they are not reported, so hashes stay silent.
 	Identifiers bool
 }
 

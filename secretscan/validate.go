@@ -219,3 +219,17 @@ func userinfoAhead(text string, start, end int) bool {
 	}
 	return false
 }
+
+// twilioSKAhead gates the two-letter "SK" keyword: the hit must be the
+// upper-case "SK" at a word start followed by 32 hex digits.
+func twilioSKAhead(text string, start, end int) bool {
+	if text[start] != 'S' || text[start+1] != 'K' || start > 0 && isAlnum(text[start-1]) || end+32 > len(text) {
+		return false
+	}
+	for i := end; i < end+32; i++ {
+		if !isHex(text[i]) {
+			return false
+		}
+	}
+	return end+32 == len(text) || !isAlnum(text[end+32])
+}

@@ -1,7 +1,6 @@
 package secretscan
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"io/fs"
@@ -9,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -62,6 +62,9 @@ type walkOut struct {
 	skip  string
 	err   error
 }
+
+// .gitignore matching is our own small implementation (gitignore.go)
+// rather than a dependency: the subset scanning needs is about 150 lines.
 
 // ScanDir walks root in lexical order and scans each regular file,
 // calling fn with the results in that order (from the calling goroutine).
@@ -295,9 +298,11 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 		o.skip = SkipTooLarge
 		return o
 	}
-	data := make([]byte, 0, st.Size()+1)
-	buf := bytes.NewBuffer(data)
-	n, err := buf.ReadFrom(io.LimitReader(f, maxSize+1))
+	// Read straight into a strings.Builder: its String() does not copy,
+	// so each file is held once.
+	var sb strings.Builder
+	sb.Grow(int(st.Size()) + 1)
+	n, err := io.Copy(&sb, io.LimitReader(f, maxSize+1))
 	if err != nil {
 		o.skip = SkipUnreadable
 		return o
@@ -306,12 +311,12 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 		o.skip = SkipTooLarge
 		return o
 	}
-	b := buf.Bytes()
-	if !includeBinary && bytes.IndexByte(b[:min(len(b), sniffLen)], 0) >= 0 {
+	text := sb.String()
+	if !includeBinary && strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
 		o.skip = SkipBinary
 		return o
 	}
-	res, err := s.Scan(ctx, string(b))
+	res, err := s.Scan(ctx, text)
 	if err != nil {
 		o.err = err
 		return o
