@@ -753,17 +753,19 @@ func (s *httpSink) writeJSON(status, n int, parts ...[]byte) {
 
 // legacy sessions over HTTP
 
-func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) (*Session, bool) {
+// session finds the request's legacy session, or answers the request
+// (echoing id, the JSON-RPC id when there is one) and reports false.
+func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request, id json.RawMessage) (*Session, bool) {
 	sid := r.Header.Values("Mcp-Session-Id")
 	if len(sid) != 1 {
-		writeJSONError(w, http.StatusBadRequest, nil, rpcErr(CodeInvalidRequest, 0, "invalid request: Mcp-Session-Id must be given once"))
+		writeJSONError(w, http.StatusBadRequest, id, rpcErr(CodeInvalidRequest, 0, "invalid request: Mcp-Session-Id must be given once"))
 		return nil, false
 	}
 	h.mu.Lock()
 	sess, ok := h.sessions[sid[0]]
 	h.mu.Unlock()
 	if !ok {
-		writeJSONError(w, http.StatusNotFound, nil, rpcErr(CodeInvalidRequest, 0, "session not found"))
+		writeJSONError(w, http.StatusNotFound, id, rpcErr(CodeInvalidRequest, 0, "session not found"))
 		return nil, false
 	}
 	return sess, true
@@ -796,7 +798,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 		_, _ = w.Write(appendResponse(nil, m.ID, res))
 		return
 	}
-	sess, ok := h.session(w, r)
+	sess, ok := h.session(w, r, m.ID)
 	if !ok {
 		return
 	}
@@ -880,7 +882,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotAcceptable, nil, rpcErr(CodeInvalidRequest, 0, "Accept must include text/event-stream"))
 		return
 	}
-	sess, ok := h.session(w, r)
+	sess, ok := h.session(w, r, nil)
 	if !ok {
 		return
 	}
@@ -912,7 +914,7 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusMethodNotAllowed, nil, rpcErr(CodeInvalidRequest, 0, "method not allowed"))
 		return
 	}
-	sess, ok := h.session(w, r)
+	sess, ok := h.session(w, r, nil)
 	if !ok {
 		return
 	}
