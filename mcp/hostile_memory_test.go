@@ -120,3 +120,45 @@ func TestHostileMemory(t *testing.T) {
 		t.Errorf("goroutines: %d before, %d after\n%s", baseGoroutines, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// BenchmarkHostileBodies measures what the handler spends on the largest
+// bodies it reads: a valid call just under the 4 MiB cap, and bodies over
+// it, announced (refused unread) or chunked (read up to the cap).
+//
+//	go test ./mcp -run '^$' -bench BenchmarkHostileBodies -benchmem
+func BenchmarkHostileBodies(b *testing.B) {
+	fx := newPeerFixture(b)
+	h := mcp.NewHTTPHandler(fx.srv, nil)
+	read := func(size int64) []byte {
+		body, _ := io.ReadAll(bigBody(size))
+		return body
+	}
+	for _, bc := range []struct {
+		name    string
+		body    []byte
+		chunked bool
+		status  int
+	}{
+		{"near-limit", read(mcp.MaxMessageBytes - 16), false, 200},
+		{"over-limit-announced", read(mcp.MaxMessageBytes + 1), false, 413},
+		{"over-limit-chunked", read(mcp.MaxMessageBytes + 1), true, 413},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			hd := with(modernHeaders("tools/call"), "Mcp-Name", "peer_echo")
+			b.SetBytes(int64(len(bc.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", bytes.NewReader(bc.body))
+				r.Header = hd
+				if bc.chunked {
+					r.ContentLength = -1
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != bc.status {
+					b.Fatalf("status %d, want %d", w.Code, bc.status)
+				}
+			}
+		})
+	}
+}
