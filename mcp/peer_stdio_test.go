@@ -117,3 +117,41 @@ func TestPeerStdioDrainOnEOF(t *testing.T) {
 		})
 	}
 }
+
+// TestPeerStdioEOFWithPendingQuestion: a legacy call waiting for the
+// client's answer to its elicitation cannot get one once stdin closes; it
+// must still finish, write its response and let ServeStdio return.
+func TestPeerStdioEOFWithPendingQuestion(t *testing.T) {
+	fx := newPeerFixture(t)
+	s := startStdio(t, fx, nil)
+	s.write(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}`+"\n")
+	if r := parseReply(t, s.next(t)); r.Error != nil {
+		t.Fatalf("initialize: %+v", r.Error)
+	}
+	s.write(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	s.write(t, `{"jsonrpc":"2.0","id":"ask","method":"tools/call","params":{"name":"peer_ask"}}`+"\n")
+	var q struct {
+		ID     string `json:"id"`
+		Method string `json:"method"`
+	}
+	if err := json.Unmarshal([]byte(s.next(t)), &q); err != nil || q.Method != "elicitation/create" {
+		t.Fatalf("want an elicitation request, got %+v (%v)", q, err)
+	}
+	_ = s.in.Close()
+	r := parseReply(t, s.next(t))
+	if string(r.ID) != `"ask"` {
+		t.Fatalf("got a reply for %s, want the pending call", r.ID)
+	}
+	if r.Error == nil && r.Result == nil {
+		t.Error("the pending call was answered with neither result nor error")
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		if err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return after stdin closed")
+	}
+}
