@@ -20,6 +20,8 @@ type assignment struct {
 	quoted             bool
 	wsSep              bool // separated by whitespace only ("KEY value")
 	compare            bool // compared with ==/!= or stated in prose ("is")
+	embedded           bool // value glued to the name: "vendor-secret-<value>"
+	commaSep           bool // ("NAME", "value") argument pair
 	tight              bool // NAME=value with no blanks around "=" (.env, INI)
 }
 
@@ -42,6 +44,9 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		ne++
 	}
 	a.nameStart, a.nameEnd = ns, ne
+	if ns > 0 && text[ns-1] == '/' {
+		return a, false // a path component: /etc/passwd
+	}
 	// A value glued to the name: "vendor-secret-<value>", "vendorPRIVATE.<value>".
 	p := ke
 	for p < ne && (text[p] >= 'a' && text[p] <= 'z' || text[p] >= 'A' && text[p] <= 'Z') {
@@ -52,7 +57,7 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		if _, _, digit, _ := charClasses(rest); digit {
 			a.nameEnd = p
 			a.valStart, a.valEnd = p+1, ne
-			a.wsSep = true
+			a.wsSep, a.embedded = true, true
 			return a, true
 		}
 	}
@@ -94,6 +99,7 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		xml = true
 		j++
 	case text[j] == ',' && keyQuoted:
+		a.commaSep = true
 		j++
 	case j > i && text[j] != '\n' && text[j] != '\r':
 		a.wsSep = true
@@ -141,7 +147,7 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		if c == '&' && queryParamAt(text, k+1) {
 			break // "?password=x&user=y"
 		}
-		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == ';' && k > j {
+		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == '{' || c == ';' && k > j {
 			break
 		}
 		if xml && c == '<' {
@@ -149,8 +155,9 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		}
 		k++
 	}
-	// A value followed by a call or index is an expression, not a literal.
-	if k < n && (text[k] == '(' || text[k] == '[') {
+	// A value followed by a call, index or composite literal is an
+	// expression, not a literal.
+	if k < n && (text[k] == '(' || text[k] == '[' || text[k] == '{') {
 		return a, false
 	}
 	a.valStart, a.valEnd = j, k
@@ -280,7 +287,15 @@ var deniedWords = map[string]bool{
 	"page": true, "pagination": true, "cursor": true, "continuation": true, "sync": true,
 }
 
-var passwordWords = map[string]bool{"password": true, "passwd": true, "pwd": true, "pass": true,
+// passQualifiers are the words that make a trailing "pass" mean password.
+var passQualifiers = map[string]bool{"db": true, "smtp": true, "user": true, "admin": true, "root": true,
+	"mysql": true, "redis": true, "ftp": true, "sftp": true, "ldap": true, "mail": true, "proxy": true,
+	"app": true, "api": true, "basic": true, "auth": true, "login": true, "sql": true, "pg": true,
+	"postgres": true, "mongo": true, "amqp": true, "rabbitmq": true, "vpn": true, "wifi": true,
+	"keystore": true, "ssl": true, "tls": true, "jks": true, "p12": true, "imap": true, "pop": true,
+	"database": true, "service": true, "account": true, "default": true, "master": true, "bind": true}
+
+var passwordWords = map[string]bool{"password": true, "passwd": true, "pwd": true,
 	"passphrase": true, "pw": true, "pword": true, "passwort": true, "contrasena": true}
 
 var keyCompounds = map[string]bool{"apikey": true, "accesskey": true, "secretkey": true, "privatekey": true,
@@ -310,12 +325,24 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 			return false, false
 		}
 	}
-	if deniedLastWords[words[len(words)-1]] {
-		return false, false
+	if last := strings.TrimRight(words[len(words)-1], "0123456789"); deniedLastWords[last] {
+		return false, false // also "keySize768"
 	}
 	for i, w := range words {
 		switch c {
 		case assignPassword:
+			if w == "pass" {
+				// "pass" is ambiguous ("--- PASS:", renderPass): db_pass,
+				// SMTP_PASS and the like name a password; a bare PASS is a
+				// weak name (genericValueOK then wants a quoted value).
+				if i > 0 && passQualifiers[words[i-1]] && i == len(words)-1 {
+					return true, true
+				}
+				if len(words) == 1 {
+					return true, false
+				}
+				continue
+			}
 			if passwordWords[w] || strings.HasSuffix(w, "password") || strings.HasSuffix(w, "passwd") || strings.HasSuffix(w, "passphrase") {
 				return true, true
 			}
@@ -419,8 +446,22 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
 		return 0, false
 	}
+	if !a.quoted && !a.tight && !a.embedded && (qualifiedName(v) || namesCredential(v)) {
+		return 0, false // a variable or field reference: asn1.ObjectIdentifier, testRSAPrivateKey
+	}
+	if c != assignPassword && !a.quoted {
+		if i := strings.IndexByte(v, '='); i >= 0 && strings.Trim(v[i:], "=") != "" && strings.IndexByte(v, '/') >= 0 {
+			return 0, false // "Key=mediumType/Elem=int32": more assignments, not a value
+		}
+	}
+	if hostOrPath(v) {
+		return 0, false
+	}
+	if a.commaSep && !strongName {
+		return 0, false // ("pass", "host") argument lists need an unambiguous name
+	}
 	if c == assignPassword || (c == assignSecret && a.quoted && (digit || other)) {
-		if h < 1.5 {
+		if h < 1.5 || c == assignPassword && !strongName && !a.quoted {
 			return 0, false
 		}
 		if a.wsSep && (len(v) < 12 || !digit) {
@@ -468,8 +509,80 @@ func symbolLeadOK(v string) bool {
 	return digit || other
 }
 
+// qualifiedName reports whether v is a dotted identifier path such as
+// "asn1.ObjectIdentifier" or "os.Args".
+func qualifiedName(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 24 || !(p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z' || p[0] == '_') {
+			return false
+		}
+		for i := 1; i < len(p); i++ {
+			if !isAlnum(p[i]) && p[i] != '_' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// namesCredential reports whether an identifier-shaped value has a word
+// that says what it would hold: a variable called testRSAPrivateKey or
+// api_token, not a key.
+func namesCredential(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) && v[i] != '_' {
+			return false
+		}
+	}
+	var buf [maxNameWords]string
+	n := nameWords(v, &buf)
+	for _, w := range buf[:max(n, 0)] {
+		switch w {
+		case "key", "keys", "secret", "token", "password", "passwd", "pwd", "pass", "credential", "credentials", "apikey":
+			return true
+		}
+	}
+	return false
+}
+
+// hostOrPath reports whether v reads as a host name or a path below one
+// ("github.com/golang/x", "api.example.org").
+func hostOrPath(v string) bool {
+	host, _, _ := strings.Cut(v, "/")
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || len(tld) > 6 {
+		return false
+	}
+	for i := 0; i < len(tld); i++ {
+		if tld[i] < 'a' || tld[i] > 'z' {
+			return false
+		}
+	}
+	for _, l := range labels {
+		if l == "" {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if !(l[i] >= 'a' && l[i] <= 'z' || isDigit(l[i]) || l[i] == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // identifierLike reports whether v reads as a compound identifier such as
-// "ConnectionString_B2B" rather than random characters.
+// "ConnectionString_B2B" or "CLIENT_TRAFFIC_SECRET_0" rather than random
+// characters: two or more segments split by _ - . that are letters with at
+// most one digit, or short numbers.
 func identifierLike(v string, h float64) bool {
 	if h >= 4.0 {
 		return false
@@ -478,12 +591,16 @@ func identifierLike(v string, h float64) bool {
 	if len(segs) < 2 {
 		return false
 	}
-	letters := 0
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			letters++
+	for _, seg := range segs {
+		digits := 0
+		for i := 0; i < len(seg); i++ {
+			if isDigit(seg[i]) {
+				digits++
+			}
+		}
+		if digits > 1 && !(digits == len(seg) && digits <= 4) {
+			return false
 		}
 	}
-	return letters*100 >= len(v)*85
+	return true
 }
