@@ -411,8 +411,16 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if strings.IndexByte(v, ' ') >= 0 {
 		return 0, false
 	}
+	// Cheap structural rejections first; the placeholder automaton and
+	// the entropy come last.
+	if !a.quoted && !a.tight && !a.embedded && (qualifiedName(v) || namesCredential(v)) {
+		return 0, false // a variable or field reference: asn1.ObjectIdentifier, testRSAPrivateKey
+	}
+	if hostOrPath(v) || isVersion(v) {
+		return 0, false
+	}
 	lv := strings.ToLower(v)
-	if nonValues[lv] || isVersion(v) || knownTestValues[v] || isPlaceholder(v) {
+	if nonValues[lv] || knownTestValues[v] || isPlaceholder(v) {
 		return 0, false
 	}
 	if c != assignPassword && placeholderWords[lv] || lv == "secret" {
@@ -446,16 +454,10 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
 		return 0, false
 	}
-	if !a.quoted && !a.tight && !a.embedded && (qualifiedName(v) || namesCredential(v)) {
-		return 0, false // a variable or field reference: asn1.ObjectIdentifier, testRSAPrivateKey
-	}
 	if c != assignPassword && !a.quoted {
 		if i := strings.IndexByte(v, '='); i >= 0 && strings.Trim(v[i:], "=") != "" && strings.IndexByte(v, '/') >= 0 {
 			return 0, false // "Key=mediumType/Elem=int32": more assignments, not a value
 		}
-	}
-	if hostOrPath(v) {
-		return 0, false
 	}
 	if a.commaSep && !strongName {
 		return 0, false // ("pass", "host") argument lists need an unambiguous name
@@ -512,11 +514,11 @@ func symbolLeadOK(v string) bool {
 // qualifiedName reports whether v is a dotted identifier path such as
 // "asn1.ObjectIdentifier" or "os.Args".
 func qualifiedName(v string) bool {
-	parts := strings.Split(v, ".")
-	if len(parts) < 2 {
+	if strings.IndexByte(v, '.') < 0 {
 		return false
 	}
-	for _, p := range parts {
+	for rest := v; ; {
+		p, tail, more := strings.Cut(rest, ".")
 		if p == "" || len(p) > 24 || !(p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z' || p[0] == '_') {
 			return false
 		}
@@ -525,8 +527,11 @@ func qualifiedName(v string) bool {
 				return false
 			}
 		}
+		if !more {
+			return true
+		}
+		rest = tail
 	}
-	return true
 }
 
 // namesCredential reports whether an identifier-shaped value has a word
@@ -538,26 +543,55 @@ func namesCredential(v string) bool {
 			return false
 		}
 	}
-	var buf [maxNameWords]string
-	n := nameWords(v, &buf)
-	for _, w := range buf[:max(n, 0)] {
-		switch w {
-		case "key", "keys", "secret", "token", "password", "passwd", "pwd", "pass", "credential", "credentials", "apikey":
-			return true
+	found := false
+	eachWord(v, func(w string) bool {
+		for _, c := range [...]string{"key", "keys", "secret", "token", "password", "passwd", "pwd", "pass", "credential", "credentials", "apikey"} {
+			if strings.EqualFold(w, c) {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// eachWord calls fn with the words of an identifier (split like
+// nameWords, original case, no allocation) until fn returns false.
+func eachWord(name string, fn func(string) bool) {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		split := i == len(name)
+		if !split {
+			c := name[i]
+			if c == '_' || c == '-' || c == '.' {
+				split = true
+			} else if i > start && c >= 'A' && c <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
+				if !fn(name[start:i]) {
+					return
+				}
+				start = i
+				continue
+			}
+		}
+		if split {
+			if i > start && !fn(name[start:i]) {
+				return
+			}
+			start = i + 1
 		}
 	}
-	return false
 }
 
 // hostOrPath reports whether v reads as a host name or a path below one
 // ("github.com/golang/x", "api.example.org").
 func hostOrPath(v string) bool {
 	host, _, _ := strings.Cut(v, "/")
-	labels := strings.Split(host, ".")
-	if len(labels) < 2 {
+	dot := strings.LastIndexByte(host, '.')
+	if dot < 0 {
 		return false
 	}
-	tld := labels[len(labels)-1]
+	tld := host[dot+1:]
 	if len(tld) < 2 || len(tld) > 6 {
 		return false
 	}
@@ -566,17 +600,21 @@ func hostOrPath(v string) bool {
 			return false
 		}
 	}
-	for _, l := range labels {
-		if l == "" {
+	prev := byte('.')
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		switch {
+		case c == '.':
+			if prev == '.' {
+				return false // empty label
+			}
+		case c >= 'a' && c <= 'z' || isDigit(c) || c == '-':
+		default:
 			return false
 		}
-		for i := 0; i < len(l); i++ {
-			if !(l[i] >= 'a' && l[i] <= 'z' || isDigit(l[i]) || l[i] == '-') {
-				return false
-			}
-		}
+		prev = c
 	}
-	return true
+	return host[0] != '.'
 }
 
 // identifierLike reports whether v reads as a compound identifier such as

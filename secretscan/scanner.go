@@ -210,13 +210,11 @@ func (lt *lineTracker) at(off int) (line, col int, lineText string) {
 	if off < lt.lineStart { // restart (offsets are sorted, but be safe)
 		lt.pos, lt.lineStart, lt.line = 0, 0, 1
 	}
-	for {
-		i := strings.IndexByte(lt.text[lt.lineStart:], '\n')
-		if i < 0 || lt.lineStart+i >= off {
-			break
-		}
-		lt.lineStart += i + 1
-		lt.line++
+	// Count the newlines up to off in one vectorized pass, then find the
+	// start of off's line.
+	if nl := strings.Count(lt.text[lt.lineStart:off], "\n"); nl > 0 {
+		lt.line += nl
+		lt.lineStart = strings.LastIndexByte(lt.text[:off], '\n') + 1
 	}
 	end := strings.IndexByte(lt.text[lt.lineStart:], '\n')
 	if end < 0 {
