@@ -283,7 +283,7 @@ func qpSpans(text string, out []encodedSpan) []encodedSpan {
 
 // findEncoded scans decoded layers and appends their candidates, mapped to
 // the encoded spans.
-func (s *Scanner) findEncoded(ctx context.Context, text string, depth int, cands []candidate) ([]candidate, error) {
+func (s *Scanner) findEncoded(ctx context.Context, st *scanState, text string, depth int, cands []candidate) ([]candidate, error) {
 	var spans []encodedSpan
 	spans = base64Spans(text, spans)
 	if strings.IndexByte(text, '%') >= 0 {
@@ -294,7 +294,7 @@ func (s *Scanner) findEncoded(ctx context.Context, text string, depth int, cands
 	}
 	spans = qpSpans(text, spans)
 	for _, sp := range spans {
-		inner, err := s.find(ctx, sp.decoded, depth-1)
+		inner, err := s.find(ctx, st, sp.decoded, depth-1)
 		if err != nil {
 			return nil, err
 		}

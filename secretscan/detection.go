@@ -91,7 +91,8 @@ type Result struct {
 	// Suppressed counts detections dropped by an inline allow comment or
 	// by the baseline.
 	Suppressed int `json:"suppressed"`
-	// Truncated is set when more than the detection cap matched; the
-	// first detections (by offset) are kept.
+	// Truncated is set when more than the detection cap matched (the
+	// first detections by offset are kept) or when the text held more
+	// than a million keyword occurrences and matching stopped early.
 	Truncated bool `json:"truncated,omitempty"`
 }

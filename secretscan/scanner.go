@@ -161,11 +161,13 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 		return Result{}, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
 	}
 	res := Result{TextLength: runeCount(text)}
-	cands, err := s.find(ctx, text, s.depth)
+	var st scanState
+	cands, err := s.find(ctx, &st, text, s.depth)
 	if err != nil {
 		return Result{}, err
 	}
 	cands = dedup(cands)
+	res.Truncated = st.truncated
 	res.Detections = make([]Detection, 0, len(cands))
 	lt := lineTracker{text: text, line: 1}
 	for _, c := range cands {
@@ -226,7 +228,12 @@ func (lt *lineTracker) at(off int) (line, col int, lineText string) {
 }
 
 // find returns all candidates in text, including those in decoded layers.
-func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate, error) {
+// scanState carries what one Scan call learns along the way.
+type scanState struct {
+	truncated bool // a bound stopped matching early
+}
+
+func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth int) ([]candidate, error) {
 	sc := s.pool.Get().(*scratch)
 	hits := sc.hits[:0]
 	const maxHits = 1 << 20
@@ -235,7 +242,11 @@ func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate
 		for _, ri := range s.kwUsers[kw] {
 			hits = append(hits, hit{rule: int32(ri), start: int32(start), end: int32(end)})
 		}
-		return len(hits) < maxHits
+		if len(hits) >= maxHits {
+			st.truncated = true
+			return false
+		}
+		return true
 	})
 	// Group the hits by rule, keeping text order within a rule (a
 	// counting sort: linear in hits plus rules).
@@ -282,7 +293,7 @@ func (s *Scanner) find(ctx context.Context, text string, depth int) ([]candidate
 	s.pool.Put(sc)
 	if depth > 0 {
 		var err error
-		cands, err = s.findEncoded(ctx, text, depth, cands)
+		cands, err = s.findEncoded(ctx, st, text, depth, cands)
 		if err != nil {
 			return nil, err
 		}

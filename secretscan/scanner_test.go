@@ -302,3 +302,16 @@ func TestRulesListing(t *testing.T) {
 		}
 	}
 }
+
+func TestHitCapSetsTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 MB input")
+	}
+	res := scan(t, New(nil), strings.Repeat("key", 1<<20+10))
+	if !res.Truncated {
+		t.Error("more than 1<<20 keyword hits should set Truncated")
+	}
+	if res := scan(t, New(nil), "t="+validGitHub); res.Truncated {
+		t.Error("small input truncated")
+	}
+}
