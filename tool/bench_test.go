@@ -148,3 +148,41 @@ func TestBenchEcho(t *testing.T) {
 		}
 	}
 }
+
+// TestParameterNamesFastPath pins the argument-name lookup that skips
+// unescaping plain names: escaped spellings of a name are the same
+// parameter, including for the given-twice check, and unknown names are
+// reported decoded.
+func TestParameterNamesFastPath(t *testing.T) {
+	e := newEcho(t, "echo")
+	tests := []struct {
+		args      string
+		want      string // structured content, or the error text
+		isError   bool
+		errSubstr string
+	}{
+		{args: `{"text":"a"}`, want: `{"text":"a","times":1}`},
+		{args: `{"te\u0078t":"a"}`, want: `{"text":"a","times":1}`},
+		{args: `{"text":"a","te\u0078t":"b"}`, isError: true, errSubstr: `parameter "text" given twice`},
+		{args: `{"te\u0078t":"a","text":"b"}`, isError: true, errSubstr: `parameter "text" given twice`},
+		{args: `{"text":"a","bogus":1}`, isError: true, errSubstr: `unexpected parameter "bogus"`},
+		{args: `{"text":"a","b\u00f6gus":1}`, isError: true, errSubstr: `unexpected parameter "bögus"`},
+		{args: "{\"text\":\"a\",\"t\xffxt\":1}", isError: true, errSubstr: `unexpected parameter`},
+	}
+	for _, tt := range tests {
+		res := e.Invoke(context.Background(), nil, json.RawMessage(tt.args))
+		if res.IsError != tt.isError {
+			t.Errorf("Invoke(%s): isError %v, want %v (%+v)", tt.args, res.IsError, tt.isError, res)
+			continue
+		}
+		if !tt.isError {
+			if string(res.Structured) != tt.want {
+				t.Errorf("Invoke(%s) = %s, want %s", tt.args, res.Structured, tt.want)
+			}
+			continue
+		}
+		if len(res.Content) == 0 || !bytes.Contains([]byte(res.Content[0].Text), []byte(tt.errSubstr)) {
+			t.Errorf("Invoke(%s) = %+v, want an error containing %q", tt.args, res.Content, tt.errSubstr)
+		}
+	}
+}

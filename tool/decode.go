@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Address is an address parameter: a string that is an address expression
@@ -95,11 +96,18 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 		vals = make([][]byte, len(n.fields))
 	}
 	err := jsonwalk.EachMember(raw, func(rawKey, val []byte) error {
-		key, ok := jsonwalk.Unquote(rawKey)
-		if !ok {
-			return perr("arguments must be a JSON object")
+		var f *field
+		if body, ok := plainKey(rawKey); ok {
+			f = n.byName[string(body)] // a map index: the conversion does not allocate
 		}
-		f := n.byName[key]
+		key := ""
+		if f == nil || vals[f.pos] != nil { // escaped, unknown or repeated: decode it for the check and message
+			var ok bool
+			if key, ok = jsonwalk.Unquote(rawKey); !ok {
+				return perr("arguments must be a JSON object")
+			}
+			f = n.byName[key]
+		}
 		if f == nil {
 			return perr("unexpected parameter %s", displayName(join(path, key)))
 		}
@@ -135,6 +143,22 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 		}
 	}
 	return nil
+}
+
+// plainKey returns the body of a quoted member name that needs no
+// unescaping: no backslash, no control character, valid UTF-8. Such a
+// name is its own decoded form.
+func plainKey(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c < 0x20 {
+			return nil, false
+		}
+	}
+	return body, utf8.Valid(body)
 }
 
 func decodeField(f *field, val []byte, v reflect.Value, path string, env *decodeEnv) *paramError {
