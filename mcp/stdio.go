@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -32,17 +33,29 @@ type lineWriter struct {
 	err error
 }
 
-func (lw *lineWriter) Send(msg []byte) error {
+func (lw *lineWriter) Send(msg []byte) error { return lw.sendLine(msg) }
+
+// sendResponse writes a success response around its result without
+// copying the result into a new message first.
+func (lw *lineWriter) sendResponse(id json.RawMessage, res []byte) error {
+	var buf [64]byte
+	return lw.sendLine(appendResponseHead(buf[:0], id), res, []byte{'}'})
+}
+
+// sendLine writes the parts of one message and ends the line. Messages
+// are rendered without raw newlines (encoding/json escapes them inside
+// strings), so one message is one line.
+func (lw *lineWriter) sendLine(parts ...[]byte) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.err != nil {
 		return lw.err
 	}
-	// Messages are rendered without raw newlines (encoding/json escapes
-	// them inside strings), so one message is one line.
-	if _, err := lw.w.Write(msg); err != nil {
-		lw.err = err
-		return err
+	for _, p := range parts {
+		if _, err := lw.w.Write(p); err != nil {
+			lw.err = err
+			return err
+		}
 	}
 	if err := lw.w.WriteByte('\n'); err != nil {
 		lw.err = err
@@ -231,7 +244,7 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 		if res == nil || rctx.Err() != nil && m.Method == "subscriptions/listen" {
 			return // a cancelled listen stream ends without a result
 		}
-		_ = st.out.Send(appendResponse(nil, m.ID, res))
+		_ = st.out.sendResponse(m.ID, res)
 	}()
 }
 
