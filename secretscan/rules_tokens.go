@@ -225,4 +225,31 @@ var tokenRules = []*rule{
 			`CC_TEST_REPORTER_ID: 02a52fb704d125e74e561ae9e1eb4a66b73f44216e0a8e5cf3ac95f0bf7803e8`,
 		},
 	},
+	{
+		ID: "mysql-cli-password", Type: "database_cli_password", Name: "Password on a mysql / mysqldump command line (-pPASSWORD)",
+		Family: "token", Severity: SeverityHigh, Evidence: evKeyword,
+		Keywords:   []string{"mysql"},
+		Pattern:    `(?i)\bmysql(?:dump|admin|import|sh)?(?:\.exe)?\b[^\n|;&]{0,200}?\s(?:-p|--password=)(?P<secret>[^\s\'"$-][^\s\'"]{3,127})`,
+		After:      300,
+		NoBoundary: true,
+		Examples: []string{
+			`mysql -u root -pcc0hteN6VyEQ app < dump.sql`,
+			`mysqldump --user=app --password=ex53XxXZ7VMKiQ shop`,
+		},
+		NegativeExamples: []string{
+			`mysql -u root -p app`,
+			`mysql -u root -p$MYSQL_PWD app`,
+		},
+	},
+	{
+		ID: "sshpass-password", Type: "ssh_password", Name: "Password passed to sshpass -p",
+		Family: "token", Severity: SeverityHigh, Evidence: evKeyword,
+		Keywords: []string{"sshpass"},
+		Pattern:  `\bsshpass\s+-p\s*["\']?(?P<secret>[^\s"\'$][^\s"\']{3,127})`,
+		After:    200,
+		Examples: []string{
+			`sshpass -p 0ebXRz5FZmgO ssh deploy@host`,
+			`sshpass -p '973RU38UYQ!' scp a b:`,
+		},
+	},
 }

@@ -12,8 +12,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DATADOG_API_KEY = "0b3f7d213fbad0d27c431df14fd64be9"`,
-			`datadog token: 267ec85c62254c1d20ae67ba54e5ab1d`,
+			`DATADOG_API_KEY = "64be9267ec85c62254c1d20ae67ba54e"`,
+			`datadog token: 5ab1d8dd88ae2dc3a9a28a1df71b8661`,
 		},
 	},
 	{
@@ -24,8 +24,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DD_APP_KEY_API_KEY = "8dd88ae2dc3a9a28a1df71b8661860717a9baa98"`,
-			`dd_app_key token: 69dd9d65deb284df8b1ec13e6150cc7911dd91a5`,
+			`DD_APP_KEY_API_KEY = "860717a9baa9869dd9d65deb284df8b1ec13e615"`,
+			`dd_app_key token: 0cc7911dd91a5b9671ed9f050a01cca65d7a603a`,
 		},
 	},
 	{
@@ -36,8 +36,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ALGOLIA_API_KEY = "b9671ed9f050a01cca65d7a603acba6c"`,
-			`algolia token: d71c543dabffc82baf3a00a3be4a3351`,
+			`ALGOLIA_API_KEY = "cba6cd71c543dabffc82baf3a00a3be4"`,
+			`algolia token: a33511e9ec5c43040032ea57d93b11ee`,
 		},
 	},
 	{
@@ -48,8 +48,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ASANA_API_KEY = "1/0747626929180882:0032ea57d93b11eecaa9cb82de8aedf6"`,
-			`asana token: 1/5603475123862967:9bcfab9293e6f7e443143b53bc9022e1`,
+			`ASANA_API_KEY = "1/6855468541674587:df6ac178eb246d5cf9bcfab9293e6f7e"`,
+			`asana token: 1/2291021952815684:022e1df47d15b07948f1471f89ad4ffd`,
 		},
 	},
 	{
@@ -60,8 +60,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AUTH0_API_KEY = "QV8FfchtlR2pANe1EgJmd9HU29aE3oVGvtILcuRm8UsvVRkcNu0UlAmjkAUdxUHej3sDNMlscUxNnC69"`,
-			`auth0 token: KvGJqRgE4uINqXtQFyHIQ7tVlwmH92cNS813AfTOIwd7Y3XJV2LPLbHIHTLJ480TklKHc48A3JaJ2ptV`,
+			`AUTH0_API_KEY = "kcNu0UlAmjkAUdxUHej3sDNMlscUxNnC69KvGJqRgE4uINqXtQFyHIQ7tVlwmH92cNS813AfTOIwd7Y3"`,
+			`auth0 token: XJV2LPLbHIHTLJ480TklKHc48A3JaJ2ptVFIyJduuKmjStMi3QzdLNsNKmT93EAuEzFctsu9XeEfmLcC`,
 		},
 	},
 	{
@@ -72,8 +72,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OKTA_API_KEY = "00Uadfvj7rgkkfwI6SKTUJShODfBQhuZohYVYGYJcw"`,
-			`okta token: 00JnrIX477BfiOP-V2dbTXCeBcQkSMHv_zuSJ2SSRB`,
+			`OKTA_API_KEY = "00DfBQhuZohYVYGYJcwJnrIX477BfiOP-V2dbTXCeB"`,
+			`okta token: 00cQkSMHv_zuSJ2SSRBiffgxrcRMWAhDFgyA956K3O`,
 		},
 	},
 	{
@@ -84,8 +84,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BITBUCKET_API_KEY = "bMKhdoKnLTZQJWvDBvG5vsLuc6e7mLUgZg5l42w3jzA1CmWzfxG8dElzNTKLojq6"`,
-			`bitbucket token: CYzYAXMkqL61lIoYZ1cghSaVpmgN6Fvznu3JDLsUPAUFZesiIZQJ51R0RHqSPYEp`,
+			`BITBUCKET_API_KEY = "mWzfxG8dElzNTKLojq6CYzYAXMkqL61lIoYZ1cghSaVpmgN6Fvznu3JDLsUPAUFZ"`,
+			`bitbucket token: esiIZQJ51R0RHqSPYEpZqjdFc5A2ERtgoTwVT0jmf2ptua9wUVrj7n318IkNTNrA`,
 		},
 	},
 	{
@@ -96,8 +96,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BOX_CLIENT_SECRET_API_KEY = "ZqjdFc5A2ERtgoTwVT0jmf2ptua9wUVr"`,
-			`box_client_secret token: j7n318IkNTNrAuBfbSU3NZsTsfd5nzKN`,
+			`BOX_CLIENT_SECRET_API_KEY = "uBfbSU3NZsTsfd5nzKN7K97lygVgXGKp"`,
+			`box_client_secret token: 1FRBMHA22UZLbM23fspOnoO6ICrwnnkt`,
 		},
 	},
 	{
@@ -108,8 +108,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BUGSNAG_API_KEY = "3a43f8a07d5b8511fab11cc3968134e8"`,
-			`bugsnag token: ea6e4f2fc7e93fabb418f4d4c50deb34`,
+			`BUGSNAG_API_KEY = "8134e8ea6e4f2fc7e93fabb418f4d4c5"`,
+			`bugsnag token: 0deb34986f8424e42028b78f338b5569`,
 		},
 	},
 	{
@@ -120,8 +120,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ROLLBAR_API_KEY = "986f8424e42028b78f338b5569e22310"`,
-			`rollbar token: f9f1c71fde1739f13cd9bf4a01d4a666`,
+			`ROLLBAR_API_KEY = "e22310f9f1c71fde1739f13cd9bf4a01"`,
+			`rollbar token: d4a666619981b9f77737fafd4269a9e6`,
 		},
 	},
 	{
@@ -132,8 +132,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CODECOV_API_KEY = "619981b9-f777-37fa-fd42-69a9e6c7184a"`,
-			`codecov token: 2d279854-bf20-953d-efe6-397111dea2a7`,
+			`CODECOV_API_KEY = "c7184a2d-2798-54bf-2095-3defe6397111"`,
+			`codecov token: dea2a786-cff2-4f60-4e36-5fb141a1452b`,
 		},
 	},
 	{
@@ -144,8 +144,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SNYK_API_KEY = "86cff24f-604e-365f-b141-a1452b89115f"`,
-			`snyk token: d517ed4f-3780-b684-cb41-8961365ec6c6`,
+			`SNYK_API_KEY = "89115fd5-17ed-4f37-80b6-84cb41896136"`,
+			`snyk token: 5ec6c657-bdea-689c-e2eb-b3c500a6858b`,
 		},
 	},
 	{
@@ -156,8 +156,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HEROKU_API_KEY = "57bdea68-9ce2-ebb3-c500-a6858b938400"`,
-			`heroku token: 2d734a1e-76ec-779d-a2d2-4f63e94d2867`,
+			`HEROKU_API_KEY = "9384002d-734a-1e76-ec77-9da2d24f63e9"`,
+			`heroku token: 4d2867a7-a415-5279-bfff-8de88c446481`,
 		},
 	},
 	{
@@ -168,8 +168,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LINODE_API_KEY = "a7a4155279bfff8de88c446481e8633df49934a44412d48604896a8288a5ebc5"`,
-			`linode token: b0d969996162773499e357b230673135c5d88edf84c73cc7e8790aab322a9770`,
+			`LINODE_API_KEY = "e8633df49934a44412d48604896a8288a5ebc5b0d969996162773499e357b230"`,
+			`linode token: 673135c5d88edf84c73cc7e8790aab322a977008ec13af2a29979151e550edb8`,
 		},
 	},
 	{
@@ -180,8 +180,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VULTR_API_KEY = "AQ3YCHV4FUETTPT69DLC3K98K6B20WQ7VRYF"`,
-			`vultr token: 1ZUG40LP8VHHPDRQ61NVXO0XG722XDRBXANR`,
+			`VULTR_API_KEY = "7VRYF1ZUG40LP8VHHPDRQ61NVXO0XG722XDR"`,
+			`vultr token: BXANRHDSNE2DUSW5Q7VQKWOI3RJ310H3E4YT`,
 		},
 	},
 	{
@@ -192,8 +192,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLOUDFLARE_API_KEY = "F6bQ8u7eaj-XgWLjSHwYIxtrEx8znc06qVCiJKee"`,
-			`cloudflare token: kSvlu7ISGiH6gweA8LeNOYK2xcSnw6Fh_BJBM_ym`,
+			`CLOUDFLARE_API_KEY = "06qVCiJKeekSvlu7ISGiH6gweA8LeNOYK2xcSnw6"`,
+			`cloudflare token: Fh_BJBM_ymKCVGEl2GfuYLMC-LtKgo5Wbb1004TK`,
 		},
 	},
 	{
@@ -204,8 +204,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NETLIFY_API_KEY = "Abmh6WrF87rqfWN1c8KSHABdfv6lVAqRAyLgiPjw2xXvGx"`,
-			`netlify token: xWgzIIqldcbltvyy000asmr2EiAWK4Mzbbuxwc284aR3x5`,
+			`NETLIFY_API_KEY = "WK4Mzbbuxwc284aR3x5xg4aJ8zEmZCdT2mNwZeH0uXLC07"`,
+			`netlify token: lsdgtHbyzmQeIlyvtrfmRRdDVx12EWSyAs55Y8wmVqmKFe`,
 		},
 	},
 	{
@@ -216,8 +216,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VERCEL_API_KEY = "xg4aJ8zEmZCdT2mNwZeH0uXL"`,
-			`vercel token: C07lsdgtHbyzmQeIlyvtrfmR`,
+			`VERCEL_API_KEY = "5XVU5yUMe5M12fwPo9Hyk7Bn"`,
+			`vercel token: 2waQmcLJhWgcKNOZl77GXy0U`,
 		},
 	},
 	{
@@ -228,8 +228,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`IBM_CLOUD_API_KEY = "tR-34SvLBBH-fUB-zAyjAi25pIYEM5qhcelmFFW1zUnA"`,
-			`ibm_cloud token: poMleEo4IIf13iC32mLNFr3ZcgvN_FtlWZVnhoiTejq7`,
+			`IBM_CLOUD_API_KEY = "UnApoMleEo4IIf13iC32mLNFr3ZcgvN_FtlWZVnhoiTe"`,
+			`ibm_cloud token: jq7A3D4dolOUdD1ksURJIbEbDkkiMpc84ei1RapWqgEA`,
 		},
 	},
 	{
@@ -240,8 +240,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SCALEWAY_API_KEY = "20319cb6-7930-bd76-4493-93bbb5c921ab"`,
-			`scaleway token: 069c8da3-203a-9e8a-3b23-60485ba4b0ea`,
+			`SCALEWAY_API_KEY = "03a9e8a3-b236-0485-ba4b-0ea0b4af2137"`,
+			`scaleway token: 9185e42b-d3fa-f85f-3936-8a53d280ab9e`,
 		},
 	},
 	{
@@ -252,8 +252,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AZURE_OPENAI_API_KEY = "0b4af21379185e42bd3faf85f39368a5"`,
-			`azure_openai token: 3d280ab9e007e730d9154df2c0c5588a`,
+			`AZURE_OPENAI_API_KEY = "007e730d9154df2c0c5588a13815e5f1"`,
+			`azure_openai token: 2028079021a6eaf6dcc176d310d6476d`,
 		},
 	},
 	{
@@ -264,8 +264,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`COHERE_API_KEY = "27gHm2hBTimkurqAU2y5m1g5dH0nEJ04u2LwCTKg"`,
-			`cohere token: VcDtQOP3xbEbiDdR630RsD9pyuiEYoDQIBF95U0b`,
+			`COHERE_API_KEY = "IBF95U0bl2NxEfw47VV9tWhzABxA1kb7Zf6Wryy1"`,
+			`cohere token: 8esZ0IPgs54rr5N6EzUtReSnCuQNklbBLX15ZLX1`,
 		},
 	},
 	{
@@ -276,8 +276,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MISTRAL_API_KEY = "l2NxEfw47VV9tWhzABxA1kb7Zf6Wryy1"`,
-			`mistral token: 8esZ0IPgs54rr5N6EzUtReSnCuQNklbB`,
+			`MISTRAL_API_KEY = "GR1y77leZqzZtv5hfo2E9QvqLDcFVEiI"`,
+			`mistral token: TpFl09lmHqoBF5Hx7LBcCWpvKO9Wrgoi`,
 		},
 	},
 	{
@@ -288,8 +288,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TOGETHER_API_API_KEY = "a02a08d0332174da67f79e704857283a56ac402469d430cf779d08f809cd2f38"`,
-			`together_api token: 8ee11006bd38219bb904bb5e9fcb31b08db25a63a72bd45a68ff23c97b5fe640`,
+			`TOGETHER_API_API_KEY = "02469d430cf779d08f809cd2f388ee11006bd38219bb904bb5e9fcb31b08db25"`,
+			`together_api token: a63a72bd45a68ff23c97b5fe6405d864e1196696fb74ab3460e8ff3e19aad9a2`,
 		},
 	},
 	{
@@ -300,8 +300,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DEEPGRAM_API_KEY = "5d864e1196696fb74ab3460e8ff3e19aad9a27f5"`,
-			`deepgram token: 1a7725b4c6c45df259ed01514fb90694bcbdcf66`,
+			`DEEPGRAM_API_KEY = "7f51a7725b4c6c45df259ed01514fb90694bcbdc"`,
+			`deepgram token: f661722f140d94a20702d7775866230f5d80a4eb`,
 		},
 	},
 	{
@@ -312,8 +312,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ASSEMBLYAI_API_KEY = "1722f140d94a20702d7775866230f5d8"`,
-			`assemblyai token: 0a4eb12024ed4920d5fb3252651819d3`,
+			`ASSEMBLYAI_API_KEY = "12024ed4920d5fb3252651819d33eb77"`,
+			`assemblyai token: eb659102fc40937e32845facdc1de723`,
 		},
 	},
 	{
@@ -324,8 +324,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`WANDB_API_KEY = "3eb77eb659102fc40937e32845facdc1de72338e"`,
-			`wandb token: b2e0d1e15ecabf49fbc1fd2a0d3d3e904528aa4a`,
+			`WANDB_API_KEY = "38eb2e0d1e15ecabf49fbc1fd2a0d3d3e904528a"`,
+			`wandb token: a4a07e2c583421ddf6ad945250cb05610c72c0e5`,
 		},
 	},
 	{
@@ -336,8 +336,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLARIFAI_API_KEY = "07e2c583421ddf6ad945250cb05610c7"`,
-			`clarifai token: 2c0e5ce1e04ebd59343a5d1d0aa4ab10`,
+			`CLARIFAI_API_KEY = "ce1e04ebd59343a5d1d0aa4ab10b84d9"`,
+			`clarifai token: dea6d54f416f58a24d0aa3fcfe187244`,
 		},
 	},
 	{
@@ -348,8 +348,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`DEEPSEEK_API_KEY = "sk-b84d9dea6d54f416f58a24d0aa3fcfe1"`,
-			`deepseek token: sk-872446022347b116875d437059182f83`,
+			`DEEPSEEK_API_KEY = "sk-6022347b116875d437059182f83392d2"`,
+			`deepseek token: sk-8518757b99b2b999f005c03bb9fb705c`,
 		},
 	},
 	{
@@ -360,8 +360,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`STABILITY_API_KEY = "sk-m6ZI4R4GA3sjlHFAFcmlwNIIwMwyZdin4NtgIIJtV00hBXzh"`,
-			`stability token: sk-YwPXjai1i7WeMrpMnIxUNFe1qAfPwj0nzcSlbh6C5lrcXq8B`,
+			`STABILITY_API_KEY = "sk-wj0nzcSlbh6C5lrcXq8BuayCUtCNyy1hhY04XTldRhztAWlf"`,
+			`stability token: sk-5MGb2UObFKwa92cdZByFtwBkfVLEDgkvPfItOpjrJNnPcjV7`,
 		},
 	},
 	{
@@ -372,8 +372,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PAGERDUTY_API_KEY = "uayCUtCNyy1hhY04XTld"`,
-			`pagerduty token: RhztAWlf5MGb2UObFKwa`,
+			`PAGERDUTY_API_KEY = "hq4eSOAEBkhpQqjtNmk3"`,
+			`pagerduty token: J6JUM1ktGfQbkzZgtZ83`,
 		},
 	},
 	{
@@ -384,8 +384,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OPSGENIE_API_KEY = "41575fa7-6c9c-9bcf-32ec-575db1939fb0"`,
-			`opsgenie token: 8d417971-6f94-f6d5-787d-442629a36e10`,
+			`OPSGENIE_API_KEY = "79716f94-f6d5-787d-4426-29a36e103601"`,
+			`opsgenie token: 739a3f32-9cdc-eb24-11e5-570b058dc4bb`,
 		},
 	},
 	{
@@ -396,8 +396,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPLUNK_API_KEY = "3601739a-3f32-9cdc-eb24-11e5570b058d"`,
-			`splunk token: c4bb6c88-816f-cf54-6832-0d1184705054`,
+			`SPLUNK_API_KEY = "6c88816f-cf54-6832-0d11-84705054c105"`,
+			`splunk token: 899ee27e-92fc-1958-801c-0ef894bf64e0`,
 		},
 	},
 	{
@@ -408,8 +408,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LOGZIO_API_KEY = "IycbPXLXlqtsXDDSfoCHtfEzWcslrNqb"`,
-			`logzio token: dPSyaUCMFrtixEnTiDbYZqdHocPisyIG`,
+			`LOGZIO_API_KEY = "YZqdHocPisyIGPrkhdVmrBvISnLWENEr"`,
+			`logzio token: WCkfmWSrYZMgTAEqGAmJdaqIHKAPHaJr`,
 		},
 	},
 	{
@@ -420,8 +420,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HONEYCOMB_API_KEY = "fHA73rlCHRLYiDbmrUdUHmtSAuu5zuCqmitHopc6jQzUGWvQtCZ30GuYXaQfqX0Z"`,
-			`honeycomb token: qHNcHKTxA5fHlGOl5RqlDaSsJmY8XMP8IO5KoZmAx7NGS546KMIPPRNFgUd5hEAS`,
+			`HONEYCOMB_API_KEY = "NcHKTxA5fHlGOl5RqlDaSsJmY8XMP8IO5KoZmAx7NGS546KMIPPRNFgUd5hEASfX"`,
+			`honeycomb token: nIjqtVeFlb5RUXsjAbw6rOymCsVQEJXs2EUwnKdYUgstEkh6m42a5AaaOEOiU1m0`,
 		},
 	},
 	{
@@ -432,8 +432,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BETTERSTACK_API_KEY = "fXnIjqtVeFlb5RUXsjAbw6rO"`,
-			`betterstack token: ymCsVQEJXs2EUwnKdYUgstEk`,
+			`BETTERSTACK_API_KEY = "MklQtGheAEK5nLALrgWEzw0K"`,
+			`betterstack token: eJbdQoA6knwNevSt7707fu2Z`,
 		},
 	},
 	{
@@ -444,8 +444,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ZENDESK_API_KEY = "h6m42a5AaaOEOiU1m0MklQtGheAEK5nLALrgWEzw"`,
-			`zendesk token: 0KeJbdQoA6knwNevSt7707fu2Z3aKiCoc4eXS3PL`,
+			`ZENDESK_API_KEY = "3aKiCoc4eXS3PLnjxI6W89MWH6CPYOOs5k1bvkgT"`,
+			`zendesk token: XAq0Wp0srFWuKiHw4a9j2loi9WuHiOouklexdRzU`,
 		},
 	},
 	{
@@ -456,8 +456,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`INTERCOM_API_KEY = "bCGIiZCPpmmA2wK11VfZ9I5JYmsz-A8q1bSftHtZA1S9r1d9XyA0ZGgiThss"`,
-			`intercom token: MBKBxTmN4Ck1NZSv2CFdqB-MDNwctAXXCGVAEQ8CF4SWbqO4xyRCYt9wM7Gj`,
+			`INTERCOM_API_KEY = "-A8q1bSftHtZA1S9r1d9XyA0ZGgiThssMBKBxTmN4Ck1NZSv2CFdqB-MDNwc"`,
+			`intercom token: tAXXCGVAEQ8CF4SWbqO4xyRCYt9wM7GjP2td_eYG3ZSruAJPQ3kKosQNT7q5`,
 		},
 	},
 	{
@@ -468,8 +468,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`OPENWEATHER_API_KEY = "60d9fa84087de24660b5cd6571d14212"`,
-			`openweather token: db7c1de78cabfc09504ebb4ecc2d9c6c`,
+			`OPENWEATHER_API_KEY = "4212db7c1de78cabfc09504ebb4ecc2d"`,
+			`openweather token: 9c6c3c73711c22c086e4f275ea3cc284`,
 		},
 	},
 	{
@@ -480,8 +480,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TRELLO_API_KEY = "3c73711c22c086e4f275ea3cc2841daa4a4dee0c99b4ebe6125009df89fb815b"`,
-			`trello token: 2440e0a5337f5d4d265b39a48488248bcbf5da8fe5e75e97df8fc779fca14aa6`,
+			`TRELLO_API_KEY = "1daa4a4dee0c99b4ebe6125009df89fb815b2440e0a5337f5d4d265b39a48488"`,
+			`trello token: 248bcbf5da8fe5e75e97df8fc779fca14aa643098de298aa55e0edab4ea6b1e8`,
 		},
 	},
 	{
@@ -492,8 +492,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TWITCH_API_KEY = "jgb6sr03ftrvukk82b30uwj3vnxd3q"`,
-			`twitch token: vxf9aaht69d7um631f7d00rtiwd1zv`,
+			`TWITCH_API_KEY = "vxf9aaht69d7um631f7d00rtiwd1zv"`,
+			`twitch token: 37fe58oo8xlrp8ch25qea1j7gn5zlw`,
 		},
 	},
 	{
@@ -504,8 +504,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TWITTER_API_KEY = "TrXf5gi4yVYEEYoNyaBHmFgmjY27SfqyxVGj4m0ftRd9Xomx6i"`,
-			`twitter token: DVelozmpsdPBMEEfV96FCQWHSIB7PrPvWOGIogj7zwHW3hgHEp`,
+			`TWITTER_API_KEY = "EEfV96FCQWHSIB7PrPvWOGIogj7zwHW3hgHEp88XpEdGu5uB0N"`,
+			`twitter token: GBpYfwnlMqzD2TYdUwQCD2Kft3jyLBsBj6VgGA26TnY3KSNEFu`,
 		},
 	},
 	{
@@ -516,8 +516,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LINKEDIN_API_KEY = "88XpEdGu5uB0NGBp"`,
-			`linkedin token: YfwnlMqzD2TYdUwQ`,
+			`LINKEDIN_API_KEY = "MgZJUSdralDtKZZ1"`,
+			`linkedin token: vn2dtgDw5Homm3V7`,
 		},
 	},
 	{
@@ -528,8 +528,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FACEBOOK_API_KEY = "661a1a553f8513e1aeb77b9fe6a01628"`,
-			`facebook token: 1f3486168111882913ac28b69ff7c9c6`,
+			`FACEBOOK_API_KEY = "486168111882913ac28b69ff7c9c69d8"`,
+			`facebook token: 2973cf7bb40f4f4e619e46d14403db96`,
 		},
 	},
 	{
@@ -540,8 +540,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`GITHUB_API_KEY = "9d82973cf7bb40f4f4e619e46d14403db96dfbe7"`,
-			`github token: 5ece04650766d2dd3f1ff74ca929dbcd3b6b51fc`,
+			`GITHUB_API_KEY = "dfbe75ece04650766d2dd3f1ff74ca929dbcd3b6"`,
+			`github token: b51fce7d1a3b2c0342acd7dc4293b287d91fe6b1`,
 		},
 	},
 	{
@@ -552,8 +552,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MANDRILL_API_KEY = "SER2svLqgb6kmzZM4ZOy0j"`,
-			`mandrill token: 695KpOkQERPv95J6eN5Gka`,
+			`MANDRILL_API_KEY = "xfJDumUOUMub8E7tM7b6VM"`,
+			`mandrill token: B6PTZGpQ8S3SMatb95TBuU`,
 		},
 	},
 	{
@@ -564,8 +564,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`POSTMARK_API_KEY = "7d91fe6b-196f-cfb4-73b3-3fb53ce8d4e1"`,
-			`postmark token: eb42e5f3-9aaa-01ab-d6ce-54bc317a856a`,
+			`POSTMARK_API_KEY = "39aaa01a-bd6c-e54b-c317-a856a3b6bea3"`,
+			`postmark token: fc9e87fd-135e-09fe-8216-8f21284babf9`,
 		},
 	},
 	{
@@ -576,8 +576,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPARKPOST_API_KEY = "3b6bea3fc9e87fd135e09fe82168f21284babf95"`,
-			`sparkpost token: 7e1ca0578a71b626bfdbfe976f04391bf9624156`,
+			`SPARKPOST_API_KEY = "57e1ca0578a71b626bfdbfe976f04391bf962415"`,
+			`sparkpost token: 6d35d46487199b3f4719956c083fd75024befae4`,
 		},
 	},
 	{
@@ -588,8 +588,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MAILJET_API_KEY = "d35d46487199b3f4719956c083fd7502"`,
-			`mailjet token: 4befae4495cd684cefc48511cf6644fc`,
+			`MAILJET_API_KEY = "495cd684cefc48511cf6644fcdd22b99"`,
+			`mailjet token: 80bb7fa321f934770431e9efe0698656`,
 		},
 	},
 	{
@@ -600,8 +600,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MAILERLITE_API_KEY = "QrtafiqzdR54NhnIJG0MgNFdyeVLhf74"`,
-			`mailerlite token: Yt2wUI68FE19d62gZjTZbYJTmsVS0gDI`,
+			`MAILERLITE_API_KEY = "OI1qmBIUtRuOzPl93YCozUZ809Eqx4yr"`,
+			`mailerlite token: mH9lpyc8qYSrlnV5JOyn4jwNSgOP5wqW`,
 		},
 	},
 	{
@@ -612,8 +612,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MESSAGEBIRD_API_KEY = "nHDfyfBCOI1qmBIUtRuOzPl93"`,
-			`messagebird token: YCozUZ809Eqx4yrmH9lpyc8qY`,
+			`MESSAGEBIRD_API_KEY = "V6zTneXjP2QAE1YdmZjm064pM"`,
+			`messagebird token: GBTFJMShSd25ZkSKNV8on6Bgy`,
 		},
 	},
 	{
@@ -624,8 +624,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PLIVO_API_KEY = "SrlnV5JOyn4jwNSgOP5wqWV6zTneXjP2QAE1YdmZ"`,
-			`plivo token: jm064pMGBTFJMShSd25ZkSKNV8on6BgygbROo0Nh`,
+			`PLIVO_API_KEY = "gbROo0Nh23Qe5oIeKg7rp6aiRMcPxGCpFE6I1lJU"`,
+			`plivo token: zQPmgJI9KAv5zG5zaK8PQwkxn0KzndKIyuYZoCQd`,
 		},
 	},
 	{
@@ -636,8 +636,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VONAGE_API_KEY = "23Qe5oIeKg7rp6ai"`,
-			`vonage token: RMcPxGCpFE6I1lJU`,
+			`VONAGE_API_KEY = "arzccJ3VytF3LdgP"`,
+			`vonage token: OZtQRkQlUSB8WtGG`,
 		},
 	},
 	{
@@ -648,8 +648,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PUSHER_API_KEY = "dc994a5282a4cd0aa96d"`,
-			`pusher token: 91f71accdddfe5488c73`,
+			`PUSHER_API_KEY = "c73e7c29e82e3d6497e5"`,
+			`pusher token: 6fcbe804718ecc08eea4`,
 		},
 	},
 	{
@@ -660,8 +660,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SUMOLOGIC_API_KEY = "SEZfP4IhqSGwq4Th7ubRwnizxC8JdETvsWamzAuvkDUOtMybSgH19Fvv3ruuHqTP"`,
-			`sumologic token: bO0zGmSTL8b1r8Xad7uJFuYyugwyX3A52OSh853i8e5ZbcVDPOepzmWxgdClNb1V`,
+			`SUMOLOGIC_API_KEY = "b1r8Xad7uJFuYyugwyX3A52OSh853i8e5ZbcVDPOepzmWxgdClNb1VvNiJyG9TEI"`,
+			`sumologic token: 1sKXE5gmpdigx8UNTUQpytB9EYjxhIbZ6jeDSvkyD38S1sfzYNUlj0JdjKY8xtAW`,
 		},
 	},
 	{
@@ -672,8 +672,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SHODAN_API_KEY = "vNiJyG9TEI1sKXE5gmpdigx8UNTUQpyt"`,
-			`shodan token: B9EYjxhIbZ6jeDSvkyD38S1sfzYNUlj0`,
+			`SHODAN_API_KEY = "eobR3RHDBRttaz0xvGVRAZ423VwTnAKJ"`,
+			`shodan token: YQRxJJwCkeQm6Ka5Z5kn1CbKtE0LpY2Z`,
 		},
 	},
 	{
@@ -684,8 +684,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`VIRUSTOTAL_API_KEY = "9a45d1d865d08fd5211fe5a9dd996d3a2206a70a169063dade67debd9e393cab"`,
-			`virustotal token: 6061e4e96a6658859eb8a33668871c196b8bd9ce2082ba5b2ce0c491318f9125`,
+			`VIRUSTOTAL_API_KEY = "69063dade67debd9e393cab6061e4e96a6658859eb8a33668871c196b8bd9ce2"`,
+			`virustotal token: 082ba5b2ce0c491318f91252e6829dd3bed1ed92bd3e0bf9b80618c60b211114`,
 		},
 	},
 	{
@@ -696,8 +696,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SECURITYTRAILS_API_KEY = "c5tatTDnH5pJQQsgd7cNhbTQykYW2ScR"`,
-			`securitytrails token: I4aNQb7Sgufj1gqNsVINH0gD3vHcxPws`,
+			`SECURITYTRAILS_API_KEY = "XA5lPmgpvF5B1Q6pkWoASdTMv5x0qFpv"`,
+			`securitytrails token: naN0dNvF1PcbugpS6DKNIk13eHh3Ksno`,
 		},
 	},
 	{
@@ -708,8 +708,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HUNTER_API_API_KEY = "60b21111452c7250d35eeb207b0b70ce36ab9018"`,
-			`hunter_api token: 1a2e50bbb5c0acfd223691e098ffe68bd17db4ed`,
+			`HUNTER_API_API_KEY = "2e50bbb5c0acfd223691e098ffe68bd17db4ed04"`,
+			`hunter_api token: ce2f9db4f8a9453d13f77c193f9a05943210b402`,
 		},
 	},
 	{
@@ -720,8 +720,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CLEARBIT_API_KEY = "sk_04ce2f9db4f8a9453d13f77c193f9a05"`,
-			`clearbit token: sk_943210b402ff403585d89295f1f6326e`,
+			`CLEARBIT_API_KEY = "sk_ff403585d89295f1f6326ef1ddb744f2"`,
+			`clearbit token: sk_743799bdf9db74d238049d1c9847d158`,
 		},
 	},
 	{
@@ -732,8 +732,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ETSY_API_KEY = "4c10xojj5foihos69tw064s1"`,
-			`etsy token: xpj0ehqajs0cztrjo0clr11q`,
+			`ETSY_API_KEY = "11qjm5dqxpz0nfat861hlrjw"`,
+			`etsy token: sl1y94x9h678p79t2ji5yl7a`,
 		},
 	},
 	{
@@ -744,8 +744,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FLICKR_API_KEY = "46f18b7cd6209d3584b95dcfb379e44f"`,
-			`flickr token: c50826844586b82ae1c5bf476194a6db`,
+			`FLICKR_API_KEY = "826844586b82ae1c5bf476194a6db34f"`,
+			`flickr token: 8ed7370b3e1aa08a26637316e3e57372`,
 		},
 	},
 	{
@@ -756,8 +756,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SPOTIFY_API_KEY = "34f8ed7370b3e1aa08a26637316e3e57"`,
-			`spotify token: 372bd8e507e710fa350cbc6124554bbe`,
+			`SPOTIFY_API_KEY = "bd8e507e710fa350cbc6124554bbe70e"`,
+			`spotify token: 7a693933208b9fdb4a523ebaa9ed85ac`,
 		},
 	},
 	{
@@ -768,8 +768,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`CONFLUENT_API_KEY = "V2xVgOcEaDCB2Yic+tjJfK8DxjhgdurZKem46Und74kt5NpDWYmplut0GWyIHofp"`,
-			`confluent token: W/BYlDd54ZmvjzcE9OvC5/rCLq0TzISkpdPfHN29De72lU3h2KSIzALjKjxjPz0f`,
+			`CONFLUENT_API_KEY = "46Und74kt5NpDWYmplut0GWyIHofpW/BYlDd54ZmvjzcE9OvC5/rCLq0TzISkpdP"`,
+			`confluent token: fHN29De72lU3h2KSIzALjKjxjPz0fCTpfyVbdo5lPcllvsHVbDe3oc89lS35wmf0`,
 		},
 	},
 	{
@@ -780,8 +780,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AIRTABLE_API_KEY = "patgm6EXeiPKUyFIb.9c1b69bbed4793a0c922b701eca023dee6f353e881692b52eb5b69f6d980dc09"`,
-			`airtable token: patJUQQkZjPhbJkyJ.4a6ae953bf98370273e2f896c4c309b8b01a01ffed3bff6f5eaa50c765cb306f`,
+			`AIRTABLE_API_KEY = "patrp5dYir7spRtZS.e6f353e881692b52eb5b69f6d980dc099fddc994a6ae953bf98370273e2f896c"`,
+			`airtable token: pat9lqO71JzjNdHmN.01a01ffed3bff6f5eaa50c765cb306f98904171d54884fc35f67c4e83b946eda`,
 		},
 	},
 	{
@@ -792,8 +792,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FASTLY_API_KEY = "IHI0u9ps2zlhF3vqQmwAw9lGGr8cvoUW"`,
-			`fastly token: OZ6wanBXUcCsyEPm9xptiSG6bNiI9ncx`,
+			`FASTLY_API_KEY = "k0K9hS4xZj3h8ujTuxxglxlkPoZIfKAD"`,
+			`fastly token: wztf1OfuZUfDOSET9zlwq4Sh8xiqFWIP`,
 		},
 	},
 	{
@@ -804,8 +804,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`RAPIDAPI_API_KEY = "aYiCjTWQLk0K9hS4xZj3h8ujTuxxglxlkPoZIfKADwztf1OfuZ"`,
-			`rapidapi token: UfDOSET9zlwq4Sh8xiqFWIPbe6uOyyYNLFX2wqa6IY7Wn3Fv5e`,
+			`RAPIDAPI_API_KEY = "be6uOyyYNLFX2wqa6IY7Wn3Fv5eC809W693enAncbQ9KHnFECt"`,
+			`rapidapi token: E5sGjHR4xeb0E2QVbGnbUjWmpD7a74EjRE5f7pJcMVdYM5dv6e`,
 		},
 	},
 	{
@@ -816,8 +816,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NASA_API_KEY = "C809W693enAncbQ9KHnFECtE5sGjHR4xeb0E2QVb"`,
-			`nasa token: GnbUjWmpD7a74EjRE5f7pJcMVdYM5dv6e09dBl4c`,
+			`NASA_API_KEY = "09dBl4cKNOa2wFsanMyKddvvM0GWZL9ykXEItwxe"`,
+			`nasa token: TEt4YsNItYpfEtpyDfGjMuKHdwqKRXDiyDqeCcMA`,
 		},
 	},
 	{
@@ -828,8 +828,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NEWSAPI_API_KEY = "abc17bab08a479e72b9768ba8ad666b5"`,
-			`newsapi token: 8a07ba818e21b020830df60278cc97df`,
+			`NEWSAPI_API_KEY = "8a07ba818e21b020830df60278cc97df"`,
+			`newsapi token: b8bb8de25e061fca92923c36d90e28ba`,
 		},
 	},
 	{
@@ -840,8 +840,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PLAID_API_KEY = "b8bb8de25e061fca92923c36d90e28"`,
-			`plaid token: ba3c710c6d5f992238aa7d7875993f`,
+			`PLAID_API_KEY = "3c710c6d5f992238aa7d7875993f99"`,
+			`plaid token: e1ab941a2617a2eafd7fa1e6a9f9ae`,
 		},
 	},
 	{
@@ -852,8 +852,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PAYPAL_API_KEY = "IISq2KNpIz83oonKbhmdj4fD2uELe4TwoWLUQEUtulLZz3SYCLJVILTvKFSAWpaYlGILrGbr57pjFytS"`,
-			`paypal token: 9UN4BFUxRCkBTFkZL7Dk0IvDU4e4Ug0VnE8gymrtX9xaZAo8gqFHqlnIIKo6pMQbA9IBDNYM0idAnYhc`,
+			`PAYPAL_API_KEY = "vKFSAWpaYlGILrGbr57pjFytS9UN4BFUxRCkBTFkZL7Dk0IvDU4e4Ug0VnE8gymrtX9xaZAo8gqFHqln"`,
+			`paypal token: IIKo6pMQbA9IBDNYM0idAnYhcWdp56aaC7bUBDPa5BiGcodCevzDneLXHioOy3rTekxIK6JrMUtyZdCA`,
 		},
 	},
 	{
@@ -864,8 +864,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BRAINTREE_API_KEY = "2363f56c25866a8c1e9a39bf6520f821"`,
-			`braintree token: 374434621bf5889254b526eec7fed65d`,
+			`BRAINTREE_API_KEY = "20f821374434621bf5889254b526eec7"`,
+			`braintree token: fed65d7011df85b978498c42d9e2138c`,
 		},
 	},
 	{
@@ -876,8 +876,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`TRANSFERWISE_API_KEY = "7011df85-b978-498c-42d9-e2138ced69df"`,
-			`transferwise token: 15fd55d0-04d4-bc7c-602e-19a42269f232`,
+			`TRANSFERWISE_API_KEY = "ed69df15-fd55-d004-d4bc-7c602e19a422"`,
+			`transferwise token: 69f232c4-c0a8-19ca-4b90-25d7d6bc4bc5`,
 		},
 	},
 	{
@@ -888,8 +888,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`GOCARDLESS_API_KEY = "live_oIo1gW5dpfGlc28MrStRioIkmMyft293OT_EyfYA"`,
-			`gocardless token: live_EyJPt3cg1AODnpKwGoxQ2WWjTP2mEFsfwSteaZGN`,
+			`GOCARDLESS_API_KEY = "live_yft293OT_EyfYAEyJPt3cg1AODnpKwGoxQ2WWjTP"`,
+			`gocardless token: live_2mEFsfwSteaZGN7HMt9IiNOHD3hB2U4Ui_68MmA1`,
 		},
 	},
 	{
@@ -900,8 +900,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`LOB_API_API_KEY = "live_145d24b56430a20717bf125c20a91bed8d2"`,
-			`lob_api token: live_27504ef9c92b57590734a9bc02ee0f5e10c`,
+			`LOB_API_API_KEY = "live_a91bed8d227504ef9c92b57590734a9bc02"`,
+			`lob_api token: live_ee0f5e10c2e7e4a6064730d3845d333815b`,
 		},
 	},
 	{
@@ -912,8 +912,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PARTICLE_API_KEY = "2e7e4a6064730d3845d333815b9ef0c641dccb82"`,
-			`particle token: 04f8d902bdf512c890be48ab781ea84664334232`,
+			`PARTICLE_API_KEY = "9ef0c641dccb8204f8d902bdf512c890be48ab78"`,
+			`particle token: 1ea84664334232c151acd9e2ee2db0886c1731be`,
 		},
 	},
 	{
@@ -924,8 +924,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`THINGSBOARD_API_KEY = "qxYP2drdaYB3kgqiLdOX"`,
-			`thingsboard token: RIXTwu5aoSxS4Qzdpicb`,
+			`THINGSBOARD_API_KEY = "CA4lKOZyGuX4MOW9tcmN"`,
+			`thingsboard token: qEpM8dy45yMLgpfWWZqg`,
 		},
 	},
 	{
@@ -936,8 +936,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`BLYNK_API_KEY = "M0HGmsCiP2F63XNTCA4lKOZyGuX4MOW9tcmNqEpM"`,
-			`blynk token: 8dy45yMLgpfWWZqgaDjUdoLgZkfkHTbrNHQaxIgP`,
+			`BLYNK_API_KEY = "aDjUdoLgZkfkHTbrNHQaxIgP0Yo7YzZt53kXL60h"`,
+			`blynk token: yWey9qCgAS8LHWgu6n8QrhR1H4FtiYXbqiAXuYm9`,
 		},
 	},
 	{
@@ -948,8 +948,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SENTRY_API_KEY = "0321a30465e4a834dd0827543b94474e85e8139e9ca359264e453e708f452dc6"`,
-			`sentry token: d9de91320f09d42cb03d170056ab29a067b0076c208a589ec62de659a3350ec7`,
+			`SENTRY_API_KEY = "3b94474e85e8139e9ca359264e453e708f452dc6d9de91320f09d42cb03d1700"`,
+			`sentry token: 56ab29a067b0076c208a589ec62de659a3350ec79ab799bf8567d5eac53b5663`,
 		},
 	},
 	{
@@ -960,8 +960,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MIXPANEL_API_KEY = "9ab799bf8567d5eac53b5663d10f357c"`,
-			`mixpanel token: aadd95d505b775cd73593064f90a1738`,
+			`MIXPANEL_API_KEY = "d10f357caadd95d505b775cd73593064"`,
+			`mixpanel token: f90a1738f4370514957d89f2dd5b0367`,
 		},
 	},
 	{
@@ -972,8 +972,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SEGMENT_WRITE_API_KEY = "zV9W7E1ZmB28yJBFQYGIgVd4sfRlRAMx"`,
-			`segment_write token: a06uDcFU3x8NCADiZpN2m4iHFxTzQSwo`,
+			`SEGMENT_WRITE_API_KEY = "U3x8NCADiZpN2m4iHFxTzQSwo924A8OJ"`,
+			`segment_write token: InKNnoPgS7dHftjqjIj14ug1mZTsWADo`,
 		},
 	},
 	{
@@ -984,8 +984,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`AMPLITUDE_API_KEY = "41254c99abce389020e56d413f8d6a75"`,
-			`amplitude token: a3122f722d277569bc3cdd8e9977f103`,
+			`AMPLITUDE_API_KEY = "d413f8d6a75a3122f722d277569bc3cd"`,
+			`amplitude token: d8e9977f10394383afa262360d808240`,
 		},
 	},
 	{
@@ -996,8 +996,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ZOOM_CLIENT_API_KEY = "Ik87H6KgqoUL5ssyCz57oqCe0RHsu0Hy"`,
-			`zoom_client token: w5usY90Gtc2MH7rAil2pP67Bt5N4CBpD`,
+			`ZOOM_CLIENT_API_KEY = "Gtc2MH7rAil2pP67Bt5N4CBpDRaUi4Zo"`,
+			`zoom_client token: WefaSEPCNLJ8tT2iNEFiA5GA88DBcJsE`,
 		},
 	},
 	{
@@ -1008,8 +1008,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`FRESHDESK_API_KEY = "RaUi4ZoWefaSEPCNLJ8t"`,
-			`freshdesk token: T2iNEFiA5GA88DBcJsEg`,
+			`FRESHDESK_API_KEY = "guBtWoWk8F8YVk3RaTvz"`,
+			`freshdesk token: 8EV1F5eiq8vWfYsjjNXo`,
 		},
 	},
 	{
@@ -1020,8 +1020,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`JIRA_API_KEY = "uBtWoWk8F8YVk3RaTvz8EV1F"`,
-			`jira token: 5eiq8vWfYsjjNXos41i4Anhl`,
+			`JIRA_API_KEY = "s41i4AnhlMEQiSELXdw08wcy"`,
+			`jira token: 2yHvyJRp4SrKcA9D1IoS0MbZ`,
 		},
 	},
 	{
@@ -1032,8 +1032,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`PIPEDRIVE_API_KEY = "b7de7a04189d2ea54609e0bb2abfc16981da2e05"`,
-			`pipedrive token: 3acac601d405a4b82e69922987a05b17ed6d4a9d`,
+			`PIPEDRIVE_API_KEY = "b2abfc16981da2e053acac601d405a4b82e69922"`,
+			`pipedrive token: 987a05b17ed6d4a9df9546dfab4c6ab0271574bc`,
 		},
 	},
 	{
@@ -1044,8 +1044,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`HUBSPOT_API_KEY = "f9546dfa-b4c6-ab02-7157-4bcc2b901f5a"`,
-			`hubspot token: 4c3e3739-8424-a624-b7e4-7d935ebb8799`,
+			`HUBSPOT_API_KEY = "c2b901f5-a4c3-e373-9842-4a624b7e47d9"`,
+			`hubspot token: 35ebb879-9909-14ee-99f2-42556a8311c9`,
 		},
 	},
 	{
@@ -1056,8 +1056,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SALESFORCE_API_KEY = "90914EE99F242556A8311C905F9DC17E967D2DCEA5F66CC2882D1BB79ADEF1BE"`,
-			`salesforce token: DC17963D9F7989F0BAF1779DDBA48212212A3A4D994251DDCA0FBBA806E0D474`,
+			`SALESFORCE_API_KEY = "05F9DC17E967D2DCEA5F66CC2882D1BB79ADEF1BEDC17963D9F7989F0BAF1779"`,
+			`salesforce token: DDBA48212212A3A4D994251DDCA0FBBA806E0D474A0582A702B3843A49E6BB6D`,
 		},
 	},
 	{
@@ -1068,8 +1068,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NEWRELIC_API_KEY = "a0582a702b3843a49e6bb6d12d35b07d69f5e96a"`,
-			`newrelic token: e43fd52108dc65f38bd673fc71fe6c663146fa32`,
+			`NEWRELIC_API_KEY = "12d35b07d69f5e96ae43fd52108dc65f38bd673f"`,
+			`newrelic token: c71fe6c663146fa325a1c4bc9ce6f83783fcf9c3`,
 		},
 	},
 	{
@@ -1080,8 +1080,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ELASTIC_API_KEY = "Kg7oHjmcmwPzYEVZC_myamCDiY7yj4RU-INWDFI88ld53RllSdIcTx3H3zaV"`,
-			`elastic token: pFVDSNIm9KtHRFFX4qLsYautWVu3fyiZSWeaOR-3p-jOSgc5ZCy4eIM5QYqn`,
+			`ELASTIC_API_KEY = "DiY7yj4RU-INWDFI88ld53RllSdIcTx3H3zaVpFVDSNIm9KtHRFFX4qLsYau"`,
+			`elastic token: tWVu3fyiZSWeaOR-3p-jOSgc5ZCy4eIM5QYqnWBJJUgLzLeBAvHv40ZzzeS8`,
 		},
 	},
 	{
@@ -1092,8 +1092,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ALCHEMY_API_KEY = "rG5hic99FLzAyUibApK55dS8Su20HUUj"`,
-			`alchemy token: tdwKoE4l9R5syMxpJ64wB2YAITPKygtC`,
+			`ALCHEMY_API_KEY = "l9R5syMxpJ64wB2YAITPKygtCcRXuIcm"`,
+			`alchemy token: T8fXCQ4GIQDN38kUB0aX0Ug4LTmwNHCP`,
 		},
 	},
 	{
@@ -1104,8 +1104,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`INFURA_API_KEY = "d9e46d289d6b14f500f2aeb86cfacee9"`,
-			`infura token: 90f2b566c182463f00c4929ee3b8b588`,
+			`INFURA_API_KEY = "facee990f2b566c182463f00c4929ee3"`,
+			`infura token: b8b5887aafd042070e9f9d797cf6be07`,
 		},
 	},
 	{
@@ -1116,8 +1116,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ETHERSCAN_API_KEY = "OUU41AIEAP9B2T4S1PSOZ4MW27APLQO0EA"`,
-			`etherscan token: O5NXG61GTSCTOP93IXOD32FTJPPFYHF1BT`,
+			`ETHERSCAN_API_KEY = "LQO0EAO5NXG61GTSCTOP93IXOD32FTJPPF"`,
+			`etherscan token: YHF1BTNB3ZYP4AFJFMVM8CEDLC5LP7UMZ3`,
 		},
 	},
 	{
@@ -1128,8 +1128,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`MORALIS_API_KEY = "D1fTPjbaOFU0h5qg95iCLnhCY2h4zz3ytBv2VBFxXKCgPsosT2LGqgzG0UNL1LRS"`,
-			`moralis token: yC3Lk9OQXK5HPP42zwf4X2U1qVhgf0u4bnSMbLmgwFPfn8JTvYkUWPPQBYMHLIm7`,
+			`MORALIS_API_KEY = "2LGqgzG0UNL1LRSyC3Lk9OQXK5HPP42zwf4X2U1qVhgf0u4bnSMbLmgwFPfn8JTv"`,
+			`moralis token: YkUWPPQBYMHLIm7Om5wJ4lKmhL7ZNMUpP6ygYpiCkGsUpB0mcetnIj7GA4Vfpxyd`,
 		},
 	},
 	{
@@ -1140,8 +1140,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`NGROK_API_KEY = "Om5wJ4lKmhL7ZNMUpP6ygYpiCkG_sUpB0mcetnIj7GA4Vfpxy"`,
-			`ngrok token: dtm4AUuXxBCNYR9pdftOWU23JTK_kXxWFldA1RCofyDozSZLY`,
+			`NGROK_API_KEY = "tm4AUuXxBCNYR9pdftOWU23JTKk_XxWFldA1RCofyDozSZLYg"`,
+			`ngrok token: JQVBzO6GJhEBVohSRvPbtik02rT_M37TsQGHZhuoFqfaWaWJu`,
 		},
 	},
 	{
@@ -1152,8 +1152,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SENDGRID_API_KEY = "gJQVBzO6GJhEBVohSRvPbtik02rTM37TsQGHZhuoFqfaWaWJuWdZ1y0R4XvPgbEHYnhAOW"`,
-			`sendgrid token: TP89mt9vgmPpeSjTXv1xQXPrKNF1EOmIrOReeug7Xyn53vTFFZGP1hMuZvbGxjSHmeCZH6`,
+			`SENDGRID_API_KEY = "WdZ1y0R4XvPgbEHYnhAOWTP89mt9vgmPpeSjTXv1xQXPrKNF1EOmIrOReeug7Xyn53vTFF"`,
+			`sendgrid token: ZGP1hMuZvbGxjSHmeCZH6S0fruGN10ceKhkXrDFuwpowgBzHop7Wjiq20h5TskE4BkgXxW`,
 		},
 	},
 	{
@@ -1164,8 +1164,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SHOPIFY_API_KEY = "e08b00a67583102e7253fc550dd25d4f"`,
-			`shopify token: afb62b7ca7c717f674100083cfa42191`,
+			`SHOPIFY_API_KEY = "3fc550dd25d4fafb62b7ca7c717f6741"`,
+			`shopify token: 00083cfa421911cc51c23ce042f316c5`,
 		},
 	},
 	{
@@ -1176,8 +1176,8 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`SQUARE_APP_API_KEY = "5pmL6oAFmw1HA-C6QmMO90QV_2d-XLUQ8BKAcw5YJHqYnrvV55"`,
-			`square_app token: A-yzsRl4Y6h9J4iKo4Ktxu0ZoiyU8_oQb5jJB3CrhXxkctvhQV`,
+			`SQUARE_APP_API_KEY = "O90QV_2d-XLUQ8BKAcw5YJHqYnrvV55A-yzsRl4Y6h9J4iKo4K"`,
+			`square_app token: txu0ZoiyU8_oQb5jJB3CrhXxkctvhQVeIfu65nIXwkwQ35vJrD`,
 		},
 	},
 	{
@@ -1188,7 +1188,7 @@ var vendorRules = []*rule{
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
-			`ADAFRUIT_IO_KEY = "aio_0DUUWRFYiwGJPtbVVcDM8QT3MdWj"`,
+			`ADAFRUIT_IO_KEY = "aio_lxXXoaTQO7FTDxf1SyJdx0aLDUNt"`,
 		},
 	},
 }
