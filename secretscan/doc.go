@@ -95,7 +95,7 @@
 // Rules are data compiled into the binary, one family per file
 // (rules_cloud.go, rules_vcs.go, rules_cicd.go, rules_package.go,
 // rules_payment.go, rules_comms.go, rules_ai.go, rules_observability.go,
-// rules_saas.go, rules_vendor.go, rules_database.go, rules_keys.go,
+// rules_saas.go, rules_vendor_a_l.go, rules_vendor_m_z.go, rules_database.go, rules_keys.go,
 // rules_tokens.go, rules_identifier.go, rules_generic.go). A rule has an
 // id, a type, a severity, prefilter keywords, an RE2 pattern (or the
 // generic assignment extractor), an optional entropy floor, an optional

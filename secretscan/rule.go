@@ -168,7 +168,7 @@ func allRules() []*rule {
 	var rs []*rule
 	for _, fam := range [][]*rule{
 		cloudRules, vcsRules, cicdRules, packageRules, paymentRules,
-		commsRules, aiRules, observabilityRules, saasRules, vendorRules,
+		commsRules, aiRules, observabilityRules, saasRules, vendorRulesAL, vendorRulesMZ,
 		databaseRules, keyRules, tokenRules, identifierRules, genericRules,
 	} {
 		rs = append(rs, fam...)
@@ -189,7 +189,7 @@ func Rules() []RuleInfo {
 	return out
 }
 
-// lowerKeywords returns the deduplicated lower-cased keywords of all rules
+// keywordIndex returns the deduplicated lower-cased keywords of all rules
 // and, for each, the indices of the rules that use it.
 func keywordIndex(rules []*compiledRule) ([]string, [][]int) {
 	pos := map[string]int{}

@@ -2,68 +2,8 @@
 
 package secretscan
 
-// vendorRules: services whose keys have no distinctive prefix; each needs the vendor name next to a value of the documented shape.
-var vendorRules = []*rule{
-	{
-		ID: "datadog-api-key", Type: "datadog_api_key", Name: "Datadog API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"datadog", "dd_api_key", "dd-api-key"},
-		Pattern:    `(?i)(?:datadog|dd_api_key|dd-api-key)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`DATADOG_API_KEY = "64be9267ec85c62254c1d20ae67ba54e"`,
-			`datadog token: 5ab1d8dd88ae2dc3a9a28a1df71b8661`,
-		},
-	},
-	{
-		ID: "datadog-app-key", Type: "datadog_application_key", Name: "Datadog application key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"dd_app_key", "datadog_app_key", "dd_application_key"},
-		Pattern:    `(?i)(?:dd_app_key|datadog_app_key|dd_application_key)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`DD_APP_KEY_API_KEY = "860717a9baa9869dd9d65deb284df8b1ec13e615"`,
-			`dd_app_key token: 0cc7911dd91a5b9671ed9f050a01cca65d7a603a`,
-		},
-	},
-	{
-		ID: "algolia-api-key", Type: "algolia_api_key", Name: "Algolia API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"algolia"},
-		Pattern:    `(?i)(?:algolia)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ALGOLIA_API_KEY = "cba6cd71c543dabffc82baf3a00a3be4"`,
-			`algolia token: a33511e9ec5c43040032ea57d93b11ee`,
-		},
-	},
-	{
-		ID: "asana-pat", Type: "asana_personal_access_token", Name: "Asana personal access token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"asana"},
-		Pattern:    `(?i)(?:asana)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:\d/\d{16}:[a-f0-9]{32}|\d{16}:[a-f0-9]{32}|[A-Za-z0-9/:]{32,80}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ASANA_API_KEY = "1/6855468541674587:df6ac178eb246d5cf9bcfab9293e6f7e"`,
-			`asana token: 1/2291021952815684:022e1df47d15b07948f1471f89ad4ffd`,
-		},
-	},
-	{
-		ID: "auth0-client-secret", Type: "auth0_client_secret", Name: "Auth0 client secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"auth0"},
-		Pattern:    `(?i)(?:auth0)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{32,80}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`AUTH0_API_KEY = "kcNu0UlAmjkAUdxUHej3sDNMlscUxNnC69KvGJqRgE4uINqXtQFyHIQ7tVlwmH92cNS813AfTOIwd7Y3"`,
-			`auth0 token: XJV2LPLbHIHTLJ480TklKHc48A3JaJ2ptVFIyJduuKmjStMi3QzdLNsNKmT93EAuEzFctsu9XeEfmLcC`,
-		},
-	},
+// vendorRulesMZ: services M-Z whose keys have no distinctive prefix (see rules_vendor_a_l.go).
+var vendorRulesMZ = []*rule{
 	{
 		ID: "okta-api-token", Type: "okta_api_token", Name: "Okta API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
@@ -74,42 +14,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`OKTA_API_KEY = "00DfBQhuZohYVYGYJcwJnrIX477BfiOP-V2dbTXCeB"`,
 			`okta token: 00cQkSMHv_zuSJ2SSRBiffgxrcRMWAhDFgyA956K3O`,
-		},
-	},
-	{
-		ID: "bitbucket-client-secret", Type: "bitbucket_client_secret", Name: "Bitbucket OAuth consumer secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"bitbucket"},
-		Pattern:    `(?i)(?:bitbucket)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{32,64}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BITBUCKET_API_KEY = "mWzfxG8dElzNTKLojq6CYzYAXMkqL61lIoYZ1cghSaVpmgN6Fvznu3JDLsUPAUFZ"`,
-			`bitbucket token: esiIZQJ51R0RHqSPYEpZqjdFc5A2ERtgoTwVT0jmf2ptua9wUVrj7n318IkNTNrA`,
-		},
-	},
-	{
-		ID: "box-client-secret", Type: "box_client_secret", Name: "Box client secret or developer token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"box_client_secret", "box_developer_token", "box_api"},
-		Pattern:    `(?i)(?:box_client_secret|box_developer_token|box_api)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BOX_CLIENT_SECRET_API_KEY = "uBfbSU3NZsTsfd5nzKN7K97lygVgXGKp"`,
-			`box_client_secret token: 1FRBMHA22UZLbM23fspOnoO6ICrwnnkt`,
-		},
-	},
-	{
-		ID: "bugsnag-api-key", Type: "bugsnag_api_key", Name: "Bugsnag API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"bugsnag"},
-		Pattern:    `(?i)(?:bugsnag)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BUGSNAG_API_KEY = "8134e8ea6e4f2fc7e93fabb418f4d4c5"`,
-			`bugsnag token: 0deb34986f8424e42028b78f338b5569`,
 		},
 	},
 	{
@@ -125,18 +29,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "codecov-token", Type: "codecov_token", Name: "Codecov upload token",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"codecov"},
-		Pattern:    `(?i)(?:codecov)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`CODECOV_API_KEY = "c7184a2d-2798-54bf-2095-3defe6397111"`,
-			`codecov token: dea2a786-cff2-4f60-4e36-5fb141a1452b`,
-		},
-	},
-	{
 		ID: "snyk-token", Type: "snyk_api_token", Name: "Snyk API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"snyk"},
@@ -149,30 +41,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "heroku-api-key-legacy", Type: "heroku_api_key_legacy", Name: "Heroku API key (legacy UUID form)",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"heroku"},
-		Pattern:    `(?i)(?:heroku)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`HEROKU_API_KEY = "9384002d-734a-1e76-ec77-9da2d24f63e9"`,
-			`heroku token: 4d2867a7-a415-5279-bfff-8de88c446481`,
-		},
-	},
-	{
-		ID: "linode-token", Type: "linode_api_token", Name: "Linode API token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"linode"},
-		Pattern:    `(?i)(?:linode)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{64}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`LINODE_API_KEY = "e8633df49934a44412d48604896a8288a5ebc5b0d969996162773499e357b230"`,
-			`linode token: 673135c5d88edf84c73cc7e8790aab322a977008ec13af2a29979151e550edb8`,
-		},
-	},
-	{
 		ID: "vultr-api-key", Type: "vultr_api_key", Name: "Vultr API key",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"vultr"},
@@ -182,18 +50,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`VULTR_API_KEY = "7VRYF1ZUG40LP8VHHPDRQ61NVXO0XG722XDR"`,
 			`vultr token: BXANRHDSNE2DUSW5Q7VQKWOI3RJ310H3E4YT`,
-		},
-	},
-	{
-		ID: "cloudflare-api-token", Type: "cloudflare_api_token", Name: "Cloudflare API token or global API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"cloudflare", "cf_api_token", "cf_api_key"},
-		Pattern:    `(?i)(?:cloudflare|cf_api_token|cf_api_key)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{40}|[a-f0-9]{37}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`CLOUDFLARE_API_KEY = "06qVCiJKeekSvlu7ISGiH6gweA8LeNOYK2xcSnw6"`,
-			`cloudflare token: Fh_BJBM_ymKCVGEl2GfuYLMC-LtKgo5Wbb1004TK`,
 		},
 	},
 	{
@@ -221,18 +77,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "ibm-cloud-api-key", Type: "ibm_cloud_api_key", Name: "IBM Cloud API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"ibm_cloud", "ibmcloud", "ibm_api", "ibm-cloud"},
-		Pattern:    `(?i)(?:ibm_cloud|ibmcloud|ibm_api|ibm-cloud)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{44}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`IBM_CLOUD_API_KEY = "UnApoMleEo4IIf13iC32mLNFr3ZcgvN_FtlWZVnhoiTe"`,
-			`ibm_cloud token: jq7A3D4dolOUdD1ksURJIbEbDkkiMpc84ei1RapWqgEA`,
-		},
-	},
-	{
 		ID: "scaleway-secret-key", Type: "scaleway_secret_key", Name: "Scaleway secret key",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"scaleway", "scw_secret"},
@@ -242,30 +86,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`SCALEWAY_API_KEY = "03a9e8a3-b236-0485-ba4b-0ea0b4af2137"`,
 			`scaleway token: 9185e42b-d3fa-f85f-3936-8a53d280ab9e`,
-		},
-	},
-	{
-		ID: "azure-openai-key", Type: "azure_openai_api_key", Name: "Azure OpenAI API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"azure_openai", "azureopenai", "openai.azure.com", "azure-openai"},
-		Pattern:    `(?i)(?:azure_openai|azureopenai|openai\.azure\.com|azure-openai)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`AZURE_OPENAI_API_KEY = "007e730d9154df2c0c5588a13815e5f1"`,
-			`azure_openai token: 2028079021a6eaf6dcc176d310d6476d`,
-		},
-	},
-	{
-		ID: "cohere-api-key", Type: "cohere_api_key", Name: "Cohere API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"cohere"},
-		Pattern:    `(?i)(?:cohere)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`COHERE_API_KEY = "IBF95U0bl2NxEfw47VV9tWhzABxA1kb7Zf6Wryy1"`,
-			`cohere token: 8esZ0IPgs54rr5N6EzUtReSnCuQNklbBLX15ZLX1`,
 		},
 	},
 	{
@@ -293,30 +113,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "deepgram-api-key", Type: "deepgram_api_key", Name: "Deepgram API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"deepgram"},
-		Pattern:    `(?i)(?:deepgram)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`DEEPGRAM_API_KEY = "7f51a7725b4c6c45df259ed01514fb90694bcbdc"`,
-			`deepgram token: f661722f140d94a20702d7775866230f5d80a4eb`,
-		},
-	},
-	{
-		ID: "assemblyai-api-key", Type: "assemblyai_api_key", Name: "AssemblyAI API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"assemblyai", "assembly_ai"},
-		Pattern:    `(?i)(?:assemblyai|assembly_ai)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ASSEMBLYAI_API_KEY = "12024ed4920d5fb3252651819d33eb77"`,
-			`assemblyai token: eb659102fc40937e32845facdc1de723`,
-		},
-	},
-	{
 		ID: "wandb-api-key", Type: "wandb_api_key", Name: "Weights & Biases API key",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"wandb"},
@@ -326,30 +122,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`WANDB_API_KEY = "38eb2e0d1e15ecabf49fbc1fd2a0d3d3e904528a"`,
 			`wandb token: a4a07e2c583421ddf6ad945250cb05610c72c0e5`,
-		},
-	},
-	{
-		ID: "clarifai-api-key", Type: "clarifai_api_key", Name: "Clarifai API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"clarifai"},
-		Pattern:    `(?i)(?:clarifai)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`CLARIFAI_API_KEY = "ce1e04ebd59343a5d1d0aa4ab10b84d9"`,
-			`clarifai token: dea6d54f416f58a24d0aa3fcfe187244`,
-		},
-	},
-	{
-		ID: "deepseek-api-key", Type: "deepseek_api_key", Name: "DeepSeek API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"deepseek"},
-		Pattern:    `(?i)(?:deepseek)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:sk-[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`DEEPSEEK_API_KEY = "sk-6022347b116875d437059182f83392d2"`,
-			`deepseek token: sk-8518757b99b2b999f005c03bb9fb705c`,
 		},
 	},
 	{
@@ -401,42 +173,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "logzio-token", Type: "logzio_token", Name: "Logz.io token",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"logzio", "logz.io"},
-		Pattern:    `(?i)(?:logzio|logz\.io)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-zA-Z]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`LOGZIO_API_KEY = "YZqdHocPisyIGPrkhdVmrBvISnLWENEr"`,
-			`logzio token: WCkfmWSrYZMgTAEqGAmJdaqIHKAPHaJr`,
-		},
-	},
-	{
-		ID: "honeycomb-api-key", Type: "honeycomb_api_key", Name: "Honeycomb API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"honeycomb"},
-		Pattern:    `(?i)(?:honeycomb)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{22,64}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`HONEYCOMB_API_KEY = "NcHKTxA5fHlGOl5RqlDaSsJmY8XMP8IO5KoZmAx7NGS546KMIPPRNFgUd5hEASfX"`,
-			`honeycomb token: nIjqtVeFlb5RUXsjAbw6rOymCsVQEJXs2EUwnKdYUgstEkh6m42a5AaaOEOiU1m0`,
-		},
-	},
-	{
-		ID: "betterstack-token", Type: "betterstack_token", Name: "Better Stack token",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"betterstack", "better_stack", "logtail"},
-		Pattern:    `(?i)(?:betterstack|better_stack|logtail)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{24}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BETTERSTACK_API_KEY = "MklQtGheAEK5nLALrgWEzw0K"`,
-			`betterstack token: eJbdQoA6knwNevSt7707fu2Z`,
-		},
-	},
-	{
 		ID: "zendesk-api-token", Type: "zendesk_api_token", Name: "Zendesk API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"zendesk"},
@@ -446,18 +182,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`ZENDESK_API_KEY = "3aKiCoc4eXS3PLnjxI6W89MWH6CPYOOs5k1bvkgT"`,
 			`zendesk token: XAq0Wp0srFWuKiHw4a9j2loi9WuHiOouklexdRzU`,
-		},
-	},
-	{
-		ID: "intercom-access-token", Type: "intercom_access_token", Name: "Intercom access token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"intercom"},
-		Pattern:    `(?i)(?:intercom)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9=_-]{40,70}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`INTERCOM_API_KEY = "-A8q1bSftHtZA1S9r1d9XyA0ZGgiThssMBKBxTmN4Ck1NZSv2CFdqB-MDNwc"`,
-			`intercom token: tAXXCGVAEQ8CF4SWbqO4xyRCYt9wM7GjP2td_eYG3ZSruAJPQ3kKosQNT7q5`,
 		},
 	},
 	{
@@ -506,42 +230,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`TWITTER_API_KEY = "EEfV96FCQWHSIB7PrPvWOGIogj7zwHW3hgHEp88XpEdGu5uB0N"`,
 			`twitter token: GBpYfwnlMqzD2TYdUwQCD2Kft3jyLBsBj6VgGA26TnY3KSNEFu`,
-		},
-	},
-	{
-		ID: "linkedin-client-secret", Type: "linkedin_client_secret", Name: "LinkedIn client secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"linkedin"},
-		Pattern:    `(?i)(?:linkedin)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{16}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`LINKEDIN_API_KEY = "MgZJUSdralDtKZZ1"`,
-			`linkedin token: vn2dtgDw5Homm3V7`,
-		},
-	},
-	{
-		ID: "facebook-app-secret", Type: "facebook_app_secret", Name: "Facebook / Meta app secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"facebook"},
-		Pattern:    `(?i)(?:facebook)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`FACEBOOK_API_KEY = "486168111882913ac28b69ff7c9c69d8"`,
-			`facebook token: 2973cf7bb40f4f4e619e46d14403db96`,
-		},
-	},
-	{
-		ID: "github-oauth-client-secret", Type: "github_oauth_client_secret", Name: "GitHub OAuth app client secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"github"},
-		Pattern:    `(?i)(?:github)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`GITHUB_API_KEY = "dfbe75ece04650766d2dd3f1ff74ca929dbcd3b6"`,
-			`github token: b51fce7d1a3b2c0342acd7dc4293b287d91fe6b1`,
 		},
 	},
 	{
@@ -701,54 +389,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "hunter-api-key", Type: "hunter_api_key", Name: "Hunter.io API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"hunter_api", "hunter.io", "hunterio"},
-		Pattern:    `(?i)(?:hunter_api|hunter\.io|hunterio)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`HUNTER_API_API_KEY = "2e50bbb5c0acfd223691e098ffe68bd17db4ed04"`,
-			`hunter_api token: ce2f9db4f8a9453d13f77c193f9a05943210b402`,
-		},
-	},
-	{
-		ID: "clearbit-api-key", Type: "clearbit_api_key", Name: "Clearbit API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"clearbit"},
-		Pattern:    `(?i)(?:clearbit)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:sk_[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`CLEARBIT_API_KEY = "sk_ff403585d89295f1f6326ef1ddb744f2"`,
-			`clearbit token: sk_743799bdf9db74d238049d1c9847d158`,
-		},
-	},
-	{
-		ID: "etsy-api-key", Type: "etsy_api_key", Name: "Etsy API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"etsy"},
-		Pattern:    `(?i)(?:etsy)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-z0-9]{24}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ETSY_API_KEY = "11qjm5dqxpz0nfat861hlrjw"`,
-			`etsy token: sl1y94x9h678p79t2ji5yl7a`,
-		},
-	},
-	{
-		ID: "flickr-api-key", Type: "flickr_api_key", Name: "Flickr API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"flickr"},
-		Pattern:    `(?i)(?:flickr)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`FLICKR_API_KEY = "826844586b82ae1c5bf476194a6db34f"`,
-			`flickr token: 8ed7370b3e1aa08a26637316e3e57372`,
-		},
-	},
-	{
 		ID: "spotify-client-secret", Type: "spotify_client_secret", Name: "Spotify client secret",
 		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
 		Keywords:   []string{"spotify"},
@@ -758,42 +398,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`SPOTIFY_API_KEY = "bd8e507e710fa350cbc6124554bbe70e"`,
 			`spotify token: 7a693933208b9fdb4a523ebaa9ed85ac`,
-		},
-	},
-	{
-		ID: "confluent-api-secret", Type: "confluent_api_secret", Name: "Confluent Cloud API secret",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"confluent"},
-		Pattern:    `(?i)(?:confluent)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9+/]{64}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`CONFLUENT_API_KEY = "46Und74kt5NpDWYmplut0GWyIHofpW/BYlDd54ZmvjzcE9OvC5/rCLq0TzISkpdP"`,
-			`confluent token: fHN29De72lU3h2KSIzALjKjxjPz0fCTpfyVbdo5lPcllvsHVbDe3oc89lS35wmf0`,
-		},
-	},
-	{
-		ID: "airtable-api-key", Type: "airtable_api_key", Name: "Airtable API key or personal access token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"airtable"},
-		Pattern:    `(?i)(?:airtable)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|key[A-Za-z0-9]{14}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`AIRTABLE_API_KEY = "patrp5dYir7spRtZS.e6f353e881692b52eb5b69f6d980dc099fddc994a6ae953bf98370273e2f896c"`,
-			`airtable token: pat9lqO71JzjNdHmN.01a01ffed3bff6f5eaa50c765cb306f98904171d54884fc35f67c4e83b946eda`,
-		},
-	},
-	{
-		ID: "fastly-api-token", Type: "fastly_api_token", Name: "Fastly API token",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"fastly"},
-		Pattern:    `(?i)(?:fastly)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{32,32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`FASTLY_API_KEY = "k0K9hS4xZj3h8ujTuxxglxlkPoZIfKAD"`,
-			`fastly token: wztf1OfuZUfDOSET9zlwq4Sh8xiqFWIP`,
 		},
 	},
 	{
@@ -857,18 +461,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "braintree-private-key", Type: "braintree_private_key", Name: "Braintree private key",
-		Family: "vendor", Severity: SeverityCritical, Evidence: evKeyword,
-		Keywords:   []string{"braintree"},
-		Pattern:    `(?i)(?:braintree)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BRAINTREE_API_KEY = "20f821374434621bf5889254b526eec7"`,
-			`braintree token: fed65d7011df85b978498c42d9e2138c`,
-		},
-	},
-	{
 		ID: "wise-api-token", Type: "wise_api_token", Name: "Wise (TransferWise) API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"transferwise", "wise_api"},
@@ -878,30 +470,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`TRANSFERWISE_API_KEY = "ed69df15-fd55-d004-d4bc-7c602e19a422"`,
 			`transferwise token: 69f232c4-c0a8-19ca-4b90-25d7d6bc4bc5`,
-		},
-	},
-	{
-		ID: "gocardless-token", Type: "gocardless_access_token", Name: "GoCardless access token",
-		Family: "vendor", Severity: SeverityCritical, Evidence: evKeyword,
-		Keywords:   []string{"gocardless"},
-		Pattern:    `(?i)(?:gocardless)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:live_[A-Za-z0-9_=-]{40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`GOCARDLESS_API_KEY = "live_yft293OT_EyfYAEyJPt3cg1AODnpKwGoxQ2WWjTP"`,
-			`gocardless token: live_2mEFsfwSteaZGN7HMt9IiNOHD3hB2U4Ui_68MmA1`,
-		},
-	},
-	{
-		ID: "lob-api-key", Type: "lob_api_key", Name: "Lob API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"lob_api", "lob_key", "lob_secret", "lob.com"},
-		Pattern:    `(?i)(?:lob_api|lob_key|lob_secret|lob\.com)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:(?:live|test)_[a-f0-9]{35}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`LOB_API_API_KEY = "live_a91bed8d227504ef9c92b57590734a9bc02"`,
-			`lob_api token: live_ee0f5e10c2e7e4a6064730d3845d333815b`,
 		},
 	},
 	{
@@ -926,18 +494,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`THINGSBOARD_API_KEY = "CA4lKOZyGuX4MOW9tcmN"`,
 			`thingsboard token: qEpM8dy45yMLgpfWWZqg`,
-		},
-	},
-	{
-		ID: "blynk-token", Type: "blynk_auth_token", Name: "Blynk auth token",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"blynk"},
-		Pattern:    `(?i)(?:blynk)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{32,40}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`BLYNK_API_KEY = "aDjUdoLgZkfkHTbrNHQaxIgP0Yo7YzZt53kXL60h"`,
-			`blynk token: yWey9qCgAS8LHWgu6n8QrhR1H4FtiYXbqiAXuYm9`,
 		},
 	},
 	{
@@ -977,18 +533,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "amplitude-api-key", Type: "amplitude_api_key", Name: "Amplitude API key or secret",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"amplitude"},
-		Pattern:    `(?i)(?:amplitude)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`AMPLITUDE_API_KEY = "d413f8d6a75a3122f722d277569bc3cd"`,
-			`amplitude token: d8e9977f10394383afa262360d808240`,
-		},
-	},
-	{
 		ID: "zoom-client-secret", Type: "zoom_client_secret", Name: "Zoom OAuth client secret",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"zoom_client", "zoom_api", "zoom_secret"},
@@ -1001,30 +545,6 @@ var vendorRules = []*rule{
 		},
 	},
 	{
-		ID: "freshdesk-api-key", Type: "freshdesk_api_key", Name: "Freshdesk API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"freshdesk"},
-		Pattern:    `(?i)(?:freshdesk)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{20}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`FRESHDESK_API_KEY = "guBtWoWk8F8YVk3RaTvz"`,
-			`freshdesk token: 8EV1F5eiq8vWfYsjjNXo`,
-		},
-	},
-	{
-		ID: "jira-api-token", Type: "jira_api_token", Name: "Jira / Confluence API token (legacy)",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"jira", "confluence"},
-		Pattern:    `(?i)(?:jira|confluence)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9]{24}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`JIRA_API_KEY = "s41i4AnhlMEQiSELXdw08wcy"`,
-			`jira token: 2yHvyJRp4SrKcA9D1IoS0MbZ`,
-		},
-	},
-	{
 		ID: "pipedrive-api-token", Type: "pipedrive_api_token", Name: "Pipedrive API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords:   []string{"pipedrive"},
@@ -1034,18 +554,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`PIPEDRIVE_API_KEY = "b2abfc16981da2e053acac601d405a4b82e69922"`,
 			`pipedrive token: 987a05b17ed6d4a9df9546dfab4c6ab0271574bc`,
-		},
-	},
-	{
-		ID: "hubspot-api-key", Type: "hubspot_api_key", Name: "HubSpot API key (legacy)",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"hubspot"},
-		Pattern:    `(?i)(?:hubspot)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`HUBSPOT_API_KEY = "c2b901f5-a4c3-e373-9842-4a624b7e47d9"`,
-			`hubspot token: 35ebb879-9909-14ee-99f2-42556a8311c9`,
 		},
 	},
 	{
@@ -1070,54 +578,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`NEWRELIC_API_KEY = "12d35b07d69f5e96ae43fd52108dc65f38bd673f"`,
 			`newrelic token: c71fe6c663146fa325a1c4bc9ce6f83783fcf9c3`,
-		},
-	},
-	{
-		ID: "elastic-api-key", Type: "elastic_api_key", Name: "Elastic Cloud API key",
-		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"elastic"},
-		Pattern:    `(?i)(?:elastic)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{40,100}={0,2}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ELASTIC_API_KEY = "DiY7yj4RU-INWDFI88ld53RllSdIcTx3H3zaVpFVDSNIm9KtHRFFX4qLsYau"`,
-			`elastic token: tWVu3fyiZSWeaOR-3p-jOSgc5ZCy4eIM5QYqnWBJJUgLzLeBAvHv40ZzzeS8`,
-		},
-	},
-	{
-		ID: "alchemy-api-key", Type: "alchemy_api_key", Name: "Alchemy API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"alchemy"},
-		Pattern:    `(?i)(?:alchemy)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Za-z0-9_-]{32,32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ALCHEMY_API_KEY = "l9R5syMxpJ64wB2YAITPKygtCcRXuIcm"`,
-			`alchemy token: T8fXCQ4GIQDN38kUB0aX0Ug4LTmwNHCP`,
-		},
-	},
-	{
-		ID: "infura-api-key", Type: "infura_api_key", Name: "Infura project secret",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"infura"},
-		Pattern:    `(?i)(?:infura)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[a-f0-9]{32}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`INFURA_API_KEY = "facee990f2b566c182463f00c4929ee3"`,
-			`infura token: b8b5887aafd042070e9f9d797cf6be07`,
-		},
-	},
-	{
-		ID: "etherscan-api-key", Type: "etherscan_api_key", Name: "Etherscan API key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evKeyword,
-		Keywords:   []string{"etherscan", "bscscan"},
-		Pattern:    `(?i)(?:etherscan|bscscan)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:[A-Z0-9]{34}))`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ETHERSCAN_API_KEY = "LQO0EAO5NXG61GTSCTOP93IXOD32FTJPPF"`,
-			`etherscan token: YHF1BTNB3ZYP4AFJFMVM8CEDLC5LP7UMZ3`,
 		},
 	},
 	{
@@ -1178,17 +638,6 @@ var vendorRules = []*rule{
 		Examples: []string{
 			`SQUARE_APP_API_KEY = "O90QV_2d-XLUQ8BKAcw5YJHqYnrvV55A-yzsRl4Y6h9J4iKo4K"`,
 			`square_app token: txu0ZoiyU8_oQb5jJB3CrhXxkctvhQVeIfu65nIXwkwQ35vJrD`,
-		},
-	},
-	{
-		ID: "adafruit-io-key", Type: "adafruit_io_key", Name: "Adafruit IO key",
-		Family: "vendor", Severity: SeverityMedium, Evidence: evPrefix,
-		Keywords:   []string{"aio_"},
-		Pattern:    `\b(?P<secret>aio_[A-Za-z0-9]{28})`,
-		After:      200,
-		MinEntropy: 3.0,
-		Examples: []string{
-			`ADAFRUIT_IO_KEY = "aio_lxXXoaTQO7FTDxf1SyJdx0aLDUNt"`,
 		},
 	},
 }
