@@ -1,4 +1,5 @@
-// Code written by hand as data; one family per file.
+// Rules are data, one family per file. Edit the entries directly;
+// rules_test.go runs every example and negative example.
 
 package secretscan
 
