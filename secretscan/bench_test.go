@@ -114,6 +114,7 @@ func adversarialInputs() map[string]string {
 		"base64-run":    rep("QUJD"),
 		"eyJ":           rep("eyJ."),
 		"one-line":      rep("x"),
+		"tokens-1-line": rep("t=" + validGitHub + " "),
 	}
 }
 

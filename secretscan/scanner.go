@@ -169,13 +169,13 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	cands = dedup(cands)
 	res.Truncated = st.truncated
 	res.Detections = make([]Detection, 0, len(cands))
-	lt := lineTracker{text: text, line: 1}
+	lt := newLineTracker(text)
 	for _, c := range cands {
 		if c.conf < s.minConf {
 			continue
 		}
-		line, col, lineText := lt.at(c.start)
-		if !s.noAllow && strings.Contains(lineText, AllowComment) {
+		line, col := lt.at(c.start)
+		if !s.noAllow && lt.allowed() {
 			res.Suppressed++
 			continue
 		}
@@ -200,39 +200,58 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 
 func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
 
-// lineTracker maps increasing byte offsets to 1-based line and column.
+// lineTracker maps increasing byte offsets to 1-based line and column in
+// time linear in the text, however many detections share a line.
 type lineTracker struct {
-	text      string
-	pos       int // offset of lineStart's line
-	lineStart int
-	line      int
+	text       string
+	pos        int // last offset mapped
+	lineStart  int // start of pos's line
+	line, col  int // at pos
+	allowKnown bool
+	allow      bool // pos's line holds AllowComment
 }
 
-func (lt *lineTracker) at(off int) (line, col int, lineText string) {
-	if off < lt.lineStart { // restart (offsets are sorted, but be safe)
-		lt.pos, lt.lineStart, lt.line = 0, 0, 1
+func newLineTracker(text string) *lineTracker {
+	return &lineTracker{text: text, line: 1, col: 1}
+}
+
+func (lt *lineTracker) at(off int) (line, col int) {
+	if off < lt.pos { // offsets are sorted; restart to be safe
+		*lt = lineTracker{text: lt.text, line: 1, col: 1}
 	}
-	// Count the newlines up to off in one vectorized pass, then find the
-	// start of off's line.
-	if nl := strings.Count(lt.text[lt.lineStart:off], "\n"); nl > 0 {
+	seg := lt.text[lt.pos:off]
+	if nl := strings.Count(seg, "\n"); nl > 0 {
 		lt.line += nl
-		lt.lineStart = strings.LastIndexByte(lt.text[:off], '\n') + 1
-	}
-	end := strings.IndexByte(lt.text[lt.lineStart:], '\n')
-	if end < 0 {
-		end = len(lt.text)
+		lt.lineStart = lt.pos + strings.LastIndexByte(seg, '\n') + 1
+		lt.col = 1 + runeCount(lt.text[lt.lineStart:off])
+		lt.allowKnown = false
 	} else {
-		end += lt.lineStart
+		lt.col += runeCount(seg)
 	}
-	return lt.line, utf8.RuneCountInString(lt.text[lt.lineStart:off]) + 1, lt.text[lt.lineStart:end]
+	lt.pos = off
+	return lt.line, lt.col
 }
 
-// find returns all candidates in text, including those in decoded layers.
+// allowed reports whether the current line holds the allow comment,
+// reading each line at most once.
+func (lt *lineTracker) allowed() bool {
+	if !lt.allowKnown {
+		end := strings.IndexByte(lt.text[lt.lineStart:], '\n')
+		if end < 0 {
+			end = len(lt.text) - lt.lineStart
+		}
+		lt.allow = strings.Contains(lt.text[lt.lineStart:lt.lineStart+end], AllowComment)
+		lt.allowKnown = true
+	}
+	return lt.allow
+}
+
 // scanState carries what one Scan call learns along the way.
 type scanState struct {
 	truncated bool // a bound stopped matching early
 }
 
+// find returns all candidates in text, including those in decoded layers.
 func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth int) ([]candidate, error) {
 	sc := s.pool.Get().(*scratch)
 	hits := sc.hits[:0]

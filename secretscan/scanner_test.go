@@ -315,3 +315,20 @@ func TestHitCapSetsTruncated(t *testing.T) {
 		t.Error("small input truncated")
 	}
 }
+
+func TestLineTracker(t *testing.T) {
+	text := "ab\nçd é\n\nxyz keysweep:allow\nlast"
+	lt := newLineTracker(text)
+	for _, tc := range []struct{ off, line, col int }{
+		{0, 1, 1}, {1, 1, 2}, {3, 2, 1}, {5, 2, 2}, {strings.Index(text, "é"), 2, 4},
+		{strings.Index(text, "xyz"), 4, 1}, {strings.Index(text, "last"), 5, 1}, {len(text), 5, 5},
+	} {
+		line, col := lt.at(tc.off)
+		if line != tc.line || col != tc.col {
+			t.Errorf("offset %d: %d:%d want %d:%d", tc.off, line, col, tc.line, tc.col)
+		}
+		if want := tc.line == 4; lt.allowed() != want {
+			t.Errorf("offset %d: allowed %v", tc.off, !want)
+		}
+	}
+}
