@@ -116,3 +116,37 @@ func BenchmarkTwoPoolsBeginScan(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "admissions/s")
 }
+
+// BenchmarkRateDecisionLatency is one decision at a time from one replica:
+// the round-trip cost without queueing.
+func BenchmarkRateDecisionLatency(b *testing.B) {
+	dsn := testDSN(b)
+	schema := uniqueSchema(b, dsn)
+	s, err := Open(b.Context(), dsn, &Options{Schema: schema})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var nowUS atomic.Int64
+	nowUS.Store(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).UnixMicro())
+	l, _ := limits.New(s, &limits.Config{Now: func() time.Time { return time.UnixMicro(nowUS.Add(1000)) }})
+	lat := make([]time.Duration, 0, 1<<16)
+	i := 0
+	step := func() {
+		st := time.Now()
+		_, err := l.AllowRequest(b.Context(), fmt.Sprintf("cred-%04d", i%1000))
+		if err != nil && !limits.ErrRateLimited.Is(err) && !limits.ErrRateLimitUnavailable.Is(err) {
+			b.Fatal(err)
+		}
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(st))
+		}
+		i++
+	}
+	for b.Loop() {
+		step()
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
