@@ -132,6 +132,10 @@ type CallEnv struct {
 	// CloseStream ends the call's response stream early where the
 	// transport can resume it; nil cannot. See Call.CloseStream.
 	CloseStream func() bool
+	// Begin admits the call's work: on a hosted server it takes a scan
+	// slot and charges quota for tools that consume it. Nil admits
+	// everything. See Call.Begin.
+	Begin func(ctx context.Context) (context.Context, error)
 }
 
 // Call is a handler's view of the call in progress.
@@ -145,6 +149,7 @@ type Call struct {
 	stateSet bool
 	last     float64
 	sent     bool
+	begun    bool
 }
 
 // NewCall makes the call context for one invocation of tool.
@@ -255,6 +260,35 @@ func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[str
 // parks the task until the client answers.
 func (c *Call) Detach() bool {
 	return c.env.Detach != nil && c.env.Detach()
+}
+
+// Begin marks the start of the call's work, after the handler's own
+// checks. A tool whose catalog says it consumes quota must call it before
+// doing the work: on a hosted server this is where the call is admitted
+// (concurrency slots, the scan rate and the monthly allowance) and charged,
+// so a call refused by validation is never charged. The returned context
+// ends if the admission is lost (an abandoned slot reclaimed); run the work
+// under it. A refusal is a *Error with the limit's code (quota_exceeded,
+// too_many_concurrent_scans, ...): return it. Later calls to Begin do
+// nothing.
+func (c *Call) Begin(ctx context.Context) (context.Context, error) {
+	c.mu.Lock()
+	if c.begun {
+		c.mu.Unlock()
+		return ctx, nil
+	}
+	c.begun = true
+	c.mu.Unlock()
+	if c.env.Begin == nil {
+		return ctx, nil
+	}
+	return c.env.Begin(ctx)
+}
+
+func (c *Call) hasBegun() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.begun
 }
 
 // CloseStream ends the call's response stream early, where the client can

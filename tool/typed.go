@@ -184,6 +184,12 @@ func (t *Tool) invoke(ctx context.Context, call *Call, args json.RawMessage) (re
 		call.Logger().LogAttrs(ctx, slog.LevelError, "tool returned no result", slog.String("tool", t.Name))
 		return errorResult(internalError(), t.outputSchema != nil)
 	}
+	if t.Catalog.ConsumesQuota && !r.IsError && !call.hasBegun() {
+		// A quota tool that did its work without being admitted would
+		// be a free scan: refuse the result rather than return it.
+		call.Logger().LogAttrs(ctx, slog.LevelError, "tool consumes quota but never called Call.Begin", slog.String("tool", t.Name))
+		return errorResult(internalError(), t.outputSchema != nil)
+	}
 	addWarnings(r, call.takeWarnings())
 	return r
 }

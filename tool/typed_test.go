@@ -365,3 +365,33 @@ func TestRawTool(t *testing.T) {
 		t.Error("remote $ref was accepted (it must never be fetched)")
 	}
 }
+
+func TestQuotaToolsMustBegin(t *testing.T) {
+	d := sampleDef("metered")
+	d.Catalog.ConsumesQuota = true
+	lazy, _ := New(d, func(ctx context.Context, c *Call, _ struct{}) (string, error) { return "free work", nil })
+	if r := invoke(t, lazy, `{}`); r.ErrorCode != CodeInternal {
+		t.Errorf("a quota tool that never called Begin returned %+v", r)
+	}
+	admitted := 0
+	env := CallEnv{Begin: func(ctx context.Context) (context.Context, error) {
+		admitted++
+		if admitted > 1 {
+			return ctx, Errorf("quota_exceeded", "monthly scans used up")
+		}
+		return ctx, nil
+	}}
+	good, _ := New(d, func(ctx context.Context, c *Call, _ struct{}) (string, error) {
+		if _, err := c.Begin(ctx); err != nil {
+			return "", err
+		}
+		c.Begin(ctx) // a second call does nothing
+		return "paid work", nil
+	})
+	if r := good.Invoke(context.Background(), NewCall("metered", env), nil); r.IsError || admitted != 1 {
+		t.Errorf("admitted call: %+v (admissions %d)", r, admitted)
+	}
+	if r := good.Invoke(context.Background(), NewCall("metered", env), nil); r.ErrorCode != "quota_exceeded" {
+		t.Errorf("refused admission: %+v", r)
+	}
+}

@@ -63,6 +63,10 @@ func keysweepTools(deps Deps) ([]*tool.Tool, error) {
 			ConsumesQuota: true,
 		},
 	}, func(ctx context.Context, call *tool.Call, in scanTextArgs) (ScanTextResult, error) {
+		ctx, err := call.Begin(ctx)
+		if err != nil {
+			return ScanTextResult{}, err
+		}
 		call.Progress(0, 1, "scanning")
 		res, err := sc.Scan(ctx, in.Text)
 		if err != nil {

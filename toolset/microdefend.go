@@ -114,6 +114,10 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 		if err := sc.Validate(ctx, in.URL); err != nil {
 			return nil, err
 		}
+		ctx, err := call.Begin(ctx) // admitted and charged from here on
+		if err != nil {
+			return nil, err
+		}
 		call.Detach() // a tasks-capable client polls from here on
 		call.Progress(0, 1, "scanning")
 		rep, err := sc.Scan(ctx, in.URL)
