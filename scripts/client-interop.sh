@@ -9,7 +9,8 @@
 #   - the MCP Inspector CLI (@modelcontextprotocol/inspector) in both
 #     protocol eras (--protocol-era modern and legacy): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
-#     scripts/clients/check-inspector.mjs.
+#     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
+#     which fails on error-severity schema portability problems.
 #
 # It builds warden, starts `warden serve` on a free loopback port, and
 # launches `warden stdio` through each client. Every check is printed; the
@@ -173,12 +174,14 @@ ts_client stdio "$bin"
 for era in modern legacy; do
 	http=("$url" --transport http)
 	stdio=("$bin" stdio)
-	inspect http "$era" list -- "${http[@]}" --method tools/list
+	# --strict: exit 6 if any tool schema has an error-severity portability
+	# problem (warnings only print).
+	inspect http "$era" list -- "${http[@]}" --method tools/list --strict
 	inspect http "$era" call "${#text}" -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "text=$text"
 	inspect http "$era" call-error -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1"
 	# The command to spawn follows "--": --tool-arg takes every word up to
 	# the next option.
-	inspect stdio "$era" list -- --method tools/list -- "${stdio[@]}"
+	inspect stdio "$era" list -- --method tools/list --strict -- "${stdio[@]}"
 	inspect stdio "$era" call "${#text}" -- --method tools/call --tool-name "$tool" --tool-arg "text=$text" -- "${stdio[@]}"
 	inspect stdio "$era" call-error -- --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1" -- "${stdio[@]}"
 done
