@@ -420,7 +420,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false
 	}
 	lv := strings.ToLower(v)
-	if nonValues[lv] || knownTestValues[v] || isPlaceholder(v) {
+	if nonValues[lv] && !(c == assignPassword && lv == "secret") || knownTestValues[v] || isPlaceholder(v) {
 		return 0, false
 	}
 	if c != assignPassword && placeholderWords[lv] || lv == "secret" {

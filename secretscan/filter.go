@@ -31,7 +31,7 @@ var placeholderMarkers = []string{
 	"xxxx", "example", "sample", "changeme", "change_me", "change-me", "changeit",
 	"your_", "your-", "yourapi", "yourkey", "yoursecret", "yourtoken", "yourpass",
 	"placeholder", "dummy", "redacted", "insert", "replace",
-	"${", "{{", "}}", "<", ">", "%s", "****", "....", "…", "■",
+	"${", "{{", "}}", "%s", "****", "....", "…", "■",
 	"notreal", "not_real", "not-real", "fake_", "_fake", "-fake", "fake-",
 	"enter_", "enter-", "put-your", "secret_here", "key_here",
 	"token_here", "here_", "_here", "password123", "passw0rd", "p@ssw0rd", "p@ssword",
@@ -81,6 +81,9 @@ func isPlaceholder(v string) bool {
 		if c == '{' || c == '(' || c >= 'A' && c <= 'Z' || c == '_' && i+2 < len(v) && v[i+2] >= 'A' && v[i+2] <= 'Z' {
 			return true // ${VAR}, $(cmd), $VAR, $_ENV
 		}
+	}
+	if lt := strings.IndexByte(v, '<'); lt >= 0 && strings.IndexByte(v[lt:], '>') > 0 {
+		return true // <TOKEN>, <your-key>
 	}
 	found := false
 	placeholderAC.scan(v, func(int, int) bool { found = true; return false })
