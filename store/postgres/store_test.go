@@ -204,7 +204,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -289,4 +289,34 @@ func TestTerminatedBackends(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 20 calls right after termination failed closed", failures)
+}
+
+// TestUpgradeFromVersion2 applies the first two migrations, as a binary of
+// that era would have, then opens with this one: version 3 is applied and
+// admissions work.
+func TestUpgradeFromVersion2(t *testing.T) {
+	dsn := testDSN(t)
+	schema := uniqueSchema(t, dsn)
+	saved := migrations
+	migrations = migrations[:2]
+	old, err := Open(t.Context(), dsn, &Options{Schema: schema})
+	migrations = saved
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := Open(t.Context(), dsn, &Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := limits.New(s, nil)
+	sc, err := l.BeginScan(t.Context(), limits.ScanRequest{Credential: "c", Tool: "t", ScanKey: "k", Charge: true, CallID: "x"})
+	if err != nil {
+		t.Fatalf("admission after upgrade: %v", err)
+	}
+	sc.Release(t.Context())
 }
