@@ -3,17 +3,21 @@
 # and over stdio:
 #
 #   - the official TypeScript client (@modelcontextprotocol/client, v2),
-#     pinned to the 2026-07-28 revision (scripts/clients/ts-client.mjs):
-#     discover, tools/list, tools/call with progress, an invalid-arguments
-#     error result and an unknown-tool protocol error;
+#     pinned to the 2026-07-28 revision and in its default legacy mode
+#     (scripts/clients/ts-client.mjs): discover or initialize, tools/list,
+#     tools/call with progress, an invalid-arguments error result and an
+#     unknown-tool protocol error; and, against the conformance fixture
+#     server (examples/conformance, HTTP), an elicitation round through
+#     the client's own handler, progress and a tool error;
 #   - the MCP Inspector CLI (@modelcontextprotocol/inspector) in both
 #     protocol eras (--protocol-era modern and legacy): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
 #     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
 #     which fails on error-severity schema portability problems.
 #
-# It builds warden, starts `warden serve` on a free loopback port, and
-# launches `warden stdio` through each client. Every check is printed; the
+# It builds warden and the fixture server, starts `warden serve` and the
+# fixtures on free loopback ports, and launches `warden stdio` through each
+# client. Every check is printed; the
 # script exits 1 if any fails, 2 on a setup problem.
 #
 # Usage: scripts/client-interop.sh
@@ -91,33 +95,59 @@ bin="$clients/bin/warden"
 log "building warden"
 (cd "$root" && go build -o "$bin" ./cmd/warden) || die "go build ./cmd/warden failed"
 
+fixtures_bin="$clients/bin/conformance-fixtures"
+log "building the conformance fixture server"
+(cd "$root" && go build -o "$fixtures_bin" ./examples/conformance) || die "go build ./examples/conformance failed"
+
 work="$(mktemp -d)"
-server_pid=""
+pids=()
 cleanup() {
-	if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
+	local p
+	for p in "${pids[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill "$p" 2>/dev/null || true
+			wait "$p" 2>/dev/null || true
+		fi
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-: >"$work/serve.out"
-: >"$work/serve.err"
-"$bin" serve --listen 127.0.0.1:0 --log-level warn >"$work/serve.out" 2>"$work/serve.err" &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-	url="$(sed -n 's/^Warden is listening on \(http:[^ ]*\) .*/\1/p' "$work/serve.out" | head -n 1 || true)"
-	[[ -n "$url" ]] && break
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [[ -z "$url" ]]; then
-	cat "$work/serve.err" >&2
-	die "warden serve did not start"
-fi
+# start <name> <file the URL is printed to> <sed pattern> <command...>
+# starts a server on 127.0.0.1:0 and sets started_url to the URL it
+# announces (not run in a subshell, so that cleanup knows the pid).
+started_url=""
+start() {
+	local name="$1" announce="$2" pattern="$3"
+	shift 3
+	: >"$work/$name.out"
+	: >"$work/$name.err"
+	"$@" >"$work/$name.out" 2>"$work/$name.err" &
+	local pid=$!
+	pids+=("$pid")
+	local u=""
+	for _ in $(seq 1 100); do
+		u="$(sed -n "$pattern" "$work/$name.$announce" | head -n 1 || true)"
+		[[ -n "$u" ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [[ -z "$u" ]]; then
+		cat "$work/$name.err" >&2
+		die "$name did not start"
+	fi
+	started_url="$u"
+}
+
+start serve out 's/^Warden is listening on \(http:[^ ]*\) .*/\1/p' \
+	"$bin" serve --listen 127.0.0.1:0 --log-level warn
+url="$started_url"
+server_pid="${pids[0]}"
 log "warden serve is at $url"
+start fixtures err 's/^conformance fixtures on \(http:[^ ]*\)$/\1/p' \
+	"$fixtures_bin" --listen 127.0.0.1:0
+fixtures_url="$started_url"
+log "the fixture server is at $fixtures_url"
 
 # --- the checks -------------------------------------------------------------
 
@@ -128,10 +158,10 @@ fail() {
 	failed+=("$1")
 }
 
-# ts_client <http|stdio> <target>
+# ts_client <http|stdio|fixtures> <target> <modern|legacy>
 ts_client() {
-	local name="ts-client $1 (2026-07-28)"
-	if (cd "$clients" && timeout 120 "$node" ts-client.mjs "$1" "$2"); then
+	local name="ts-client $1 ($3)"
+	if (cd "$clients" && timeout 120 "$node" ts-client.mjs "$1" "$2" "$3"); then
 		pass "$name"
 	else
 		fail "$name"
@@ -169,8 +199,11 @@ inspect() {
 }
 
 text="interop: no secrets in this text"
-ts_client http "$url"
-ts_client stdio "$bin"
+for era in modern legacy; do
+	ts_client http "$url" "$era"
+	ts_client stdio "$bin" "$era"
+	ts_client fixtures "$fixtures_url" "$era"
+done
 for era in modern legacy; do
 	http=("$url" --transport http)
 	stdio=("$bin" stdio)

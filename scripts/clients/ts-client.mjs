@@ -1,21 +1,29 @@
 // ts-client.mjs drives a Warden server with the official TypeScript client
-// (@modelcontextprotocol/client, v2), pinned to the 2026-07-28 revision:
-// discover, tools/list, tools/call (ok, with progress; invalid arguments;
-// unknown tool). It exits non-zero, naming the failed check, on any
-// mismatch.
+// (@modelcontextprotocol/client, v2) and exits non-zero, naming each failed
+// check, on any mismatch.
 //
 // Usage (run from the directory whose node_modules holds the client):
-//   node ts-client.mjs http  http://127.0.0.1:PORT/mcp
-//   node ts-client.mjs stdio /path/to/warden
+//   node ts-client.mjs http     http://127.0.0.1:PORT/mcp  [modern|legacy]
+//   node ts-client.mjs stdio    /path/to/warden            [modern|legacy]
+//   node ts-client.mjs fixtures http://127.0.0.1:PORT/mcp  [modern|legacy]
+//
+// http and stdio talk to warden itself: discover or initialize, tools/list,
+// tools/call with progress, an invalid-arguments error result and an
+// unknown-tool protocol error. fixtures talks to the conformance fixture
+// server (examples/conformance), whose tools ask for input: an elicitation
+// round (MRTR retry on 2026-07-28, a server request on legacy), progress
+// and a tool error. modern pins the client to 2026-07-28
+// (versionNegotiation: {mode: {pin: '2026-07-28'}}); legacy is the
+// client's default initialize handshake.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const [mode, target] = process.argv.slice(2);
-if (!['http', 'stdio'].includes(mode) || !target) {
-  console.error('usage: node ts-client.mjs http <url> | stdio <warden-binary>');
+const [mode, target, era = 'modern'] = process.argv.slice(2);
+if (!['http', 'stdio', 'fixtures'].includes(mode) || !target || !['modern', 'legacy'].includes(era)) {
+  console.error('usage: node ts-client.mjs http|stdio|fixtures <url-or-binary> [modern|legacy]');
   process.exit(2);
 }
-const label = `ts-client ${mode}`;
+const label = `ts-client ${mode} ${era}`;
 const tool = process.env.WARDEN_INTEROP_TOOL || 'keysweep_scan_text';
 let failures = 0;
 
@@ -28,32 +36,45 @@ function check(ok, what, detail) {
   }
 }
 
-const transport = mode === 'http'
-  ? new StreamableHTTPClientTransport(new URL(target))
-  : new StdioClientTransport({ command: target, args: ['stdio', '--log-level', 'error'], stderr: 'inherit' });
+const transport = mode === 'stdio'
+  ? new StdioClientTransport({ command: target, args: ['stdio', '--log-level', 'error'], stderr: 'inherit' })
+  : new StreamableHTTPClientTransport(new URL(target));
 
-const client = new Client(
-  { name: 'warden-interop', version: '1.0.0' },
-  { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-);
+const options = { capabilities: mode === 'fixtures' ? { elicitation: {} } : {} };
+if (era === 'modern') {
+  options.versionNegotiation = { mode: { pin: '2026-07-28' } };
+}
+const client = new Client({ name: 'warden-interop', version: '1.0.0' }, options);
+const asked = [];
+if (mode === 'fixtures') {
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { name: 'Ada' } };
+  });
+}
 
 const timer = setTimeout(() => {
   console.log(`${label}: FAIL timed out after 60 s`);
   process.exit(1);
 }, 60_000);
 
-try {
-  await client.connect(transport);
-  check(client.getNegotiatedProtocolVersion() === '2026-07-28', 'negotiated 2026-07-28', client.getNegotiatedProtocolVersion());
-  check(client.getProtocolEra() === 'modern', 'modern era (server/discover, no initialize)', client.getProtocolEra());
-  check(client.getServerVersion()?.name === 'warden', 'serverInfo names warden', client.getServerVersion());
-  check(client.getServerCapabilities()?.tools !== undefined, 'discover declares tools', client.getServerCapabilities());
+// growing reports whether progress values strictly increase.
+const growing = (p) => p.every((v, i) => i === 0 || v > p[i - 1]);
 
+async function checkConnection(serverName) {
+  const wantVersion = era === 'modern' ? '2026-07-28' : '2025-11-25';
+  check(client.getNegotiatedProtocolVersion() === wantVersion, `negotiated ${wantVersion}`, client.getNegotiatedProtocolVersion());
+  check(client.getProtocolEra() === era, `${era} era`, client.getProtocolEra());
+  check(client.getServerVersion()?.name === serverName, `serverInfo names ${serverName}`, client.getServerVersion());
+  check(client.getServerCapabilities()?.tools !== undefined, 'the server declares tools', client.getServerCapabilities());
+}
+
+async function warden() {
+  await checkConnection('warden');
   const list = await client.listTools();
-  const listed = list.tools.find((t) => t.name === tool);
   check(list.tools.length > 0, 'tools/list is not empty', list.tools.length);
   check(list.tools.every((t) => t.description && t.inputSchema?.type === 'object'), 'every tool has a description and an object input schema');
-  check(listed !== undefined, `tools/list has ${tool}`, list.tools.map((t) => t.name));
+  check(list.tools.some((t) => t.name === tool), `tools/list has ${tool}`, list.tools.map((t) => t.name));
 
   const progress = [];
   const text = 'interop: nothing secret here';
@@ -65,16 +86,15 @@ try {
   check(res.structuredContent?.status === 'completed', 'structured status is completed', res.structuredContent);
   check(res.structuredContent?.text_length === text.length, 'structured text_length matches', res.structuredContent);
   check(Array.isArray(res.content) && res.content[0]?.type === 'text', 'content carries a text block', res.content);
-  const grows = progress.every((v, i) => i === 0 || v > progress[i - 1]);
   if (mode === 'http') {
-    check(progress.length >= 1 && grows, 'progress notifications arrive and grow', progress);
+    check(progress.length >= 1 && growing(progress), 'progress notifications arrive and grow', progress);
   } else {
     // Over stdio, client 2.4.0 runs notification handlers in a later
     // microtask but settles a response at once: when the progress lines
     // and the response arrive in one read, the response wins and the
     // progress is dropped as "unknown token", though the server wrote it
     // first. Only growth is checked here; the Go tests pin the order.
-    check(grows, 'progress notifications that arrive grow', progress);
+    check(growing(progress), 'progress notifications that arrive grow', progress);
     console.log(`${label}: note progress notifications seen: ${progress.length}`);
   }
 
@@ -89,6 +109,32 @@ try {
     unknown = e;
   }
   check(unknown !== undefined && unknown.code === -32602, 'unknown tool is a -32602 protocol error', unknown && { code: unknown.code, message: unknown.message });
+}
+
+async function fixtures() {
+  await checkConnection('warden-conformance');
+  const simple = await client.callTool({ name: 'test_simple_text' });
+  check(simple.content?.[0]?.text === 'This is a simple text response for testing.', 'a tool called without arguments answers', simple);
+
+  const greeting = await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+  check(asked.length === 1, 'the client was asked once, through its elicitation handler', asked);
+  check(greeting.content?.[0]?.text === 'Hello, Ada!', 'the answer reaches the tool (Hello, Ada!)', greeting);
+
+  const progress = [];
+  const done = await client.callTool(
+    { name: 'test_tool_with_progress', arguments: {} },
+    { onprogress: (p) => progress.push(p.progress) },
+  );
+  check(done.isError !== true, 'test_tool_with_progress succeeds', done);
+  check(progress.length === 3 && growing(progress), 'three growing progress notifications', progress);
+
+  const failed = await client.callTool({ name: 'test_error_handling', arguments: {} });
+  check(failed.isError === true, 'a tool error is an isError result', failed);
+}
+
+try {
+  await client.connect(transport);
+  await (mode === 'fixtures' ? fixtures() : warden());
 } catch (e) {
   failures++;
   console.log(`${label}: FAIL ${e?.stack || e}`);
