@@ -616,3 +616,33 @@ func TestToolsListCacheFollowsRegistry(t *testing.T) {
 		t.Fatalf("modern list after a legacy one: %s", body)
 	}
 }
+
+// TestDiscoverFollowsFeatures checks the kept server/discover renderings
+// that the discover benchmark exercises: adding and removing a prompt
+// changes the advertised capabilities on the next request.
+func TestDiscoverFollowsFeatures(t *testing.T) {
+	s := fixture.WardenServer(1)
+	c := newHTTPClient(mcp.NewHTTPHandler(s, nil))
+	discover := func() string {
+		t.Helper()
+		rec := c.post(fixture.Discover())
+		if err := checkHTTP(rec, fixture.WantDiscover); err != nil {
+			t.Fatal(err)
+		}
+		return rec.body.String()
+	}
+	if body := discover(); strings.Contains(body, `"prompts"`) {
+		t.Fatalf("prompts advertised before any was added: %s", body)
+	}
+	s.AddPrompt(&mcp.Prompt{Name: "p", Description: "d",
+		Get: func(context.Context, *tool.Call, map[string]string) (*mcp.PromptResult, error) {
+			return &mcp.PromptResult{}, nil
+		}})
+	if body := discover(); !strings.Contains(body, `"prompts":{"listChanged":true}`) {
+		t.Fatalf("prompts not advertised after AddPrompt: %s", body)
+	}
+	s.RemovePrompt("p")
+	if body := discover(); strings.Contains(body, `"prompts"`) {
+		t.Fatalf("prompts still advertised after RemovePrompt: %s", body)
+	}
+}

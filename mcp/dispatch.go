@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/warden-mcp/warden/internal/jsonwalk"
 	"github.com/warden-mcp/warden/tool"
@@ -153,10 +154,17 @@ func (s *Server) finish(x *exchange, body []byte, cacheable bool) []byte {
 	return append(out, '}')
 }
 
+// discover renders the server/discover result. It depends only on the
+// options and on which features are served, so each rendering is kept
+// and shared; callers copy it into the response and never write to it.
 func (s *Server) discover() []byte {
+	flags := s.featureFlags()
+	if b := s.discovered[flags].Load(); b != nil {
+		return *b
+	}
 	body := map[string]any{
 		"supportedVersions": modernVersions,
-		"capabilities":      s.capabilities(false),
+		"capabilities":      s.capabilitiesFor(flags, false),
 		"resultType":        "complete",
 		"ttlMs":             s.ttlMs(),
 		"cacheScope":        "public",
@@ -166,6 +174,7 @@ func (s *Server) discover() []byte {
 		body["instructions"] = s.opts.Instructions
 	}
 	b, _ := json.Marshal(body)
+	s.discovered[flags].Store(&b)
 	return b
 }
 
@@ -319,6 +328,31 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 
 // runTool resolves the view, runs the hooks and the tool.
 func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv) *tool.Result {
+	if s.opts.Admit != nil {
+		// Begin is called by the handler with the context the hooks
+		// decorated (the caller, the audit record), so the admission
+		// sees them. The slot is released when the tool returns.
+		var mu sync.Mutex
+		var release func()
+		env.Begin = func(ctx context.Context) (context.Context, error) {
+			wctx, rel, err := s.opts.Admit(ctx, t, args)
+			if err != nil {
+				return ctx, err
+			}
+			mu.Lock()
+			release = rel
+			mu.Unlock()
+			return wctx, nil
+		}
+		defer func() {
+			mu.Lock()
+			rel := release
+			mu.Unlock()
+			if rel != nil {
+				rel()
+			}
+		}()
+	}
 	call := tool.NewCall(t.Name, env)
 	next := func(ctx context.Context) *tool.Result {
 		if t.Scope == tool.ViewScoped && env.View == nil {

@@ -45,6 +45,13 @@ const (
 // call returns its own error result without calling next.
 type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result
 
+// AdmitFunc admits a tool call's work when the tool calls Call.Begin:
+// on a hosted server it takes a concurrency slot and charges quota. It
+// returns the context the work runs under and a release function the
+// server calls when the work ends. A refusal is returned as the error (a
+// *tool.Error with the limit's code).
+type AdmitFunc func(ctx context.Context, t *tool.Tool, args json.RawMessage) (context.Context, func(), error)
+
 // Options configure a Server. The zero value of each field is a safe
 // default.
 type Options struct {
@@ -76,6 +83,8 @@ type Options struct {
 	Visible func(ctx context.Context, t *tool.Tool) bool
 	// Hooks wrap every tool call, outermost first.
 	Hooks []CallHook
+	// Admit admits a call's work at Call.Begin. Nil admits everything.
+	Admit AdmitFunc
 	// Tasks enables the io.modelcontextprotocol/tasks extension.
 	Tasks bool
 }
@@ -96,6 +105,9 @@ type Server struct {
 	// lists holds the last rendered tools/list page per era (0 legacy, 1
 	// modern) while every caller sees the same tools; see toolsList.
 	lists [2]atomic.Pointer[listPage]
+	// discovered holds the server/discover result rendered for each
+	// combination of feature flags; everything else in it is fixed.
+	discovered [featureCombos]atomic.Pointer[[]byte]
 
 	mu        sync.Mutex
 	listeners map[*listener]struct{}
@@ -176,26 +188,54 @@ func (s *Server) visible(ctx context.Context, t *tool.Tool) bool {
 	return s.opts.Visible == nil || s.opts.Visible(ctx, t)
 }
 
+// Feature flags that shape the capabilities object: what is served
+// beside tools.
+const (
+	hasPrompts = 1 << iota
+	hasResources
+	hasCompletions
+	featureCombos = 1 << iota // number of flag combinations
+)
+
+// featureFlags reads which optional features are served now.
+func (s *Server) featureFlags() int {
+	f := &s.features
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	flags := 0
+	if len(f.prompts) > 0 {
+		flags |= hasPrompts
+	}
+	if len(f.resources) > 0 || len(f.templates) > 0 {
+		flags |= hasResources
+	}
+	if f.completions() {
+		flags |= hasCompletions
+	}
+	return flags
+}
+
 // capabilities renders the server capabilities object. Prompts, resources
 // and completions are advertised only when something serves them, so that
 // what discover declares is exactly what answers.
 func (s *Server) capabilities(legacy bool) map[string]any {
+	return s.capabilitiesFor(s.featureFlags(), legacy)
+}
+
+func (s *Server) capabilitiesFor(flags int, legacy bool) map[string]any {
 	caps := map[string]any{
 		"tools":   map[string]any{"listChanged": true},
 		"logging": map[string]any{},
 	}
-	f := &s.features
-	f.mu.RLock()
-	if len(f.prompts) > 0 {
+	if flags&hasPrompts != 0 {
 		caps["prompts"] = map[string]any{"listChanged": true}
 	}
-	if len(f.resources) > 0 || len(f.templates) > 0 {
+	if flags&hasResources != 0 {
 		caps["resources"] = map[string]any{"listChanged": true, "subscribe": true}
 	}
-	if f.completions() {
+	if flags&hasCompletions != 0 {
 		caps["completions"] = map[string]any{}
 	}
-	f.mu.RUnlock()
 	if s.tasks != nil && !legacy {
 		caps["extensions"] = map[string]any{taskExtension: map[string]any{}}
 	}
