@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4/jwt"
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // BenchmarkMiddleware measures the whole auth step of a request: header
@@ -79,13 +79,13 @@ func BenchmarkSignature(b *testing.B) {
 		{"RS256", "rsa-1", tokenRS(b, claims())},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			tok, err := jwt.ParseSigned(c.token, allowedAlgs)
+			jws, err := jose.ParseSignedCompact(c.token, allowedAlgs)
 			if err != nil {
 				b.Fatal(err)
 			}
 			k := keys[c.kid]
 			loopWithPercentiles(b, func() {
-				if err := tok.Claims(k.pub); err != nil {
+				if _, err := jws.Verify(k.pub); err != nil {
 					b.Fatal("signature does not verify")
 				}
 			})

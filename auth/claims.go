@@ -17,37 +17,56 @@ type claimTimes struct {
 }
 
 // principalFromClaims applies the claims policy to a payload whose
-// signature go-jose has verified. raw is the payload, std its registered
-// claims as go-jose decoded them, and stdErr what that decoding returned.
+// signature go-jose has verified.
 //
-// go-jose checks iss, aud and the time window (jwt.Expected with leeway).
-// Ours on top: no duplicate members anywhere in the payload, exp and iat
-// present as JSON numbers (go-jose reads null as absent and takes negative
-// dates), exp after iat, a maximum lifetime, aud compared after RFC 8707
+// The payload is decoded once, by our strict decoder (no duplicate members
+// at any depth, valid UTF-8), and the registered claims are read from its
+// members with go-jose's own claim types, so no second JSON parser can
+// disagree with the first. go-jose then checks iss, aud and the time window
+// (jwt.Expected with leeway). Ours on top: exp and iat present as JSON
+// numbers (go-jose reads null as absent and takes negative dates), exp
+// after iat, a maximum lifetime, aud compared after RFC 8707
 // normalization, and the identity claims under their configured names.
-func (v *Verifier) principalFromClaims(raw []byte, std *jwt.Claims, stdErr error, now time.Time) (Principal, claimTimes, *Error) {
+func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal, claimTimes, *Error) {
 	var p Principal
 	var t claimTimes
-	c, err := decodeStrictObject(raw)
+	c, err := decodeStrictObject(payload)
 	if errors.Is(err, errDuplicateMember) {
 		return p, t, invalidToken(ReasonDuplicateMember)
 	}
-	if err != nil || stdErr != nil {
+	if err != nil {
 		return p, t, invalidToken(ReasonMalformedClaims)
 	}
 	names := v.cfg.ClaimNames
 
-	for _, d := range []struct {
+	var std jwt.Claims
+	dates := []struct {
 		name, missing string
 		required      bool
-	}{{"exp", ReasonMissingExpiry, true}, {"iat", ReasonMissingIssuedAt, true}, {"nbf", "", false}} {
+		dst           **jwt.NumericDate
+	}{{"exp", ReasonMissingExpiry, true, &std.Expiry}, {"iat", ReasonMissingIssuedAt, true, &std.IssuedAt}, {"nbf", "", false, &std.NotBefore}}
+	for _, d := range dates {
 		raw, present := c[d.name]
 		switch {
 		case !present && d.required:
 			return p, t, invalidToken(d.missing)
-		case present && !(raw[0] >= '0' && raw[0] <= '9'):
-			return p, t, invalidToken(ReasonMalformedClaims) // null, negative or not a number
+		case !present:
+			continue
+		case !(raw[0] >= '0' && raw[0] <= '9'): // null, negative, a string
+			return p, t, invalidToken(ReasonMalformedClaims)
 		}
+		*d.dst = new(jwt.NumericDate)
+		if (*d.dst).UnmarshalJSON(raw) != nil {
+			return p, t, invalidToken(ReasonMalformedClaims)
+		}
+	}
+	if raw, ok := c["iss"]; ok {
+		if std.Issuer, ok = jsonString(raw); !ok {
+			return p, t, invalidToken(ReasonMalformedClaims)
+		}
+	}
+	if raw, ok := c["aud"]; ok && std.Audience.UnmarshalJSON(raw) != nil {
+		return p, t, invalidToken(ReasonMalformedClaims)
 	}
 	// go-jose compares aud exactly; an entry naming our resource in another
 	// spelling (upper-case host, default port, trailing "/") counts as ours.

@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // Verifier checks bearer tokens against one issuer's keys. It is safe for
@@ -102,36 +100,38 @@ func (v *Verifier) verifyToken(ctx context.Context, token string) (Principal, *E
 			return p, nil
 		}
 	}
-	jws, e := parseCompact(token, v.cfg.MaxTokenBytes, v.cfg.AcceptedTypes)
+	hdr, e := parseCompact(token, v.cfg.MaxTokenBytes, v.cfg.AcceptedTypes)
 	if e != nil {
 		return Principal{}, e
 	}
-	key, snap, e := v.keys.lookup(ctx, snap, jws.kid)
+	key, snap, e := v.keys.lookup(ctx, snap, hdr.kid)
 	if e != nil {
 		return Principal{}, e
 	}
-	if key.alg != jws.alg {
+	if key.alg != hdr.alg {
 		return Principal{}, invalidToken(ReasonAlgKeyMismatch)
 	}
-	// go-jose parses the token again under the algorithm allowlist,
-	// verifies the signature with the key our policy chose, and decodes
-	// the verified payload twice: raw for our strict checks, and into its
-	// registered-claims struct for its validation.
-	tok, err := jwt.ParseSigned(token, allowedAlgs)
+	// go-jose parses the token again under the algorithm allowlist and
+	// verifies the signature with the key our policy chose. It is called at
+	// the JWS layer (jwt.ParseSigned is a thin wrapper over the same
+	// function) so that the verified payload comes back as bytes: our
+	// strict decoder is then the only JSON parser that reads the claims.
+	jws, err := jose.ParseSignedCompact(token, allowedAlgs)
 	if err != nil {
 		return Principal{}, invalidToken(ReasonMalformedToken)
 	}
-	var raw json.RawMessage
-	var std jwt.Claims
-	err = tok.Claims(key.pub, &raw, &std)
+	payload, err := jws.Verify(key.pub)
 	if errors.Is(err, jose.ErrCryptoFailure) {
 		return Principal{}, invalidToken(ReasonBadSignature)
 	}
-	p, times, e := v.principalFromClaims(raw, &std, err, v.cfg.Clock())
+	if err != nil {
+		return Principal{}, invalidToken(ReasonMalformedToken)
+	}
+	p, times, e := v.principalFromClaims(payload, v.cfg.Clock())
 	if e != nil {
 		return Principal{}, e
 	}
-	p.KeyID = jws.kid
+	p.KeyID = hdr.kid
 	if v.cache != nil {
 		v.cache.put(sum, cacheEntry{p: p, snap: snap, times: times}, v.cfg.Clock())
 	}
