@@ -93,10 +93,11 @@ func base64Spans(text string, out []encodedSpan) []encodedSpan {
 		for k < n && t[text[k]] {
 			k++
 		}
-		for p := 0; p < 2 && k < n && text[k] == '='; p++ { // padding
+		core := k - j // the minimum length does not count padding
+		for p := 0; p < 2 && k < n && text[k] == '='; p++ {
 			k++
 		}
-		if k-j >= minB64Run && k-j <= maxDecodeSpan {
+		if core >= minB64Run && k-j <= maxDecodeSpan {
 			run := text[j:k]
 			lower, upper, digit, _ := charClasses(run)
 			if lower && upper && (digit || k-j >= 24) {
@@ -105,7 +106,7 @@ func base64Spans(text string, out []encodedSpan) []encodedSpan {
 				}
 			}
 		}
-		i = k + 1
+		i = k // after padding, text[k] may already start the next run
 	}
 	return out
 }

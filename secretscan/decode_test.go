@@ -45,10 +45,11 @@ func naiveBase64Spans(text string) []encodedSpan {
 		for j < len(text) && b64Table[text[j]] {
 			j++
 		}
+		core := j - i
 		for p := 0; p < 2 && j < len(text) && text[j] == '='; p++ {
 			j++
 		}
-		if j-i >= minB64Run {
+		if core >= minB64Run && j-i <= maxDecodeSpan {
 			lower, upper, digit, _ := charClasses(text[i:j])
 			if lower && upper && (digit || j-i >= 24) {
 				if d, ok := decodeBase64(text[i:j]); ok {
