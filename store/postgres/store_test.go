@@ -320,3 +320,42 @@ func TestUpgradeFromVersion2(t *testing.T) {
 	}
 	sc.Release(t.Context())
 }
+
+func TestPrune(t *testing.T) {
+	dsn := testDSN(t)
+	s, err := Open(t.Context(), dsn, &Options{Schema: uniqueSchema(t, dsn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	p := limits.RatePolicy{Limit: 2, Window: time.Minute}
+	for _, k := range []struct {
+		key string
+		at  time.Time
+	}{{"a", t0}, {"b", t0.Add(time.Hour)}, {"edge", t0.Add(time.Hour - time.Minute)}} {
+		if _, err := s.TakeRate(t.Context(), k.key, k.at, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AppendAudit(t.Context(), limits.AuditRecord{Time: t0, Credential: "c", Tool: "t", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Prune(t.Context(), t0.Add(time.Hour), t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := s.pool.Query(t.Context(), `SELECT key FROM rate_log ORDER BY key`)
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "edge" was admitted exactly one window ago: it still counts, so it stays.
+	if diff := cmp.Diff([]string{"b", "edge"}, keys); diff != "" {
+		t.Errorf("rate keys after prune (-want +got):\n%s", diff)
+	}
+	var audits int
+	s.pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log`).Scan(&audits)
+	if audits != 0 {
+		t.Errorf("%d audit rows after prune, want 0", audits)
+	}
+}
