@@ -38,7 +38,8 @@ func (l *Limiter) Config() Config { return l.cfg }
 // the decision and a nil error. On denial it returns the decision (for the
 // RateLimit headers) and an *Error with CodeRateLimited. When the store
 // cannot be evaluated it returns an *Error with CodeRateLimitUnavailable and
-// a decision with Allowed false. Callers must deny on any non-nil error.
+// a zero decision (Allowed false, no policy, so SetHeaders writes nothing).
+// Callers must deny on any non-nil error.
 //
 // After a denial the Limiter remembers, in memory, until when the store is
 // certain to deny that credential, and refuses it without a store round
@@ -57,7 +58,9 @@ func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDeci
 	defer cancel()
 	d, err := l.store.TakeRate(ctx, key, now, l.cfg.Transport)
 	if err != nil {
-		return RateDecision{Policy: l.cfg.Transport}, newError(CodeRateLimitUnavailable, l.cfg.UnavailableRetryAfter, err)
+		// A zero decision: SetHeaders writes no RateLimit fields, since
+		// nothing is known about the window. Retry-After comes from the error.
+		return RateDecision{}, newError(CodeRateLimitUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	if !d.Allowed {
 		l.denied.deny(key, now.Add(d.RetryAfter), now)

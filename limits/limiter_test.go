@@ -111,9 +111,11 @@ func TestAllowRequestFailsClosed(t *testing.T) {
 		t.Fatalf("error %#v", e)
 	}
 	h := http.Header{}
+	d.SetHeaders(h)
 	SetRetryAfter(h, err)
-	if got := h.Get("Retry-After"); got != "2" {
-		t.Fatalf("Retry-After %q", got)
+	want := http.Header{"Retry-After": {"2"}}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Fatalf("headers when unavailable (-want +got):\n%s", diff)
 	}
 }
 
