@@ -890,8 +890,10 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	sink.mu.Lock()
 	sink.startLocked()
 	sink.mu.Unlock()
+	resumed := false
 	if lei := r.Header.Get("Last-Event-ID"); lei != "" {
 		if stream, seq, ok := parseEventID(lei); ok {
+			resumed = true
 			missed := sess.events.follow(stream, seq, sink)
 			defer sess.events.unfollow(stream, sink)
 			for _, e := range missed {
@@ -899,12 +901,20 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	sess.SetPush(sink)
+	// A resumed stream carries the rest of the stream it resumes; only a
+	// standalone GET carries the session's own notifications, and a
+	// resumed one must neither take them over nor, when it ends, cut them
+	// off from the standalone stream.
+	if !resumed {
+		sess.SetPush(sink)
+	}
 	select {
 	case <-r.Context().Done():
 	case <-sess.listener.done:
 	}
-	sess.SetPush(nil)
+	if !resumed {
+		sess.SetPush(nil)
+	}
 	sink.finish(nil, nil, nil)
 }
 
