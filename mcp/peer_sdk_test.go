@@ -39,6 +39,14 @@ var peerEras = []peerEra{
 	{name: "modern", version: mcp.VersionModern},
 }
 
+// olderEras are the earlier legacy revisions the client can still ask
+// for; the server must negotiate each as asked.
+var olderEras = []peerEra{
+	{name: "legacy-2025-06-18", version: "2025-06-18"},
+	{name: "legacy-2025-03-26", version: "2025-03-26"},
+	{name: "legacy-2024-11-05", version: "2024-11-05"},
+}
+
 // peerProgress collects the progress notifications a client receives.
 type peerProgress struct {
 	mu  sync.Mutex
@@ -130,7 +138,7 @@ func TestPeerGoSDK(t *testing.T) {
 		{"http", httpTransport},
 	}
 	for _, tr := range transports {
-		for _, era := range peerEras {
+		for _, era := range append(slices.Clone(peerEras), olderEras...) {
 			t.Run(tr.name+"/"+era.name, func(t *testing.T) {
 				fx := newPeerFixture(t)
 				prog := &peerProgress{}
