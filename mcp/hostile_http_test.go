@@ -127,8 +127,9 @@ func trunc(b []byte) string {
 	return string(b)
 }
 
-// zeroReader yields n bytes of a JSON string's inside, and hides its
-// length so the client sends it chunked.
+// patternReader yields prefix, n copies of fill, then suffix, without
+// holding the body in memory; as an io.Reader of unknown length it can be
+// sent chunked.
 type patternReader struct {
 	prefix, suffix []byte
 	fill           byte
