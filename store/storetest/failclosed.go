@@ -147,3 +147,104 @@ func testFailClosedAndRecover(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// testFailClosedMidRun takes the store away while replicas are busy. No
+// call that started after the store was gone and before it came back may be
+// admitted; calls in that span must be refused with the unavailable codes;
+// calls after the return must succeed again.
+func testFailClosedMidRun(t *testing.T, b Backend) {
+	var nowUS atomic.Int64
+	nowUS.Store(t0.UnixMicro())
+	cfg := &limits.Config{
+		Now:              func() time.Time { return time.UnixMicro(nowUS.Add(1000)) },
+		Transport:        limits.RatePolicy{Limit: limits.MaxRateLimit, Window: time.Second},
+		ScannerCapacity:  1000,
+		TransportTimeout: 200 * time.Millisecond,
+	}
+	var lims []*limits.Limiter
+	for range 2 {
+		l, err := limits.New(b.Instance(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims = append(lims, l)
+	}
+	type result struct {
+		start, end time.Time
+		err        error
+	}
+	var mu sync.Mutex
+	var results []result
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		l := lims[w%2]
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				st := time.Now()
+				var err error
+				if i%4 == 3 {
+					var s *limits.Scan
+					s, err = l.BeginScan(context.Background(), limits.ScanRequest{
+						Credential: fmt.Sprint("mid-", w), Tool: "scan_web", ScanKey: fmt.Sprint(w, "-", i),
+					})
+					if err == nil {
+						s.Release(context.Background())
+					}
+				} else {
+					_, err = l.AllowRequest(context.Background(), fmt.Sprint("mid-", w))
+				}
+				mu.Lock()
+				results = append(results, result{st, time.Now(), err})
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(150 * time.Millisecond)
+	b.Break(t)
+	gone := time.Now()
+	time.Sleep(time.Second) // several transport deadlines long
+	back := time.Now()
+	b.Restore(t)
+	time.Sleep(2 * time.Second) // pools reconnect
+	close(stop)
+	wg.Wait()
+
+	// A call may be admitted if it began before the store went away (it may
+	// have committed just in time) or finished after it came back (it
+	// waited, within its deadline, and was then evaluated). A call whose
+	// whole life lay inside the outage must have been refused.
+	var before, after, refused int
+	for _, r := range results {
+		inside := !r.start.Before(gone) && !r.end.After(back)
+		if r.err == nil {
+			if inside {
+				t.Errorf("call from +%v to +%v inside the outage was admitted", r.start.Sub(gone), r.end.Sub(gone))
+			}
+			if r.start.Before(gone) {
+				before++
+			} else if r.start.After(back.Add(time.Second)) {
+				after++
+			}
+			continue
+		}
+		var e *limits.Error
+		if !errors.As(r.err, &e) || !e.Unavailable() || e.RetryAfter <= 0 {
+			t.Errorf("refusal %v, want an *_unavailable error with Retry-After", r.err)
+			continue
+		}
+		if inside {
+			refused++
+		}
+	}
+	t.Logf("admitted before: %d, refused inside the outage: %d, admitted after recovery: %d", before, refused, after)
+	if before == 0 || refused == 0 || after == 0 {
+		t.Fatalf("the run did not cover all phases: before %d, refused inside %d, after %d", before, refused, after)
+	}
+}

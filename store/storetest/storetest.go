@@ -50,6 +50,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"AbandonedLeaseExpires", testAbandonedLeaseExpires},
 		{"Audit", testAudit},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
+		{"FailClosedMidRun", testFailClosedMidRun},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
