@@ -147,7 +147,10 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		if c == '&' && queryParamAt(text, k+1) {
 			break // "?password=x&user=y"
 		}
-		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == '{' || c == ';' && k > j {
+		if c == ';' && k > j && semicolonEnds(text, k) {
+			break // "x; y" statement end, "Password=x;Database=y" field end
+		}
+		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == '{' {
 			break
 		}
 		if xml && c == '<' {
@@ -193,6 +196,21 @@ func quoteBefore(text string, end int) (byte, int) {
 		k--
 	}
 	return q, end - k
+}
+
+// semicolonEnds reports whether the ';' at text[k] ends an unquoted
+// value: it does before blanks or the end of the line, and before another
+// "name=" field; inside a token ("j6u;5i7VLi") it is part of the value.
+func semicolonEnds(text string, k int) bool {
+	for i := k + 1; i < len(text) && i-k < 256; i++ {
+		switch text[i] {
+		case ' ', '\t', '\n', '\r':
+			return i == k+1
+		case '=':
+			return true
+		}
+	}
+	return true
 }
 
 // queryParamAt reports whether text[i:] starts with "name=" (a URL
@@ -413,7 +431,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	}
 	// Cheap structural rejections first; the placeholder automaton and
 	// the entropy come last.
-	if !a.quoted && !a.tight && !a.embedded && (qualifiedName(v) || namesCredential(v)) {
+	if !a.quoted && !a.tight && !a.embedded && (qualifiedName(v) && (c != assignPassword || !strings.ContainsAny(v, "0123456789")) || namesCredential(v)) {
 		return 0, false // a variable or field reference: asn1.ObjectIdentifier, testRSAPrivateKey
 	}
 	if hostOrPath(v) || isVersion(v) {

@@ -152,6 +152,40 @@ var secretKinds = []secretKind{
 	{typ: "url_with_credentials", name: "git_remote", value: func(r *rand.Rand) string {
 		return "https://deploy:" + pick(r, alnum, 20) + "@git." + pick(r, lowNum, 6) + ".example.org/org/repo.git"
 	}},
+	{typ: "twilio_api_key", name: "twilio_key_sid", value: func(r *rand.Rand) string { return "SK" + pick(r, hexLow, 32) }},
+	{typ: "mailgun_api_key", name: "mailgun_key", value: func(r *rand.Rand) string { return "key-" + pick(r, hexLow, 32) }},
+	{typ: "square_access_token", name: "square_token", value: func(r *rand.Rand) string { return "EAAA" + pick(r, b64url, 60) }},
+	{typ: "braintree_access_token", name: "braintree_token", value: func(r *rand.Rand) string {
+		return "access_token$production$" + pick(r, lowNum, 16) + "$" + pick(r, hexLow, 32)
+	}},
+	{typ: "discord_webhook_url", name: "discord_webhook", value: func(r *rand.Rand) string {
+		return "https://discord.com/api/webhooks/" + pick(r, "0123456789", 18) + "/" + pick(r, b64url, 68)
+	}},
+	{typ: "jdbc_connection_string", name: "jdbc_url", value: func(r *rand.Rand) string {
+		return "jdbc:mysql://db." + pick(r, lowNum, 5) + ".internal:3306/app?user=svc&password=" + pick(r, alnum, 16)
+	}},
+	{typ: "database_connection_string", name: "conn_string", value: func(r *rand.Rand) string {
+		return "Server=tcp:sql-" + pick(r, lowNum, 5) + ".internal,1433;Database=app;User ID=svc;Password=" + pick(r, alnum, 16) + ";Encrypt=true"
+	}},
+	{typ: "npm_legacy_auth_token", name: "npmrc", value: func(r *rand.Rand) string {
+		return "//registry.npmjs.org/:_authToken=" + uuid(r)
+	}},
+	{typ: "gitlab_pipeline_trigger_token", name: "gitlab_trigger", value: func(r *rand.Rand) string { return "glptt-" + pick(r, hexLow, 40) }},
+	{typ: "sentry_user_token", name: "sentry_token", value: func(r *rand.Rand) string { return "sntryu_" + pick(r, hexLow, 64) }},
+	{typ: "age_secret_key", name: "age_key", value: func(r *rand.Rand) string {
+		return "AGE-SECRET-KEY-1" + pick(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+	}},
+	{typ: "openssh_private_key", multiline: true, value: func(r *rand.Rand) string {
+		body := base64.StdEncoding.EncodeToString(append([]byte("openssh-key-v1\x00"), randBytes(r, 380)...))
+		var b strings.Builder
+		b.WriteString("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+		for len(body) > 70 {
+			b.WriteString(body[:70] + "\n")
+			body = body[70:]
+		}
+		b.WriteString(body + "\n-----END OPENSSH PRIVATE KEY-----")
+		return b.String()
+	}},
 	// Encoded layers: the credential is only visible after decoding.
 	{typ: "github_personal_access_token", name: "config_b64", value: func(r *rand.Rand) string {
 		return base64.StdEncoding.EncodeToString([]byte("export GITHUB_TOKEN=" + crcToken(r, "ghp_") + "\n"))
@@ -206,4 +240,36 @@ var decoys = []decoy{
 	{"placeholder_url", func(r *rand.Rand, f fileKind) string {
 		return f.assign("database_url", "postgres://user:password@localhost:5432/app")
 	}},
+	{"null_value", func(r *rand.Rand, f fileKind) string { return f.assign("api_token", "null") }},
+	{"replace_me", func(r *rand.Rand, f fileKind) string { return f.assign("client_secret", "REPLACE_ME") }},
+	{"redacted", func(r *rand.Rand, f fileKind) string { return f.assign("password", "<redacted>") }},
+	{"example_key_x", func(r *rand.Rand, f fileKind) string {
+		return f.assign("aws_access_key_id", "AKIA"+strings.Repeat("X", 16))
+	}},
+	{"md5_checksum", func(r *rand.Rand, f fileKind) string { return f.assign("md5", pick(r, hexLow, 32)) }},
+	{"sha1_digest", func(r *rand.Rand, f fileKind) string { return f.assign("digest", "sha1:"+pick(r, hexLow, 40)) }},
+	{"etag", func(r *rand.Rand, f fileKind) string { return f.assign("etag", pick(r, hexLow, 32)) }},
+	{"jwt_io_sample", func(r *rand.Rand, f fileKind) string {
+		return f.assign("example_jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+	}},
+	{"ssh_public_key", func(r *rand.Rand, f fileKind) string {
+		return f.comment("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + pick(r, b64, 43) + " deploy@" + pick(r, lowNum, 6))
+	}},
+	{"certificate", func(r *rand.Rand, f fileKind) string { return pem(r, "CERTIFICATE") }},
+	{"public_key_pem", func(r *rand.Rand, f fileKind) string { return pem(r, "PUBLIC KEY") }},
+	{"binary_base64", func(r *rand.Rand, f fileKind) string {
+		return f.assign("thumbnail", base64.StdEncoding.EncodeToString(randBytes(r, 120)))
+	}},
+	{"image_digest", func(r *rand.Rand, f fileKind) string {
+		return f.assign("image", "registry.example.com/app@sha256:"+pick(r, hexLow, 64))
+	}},
+	{"example_slack", func(r *rand.Rand, f fileKind) string { return f.assign("slack_token", "xoxb-your-bot-token-here") }},
+	{"bearer_placeholder", func(r *rand.Rand, f fileKind) string {
+		return f.comment("curl -H 'Authorization: Bearer YOUR_TOKEN' https://api.example.com")
+	}},
+	{"example_github", func(r *rand.Rand, f fileKind) string {
+		return f.assign("github_token", "ghp_EXAMPLEexampleEXAMPLEexampleEXAMPLE1")
+	}},
+	{"empty_quoted", func(r *rand.Rand, f fileKind) string { return f.assign("api_key", `""`) }},
+	{"random_build_id", func(r *rand.Rand, f fileKind) string { return f.assign("build_id", pick(r, alnum, 32)) }},
 }
