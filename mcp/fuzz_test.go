@@ -26,6 +26,7 @@ import (
 //
 //	go test ./mcp -run '^$' -fuzz FuzzParseMessage -fuzztime 60s
 //	go test ./mcp -run '^$' -fuzz FuzzHTTPHandler -fuzztime 60s
+//	go test ./mcp -run '^$' -fuzz FuzzStdio -fuzztime 60s
 
 func readSeeds(f *testing.F, name string) []txtar.File {
 	f.Helper()
@@ -231,6 +232,39 @@ func checkRPCMessage(t *testing.T, b []byte) {
 	if m.Error != nil && (m.Error.Code == nil || m.Error.Message == "") {
 		t.Fatalf("error without code or message: %q", b)
 	}
+}
+
+// FuzzStdio feeds arbitrary bytes to ServeStdio as a whole stdin (with a
+// small line cap, so over-long lines are exercised): it must return, and
+// every line it writes must be one JSON-RPC message.
+func FuzzStdio(f *testing.F) {
+	var all []byte
+	for _, s := range readSeeds(f, "messages.txtar") {
+		f.Add(s.Data)
+		all = append(all, s.Data...)
+	}
+	f.Add(all)
+	f.Add([]byte("\n\r\n  \n" + strings.Repeat("x", 5000) + "\n{}\n"))
+	fx := newPeerFixture(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+		defer cancel()
+		var out bytes.Buffer
+		done := make(chan error, 1)
+		go func() { done <- fx.srv.ServeStdio(ctx, bytes.NewReader(in), &out, &mcp.StdioOptions{MaxMessageBytes: 4096}) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("ServeStdio still runs 10 s after stdin ended\n%s", buf[:runtime.Stack(buf, true)])
+		}
+		for line := range strings.SplitSeq(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" && out.Len() == 0 {
+				break
+			}
+			checkRPCMessage(t, []byte(line))
+		}
+	})
 }
 
 // TestFuzzSeedsPresent keeps the seed files from going missing quietly.

@@ -77,13 +77,24 @@ func newPeerFixture(t testing.TB) *peerFixture {
 		})
 	tool.Add(fx.reg, peerDef("peer_block", "Blocks until its call is cancelled."),
 		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
-			fx.blockStarted <- struct{}{}
+			// Reports never block, so fuzzers may call it any number of
+			// times; tests read at most a few.
+			report := func(err error) {
+				select {
+				case fx.blockDone <- err:
+				default:
+				}
+			}
+			select {
+			case fx.blockStarted <- struct{}{}:
+			default:
+			}
 			select {
 			case <-ctx.Done():
-				fx.blockDone <- ctx.Err()
+				report(ctx.Err())
 				return "", ctx.Err()
 			case <-time.After(30 * time.Second):
-				fx.blockDone <- errors.New("never cancelled")
+				report(errors.New("never cancelled"))
 				return "not cancelled", nil
 			}
 		})
