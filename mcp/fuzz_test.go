@@ -251,7 +251,9 @@ func FuzzStdio(f *testing.F) {
 		defer cancel()
 		var out bytes.Buffer
 		done := make(chan error, 1)
-		go func() { done <- fx.srv.ServeStdio(ctx, bytes.NewReader(in), &out, &mcp.StdioOptions{MaxMessageBytes: 4096}) }()
+		go func() {
+			done <- fx.srv.ServeStdio(ctx, bytes.NewReader(in), &out, &mcp.StdioOptions{MaxMessageBytes: 4096})
+		}()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
