@@ -9,8 +9,9 @@
 // lock on an UNLOGGED table: its state resets if PostgreSQL crashes or fails
 // over, which only gives credentials a fresh window. Quotas, the charge
 // ledger, leases and the audit log are in ordinary (logged) tables. Scan
-// admission takes a transaction-scoped advisory lock, so it works behind
-// PgBouncer in transaction mode.
+// admission is one call to a PL/pgSQL function that takes a
+// transaction-scoped advisory lock, so it works behind PgBouncer in
+// transaction mode.
 //
 // Times are passed in by the caller, never taken from PostgreSQL's clock:
 // replicas must keep their clocks in sync (NTP). Connections carry
