@@ -23,18 +23,6 @@ const (
 	evStructure
 )
 
-func (e evidence) String() string {
-	switch e {
-	case evKeyword:
-		return "keyword"
-	case evPrefix:
-		return "prefix"
-	case evStructure:
-		return "structure"
-	}
-	return "generic"
-}
-
 // check is the outcome of a structural validator.
 type check int
 
