@@ -9,6 +9,13 @@ import (
 	"github.com/warden-mcp/warden/limits"
 )
 
+// The per-request statements, prepared once by Open.
+const (
+	qSelectLog = `SELECT log FROM rate_log WHERE key = ?`
+	qUpsertLog = `INSERT INTO rate_log (key, log, expires_us) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET log = excluded.log, expires_us = excluded.expires_us`
+)
+
 // TakeRate implements limits.RateStore.
 func (s *Store) TakeRate(ctx context.Context, key string, now time.Time, p limits.RatePolicy) (limits.RateDecision, error) {
 	var d limits.RateDecision
@@ -23,7 +30,7 @@ func (s *Store) TakeRate(ctx context.Context, key string, now time.Time, p limit
 // takeRate runs limits.TakeLog on the row under key inside tx.
 func (s *Store) takeRate(ctx context.Context, tx *sql.Tx, key string, nowUS int64, p limits.RatePolicy) (limits.RateDecision, error) {
 	var blob []byte
-	err := tx.StmtContext(ctx, s.selectLog).QueryRowContext(ctx, key).Scan(&blob)
+	err := s.queryRow(ctx, tx, qSelectLog, key).Scan(&blob)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return limits.RateDecision{}, err
 	}
@@ -39,6 +46,6 @@ func (s *Store) takeRate(ctx context.Context, tx *sql.Tx, key string, nowUS int6
 	if len(next) > 0 {
 		expires = next[len(next)-1] + p.Window.Microseconds()
 	}
-	_, err = tx.StmtContext(ctx, s.upsertLog).ExecContext(ctx, key, encodeLog(next), expires)
+	_, err = s.exec(ctx, tx, qUpsertLog, key, encodeLog(next), expires)
 	return d, err
 }

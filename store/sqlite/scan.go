@@ -9,6 +9,22 @@ import (
 	"github.com/warden-mcp/warden/limits"
 )
 
+// The admission path's statements, prepared once by Open.
+const (
+	qDeleteExpired    = `DELETE FROM scan_lease WHERE expires_us <= ?`
+	qCredentialLeases = `SELECT count(*), count(*) FILTER (WHERE scan_key = ?), min(expires_us)
+		FROM scan_lease WHERE credential = ?`
+	qAllLeases   = `SELECT count(*), min(expires_us) FROM scan_lease`
+	qLedgerKey   = `SELECT scan_key FROM scan_ledger WHERE credential = ? AND call_id = ?`
+	qChargeMonth = `INSERT INTO quota_counter (credential, period, used)
+		SELECT ?1, ?2, 1 WHERE ?3 < 0 OR ?3 > 0
+		ON CONFLICT (credential, period) DO UPDATE SET used = used + 1 WHERE ?3 < 0 OR used < ?3
+		RETURNING used`
+	qInsertLedger = `INSERT INTO scan_ledger
+		(credential, call_id, scan_key, tenant, tool, period, charged_us) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qInsertLease = `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us) VALUES (?, ?, ?, ?, ?)`
+)
+
 // AdmitScan implements limits.ScanStore: the admission steps of package
 // limits in one immediate transaction, rolled back on any refusal.
 func (s *Store) AdmitScan(ctx context.Context, a limits.Admit) (limits.Admission, error) {
@@ -26,13 +42,12 @@ func (s *Store) AdmitScan(ctx context.Context, a limits.Admit) (limits.Admission
 
 func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.Admission, error) {
 	now := a.Now.UnixMicro()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, now); err != nil {
+	if _, err := s.exec(ctx, tx, qDeleteExpired, now); err != nil {
 		return limits.Admission{}, err
 	}
 	var mine, dup int
 	var soonestMine sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE scan_key = ?), min(expires_us)
-		FROM scan_lease WHERE credential = ?`, a.ScanKey, a.Credential).Scan(&mine, &dup, &soonestMine); err != nil {
+	if err := s.queryRow(ctx, tx, qCredentialLeases, a.ScanKey, a.Credential).Scan(&mine, &dup, &soonestMine); err != nil {
 		return limits.Admission{}, err
 	}
 	if dup > 0 {
@@ -43,7 +58,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 	}
 	var all int
 	var soonestAll sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), min(expires_us) FROM scan_lease`).Scan(&all, &soonestAll); err != nil {
+	if err := s.queryRow(ctx, tx, qAllLeases).Scan(&all, &soonestAll); err != nil {
 		return limits.Admission{}, err
 	}
 	if all >= a.Capacity {
@@ -52,8 +67,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 	var adm limits.Admission
 	if a.Charge {
 		var key string
-		err := tx.QueryRowContext(ctx, `SELECT scan_key FROM scan_ledger WHERE credential = ? AND call_id = ?`,
-			a.Credential, a.CallID).Scan(&key)
+		err := s.queryRow(ctx, tx, qLedgerKey, a.Credential, a.CallID).Scan(&key)
 		switch {
 		case err == nil && key != a.ScanKey:
 			return limits.Admission{Refusal: limits.CodeIdempotencyConflict}, nil
@@ -68,18 +82,14 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 				return limits.Admission{Refusal: limits.CodeRateLimitExceeded, RetryAfter: d.RetryAfter}, nil
 			}
 			var used int64
-			err = tx.QueryRowContext(ctx, `INSERT INTO quota_counter (credential, period, used)
-				SELECT ?1, ?2, 1 WHERE ?3 < 0 OR ?3 > 0
-				ON CONFLICT (credential, period) DO UPDATE SET used = used + 1 WHERE ?3 < 0 OR used < ?3
-				RETURNING used`, a.Credential, a.Period, a.Monthly).Scan(&used)
+			err = s.queryRow(ctx, tx, qChargeMonth, a.Credential, a.Period, a.Monthly).Scan(&used)
 			if errors.Is(err, sql.ErrNoRows) {
 				return limits.Admission{Refusal: limits.CodeQuotaExceeded}, nil
 			}
 			if err != nil {
 				return limits.Admission{}, err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO scan_ledger
-				(credential, call_id, scan_key, tenant, tool, period, charged_us) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			if _, err := s.exec(ctx, tx, qInsertLedger,
 				a.Credential, a.CallID, a.ScanKey, a.Tenant, a.Tool, a.Period, now); err != nil {
 				return limits.Admission{}, err
 			}
@@ -89,8 +99,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 		}
 	}
 	exp := now + a.LeaseTTL.Microseconds()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us)
-		VALUES (?, ?, ?, ?, ?)`, a.LeaseID, a.Credential, a.ScanKey, a.Tool, exp); err != nil {
+	if _, err := s.exec(ctx, tx, qInsertLease, a.LeaseID, a.Credential, a.ScanKey, a.Tool, exp); err != nil {
 		return limits.Admission{}, err
 	}
 	adm.LeaseExpires = time.UnixMicro(exp)

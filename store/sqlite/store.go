@@ -31,9 +31,9 @@ type Store struct {
 	// checkpoint may never catch up, so it runs a TRUNCATE checkpoint, which
 	// briefly waits for the writer, to bound the WAL file.
 	truncateFrames atomic.Int64
-	// Statements of the per-request path, prepared once on the single
-	// connection.
-	selectLog, upsertLog *sql.Stmt
+	// stmts holds the request and admission paths' statements, prepared
+	// once on the single connection (preparing dominated a decision's CPU).
+	stmts map[string]*sql.Stmt
 }
 
 var _ limits.Store = (*Store)(nil)
@@ -101,14 +101,15 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s := &Store{db: db}
 	s.truncateFrames.Store(4096) // 16 MiB of 4 KiB pages
-	if s.selectLog, err = db.PrepareContext(ctx, `SELECT log FROM rate_log WHERE key = ?`); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlite store: %w", err)
-	}
-	if s.upsertLog, err = db.PrepareContext(ctx, `INSERT INTO rate_log (key, log, expires_us) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET log = excluded.log, expires_us = excluded.expires_us`); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlite store: %w", err)
+	s.stmts = make(map[string]*sql.Stmt)
+	for _, q := range []string{qSelectLog, qUpsertLog, qDeleteExpired, qCredentialLeases, qAllLeases,
+		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease} {
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlite store: prepare: %w", err)
+		}
+		s.stmts[q] = st
 	}
 	if o.CheckpointInterval > 0 {
 		if s.ckpt, err = sql.Open("sqlite", base); err != nil {
@@ -171,6 +172,16 @@ func (s *Store) Ping(ctx context.Context) error {
 		}
 		return false, nil
 	})
+}
+
+// exec runs the prepared statement q inside tx.
+func (s *Store) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
+	return tx.StmtContext(ctx, s.stmts[q]).ExecContext(ctx, args...)
+}
+
+// queryRow runs the prepared statement q inside tx.
+func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
+	return tx.StmtContext(ctx, s.stmts[q]).QueryRowContext(ctx, args...)
 }
 
 // withTx runs fn in an immediate transaction and commits if fn returns
