@@ -4,6 +4,8 @@
 #
 #   scripts/bench-secrets.sh GITLEAKS_BIN [BETTERLEAKS_BIN]
 #
+# Needs Go and GNU time (/usr/bin/time, Debian package "time").
+#
 # Environment: SIZE (default 100MB), SEED (default 1), KEEP=1 keeps the
 # temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
 # MB per CPU-second, wall MB/s, peak RSS, and recall / decoys flagged /

@@ -41,7 +41,7 @@ var commsRules = []*rule{
 		ID: "slack-config-token", Type: "slack_config_token", Name: "Slack configuration access token",
 		Family: "comms", Severity: SeverityHigh, Evidence: evPrefix,
 		Keywords: []string{"xoxe.xox"},
-		Pattern:  `\b(xoxe\.xox[bp]-\d-[A-Z0-9]{160,170})`,
+		Pattern:  `\b(xoxe\.xox[bp]-\d-[A-Za-z0-9]{150,180})`,
 		Examples: []string{
 			`TOKEN = "xoxe.xoxp-1-YP1FEEHLZ4MMYLNZ98IIDKGDEM9ASLD0OMW7F67FBMR3KBRQ56IVWMK0PGLR4KXX2YBF1O8Q33AR2Z95SXXG82IQY3U21QUARS3QU8M5P9Y8P3NQSEOPRD54VQWDKU8Y5QYJ1JRFUW7Q9DL94SWJVOF5R7PT5UHUAONK0L"`,
 		},
@@ -50,7 +50,7 @@ var commsRules = []*rule{
 		ID: "slack-config-refresh-token", Type: "slack_config_refresh_token", Name: "Slack configuration refresh token",
 		Family: "comms", Severity: SeverityHigh, Evidence: evPrefix,
 		Keywords: []string{"xoxe-"},
-		Pattern:  `\b(xoxe-\d-[A-Z0-9]{140,150})`,
+		Pattern:  `\b(xoxe-\d-[A-Za-z0-9]{130,160})`,
 		Examples: []string{
 			`TOKEN = "xoxe-1-KXQ690L5QDNTDQ4TEM6SONB4Q1Q37Z6WYL7CF0IS15T055KEBILWZDV22OY62IZDPGPBDWCTJ55600EDNM0RQE0G3L77TB97WYUTSJAPAHBXEHOZJ7K07TPDNXL6NWV8K8W7VMI3JVR9AZH786"`,
 		},
@@ -69,7 +69,7 @@ var commsRules = []*rule{
 		ID: "slack-webhook-url", Type: "slack_webhook_url", Name: "Slack incoming webhook URL",
 		Family: "comms", Severity: SeverityHigh, Evidence: evStructure,
 		Keywords: []string{"hooks.slack.com/"},
-		Pattern:  `(?P<secret>https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{8,12}/[A-Z0-9]{8,12}/[A-Za-z0-9]{20,32})`,
+		Pattern:  `(?P<secret>https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Za-z0-9]{8,12}/[A-Za-z0-9]{8,12}/[A-Za-z0-9]{20,32})`,
 		Before:   10,
 		After:    120,
 		Examples: []string{
