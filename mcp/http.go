@@ -913,7 +913,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	case <-sess.listener.done:
 	}
 	if !resumed {
-		sess.SetPush(nil)
+		sess.clearPush(sink)
 	}
 	sink.finish(nil, nil, nil)
 }

@@ -81,6 +81,16 @@ func (sess *Session) SetPush(sink Sink) {
 	sess.mu.Unlock()
 }
 
+// clearPush stops pushing to sink if it is still the push stream: a
+// stream that replaced it (a client's reconnect) keeps the notifications.
+func (sess *Session) clearPush(sink Sink) {
+	sess.mu.Lock()
+	if sess.push == sink {
+		sess.push = nil
+	}
+	sess.mu.Unlock()
+}
+
 // Close ends the session: in-flight calls are cancelled and pending
 // server requests fail.
 func (sess *Session) Close() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
 )
 
 // TestPeerLegacyGETStreamHeadersPrompt is the regression test for a bug
@@ -94,5 +95,81 @@ func TestPeerLegacyGETStreamKeepAlive(t *testing.T) {
 		}
 		cancel()
 		gresp.Body.Close()
+	}
+}
+
+// TestPeerLegacyGETStreamHandover: when a client opens a new standalone
+// GET stream before its old one has gone (a reconnect), the end of the old
+// stream must not silence the new one.
+func TestPeerLegacyGETStreamHandover(t *testing.T) {
+	fx := newPeerFixture(t)
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
+	t.Cleanup(ts.Close)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	for _, m := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`} {
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(m))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	open := func(ctx context.Context) *http.Response {
+		t.Helper()
+		get, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
+		get.Header.Set("Accept", "text/event-stream")
+		get.Header.Set("Mcp-Session-Id", sid)
+		r, err := http.DefaultClient.Do(get)
+		if err != nil || r.StatusCode != 200 {
+			t.Fatalf("GET: %v %v", err, r)
+		}
+		return r
+	}
+	oldCtx, closeOld := context.WithCancel(context.Background())
+	old := open(oldCtx)
+	newCtx, closeNew := context.WithTimeout(context.Background(), 10*time.Second)
+	defer closeNew()
+	fresh := open(newCtx)
+	defer fresh.Body.Close()
+	closeOld()
+	old.Body.Close()
+	time.Sleep(100 * time.Millisecond) // let the server see the old stream go
+
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 0, 1024)
+		chunk := make([]byte, 256)
+		for {
+			n, err := fresh.Body.Read(chunk)
+			buf = append(buf, chunk[:n]...)
+			if strings.Contains(string(buf), "notifications/tools/list_changed") {
+				got <- string(buf)
+				return
+			}
+			if err != nil {
+				got <- ""
+				return
+			}
+		}
+	}()
+	tool.Add(fx.reg, peerDef("peer_handover", "Registered after the handover."),
+		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) { return "", nil })
+	select {
+	case s := <-got:
+		if s == "" {
+			t.Error("the new stream ended without the list_changed notification")
+		}
+	case <-time.After(3 * time.Second):
+		t.Error("the new GET stream did not receive list_changed after the old one closed")
 	}
 }
