@@ -1,0 +1,249 @@
+// Package policy turns Warden's request-path controls into the hooks the
+// MCP server runs around every call and the HTTP middleware in front of
+// it: the credential's entitlements (from package auth), the transport rate
+// limit, scan admission with quotas and concurrency slots (package limits),
+// and the audit trail.
+//
+// Every control fails closed: a call is refused with the control's
+// *_unavailable code when its state cannot be evaluated, and a call that
+// carries no identity is refused unless the server names a local principal
+// (warden stdio's local user).
+package policy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// Controls holds what the hooks consult. Build one at start-up.
+type Controls struct {
+	// Limiter enforces rates, quotas and slots and keeps the audit trail.
+	// Required.
+	Limiter *limits.Limiter
+	// Logger receives refusal causes and audit failures. Nil discards.
+	Logger *slog.Logger
+	// Local is the principal of requests that carry none: warden stdio's
+	// local user. Nil refuses such requests.
+	Local *auth.Principal
+}
+
+// LocalPrincipal is the identity warden stdio serves its local user under:
+// every tool, limits and audit still applied.
+func LocalPrincipal() *auth.Principal {
+	return &auth.Principal{Subject: "local", Credential: "local", Tenant: "local", Entitlements: []string{"*"}}
+}
+
+func (c *Controls) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
+}
+
+// principal returns the caller's identity: the verified one from the
+// request context, else the local one.
+func (c *Controls) principal(ctx context.Context) (auth.Principal, bool) {
+	if p, ok := auth.PrincipalFrom(ctx); ok {
+		return p, true
+	}
+	if c.Local != nil {
+		return *c.Local, true
+	}
+	return auth.Principal{}, false
+}
+
+func credentialOf(p auth.Principal) string {
+	switch {
+	case p.Credential != "":
+		return p.Credential
+	case p.TokenID != "":
+		return p.TokenID
+	}
+	return p.Subject
+}
+
+// callRecord collects what the audit record needs from inner layers.
+type callRecord struct {
+	mu      sync.Mutex
+	charged int64
+}
+
+type recordKey struct{}
+
+func recordFrom(ctx context.Context) *callRecord {
+	r, _ := ctx.Value(recordKey{}).(*callRecord)
+	return r
+}
+
+// Hooks returns the call hooks, outermost first: the audit record around
+// everything, then the entitlement check.
+func (c *Controls) Hooks() []mcp.CallHook {
+	return []mcp.CallHook{c.audit, c.entitle}
+}
+
+// entitle refuses a call whose credential lacks the tool's entitlement, as
+// a tool-level error the model can read.
+func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result {
+	p, ok := c.principal(ctx)
+	if !ok {
+		return tool.ErrorResult(t, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"})
+	}
+	if !p.Entitled(t.Name) {
+		return tool.ErrorResult(t, &tool.Error{Code: "forbidden", Message: "credential lacks the " + t.Name + " entitlement"})
+	}
+	return next(ctx)
+}
+
+// audit records every call: when, which request, who, which tool, how it
+// ended, how long it took and what it was charged. Never the arguments or
+// the result.
+func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result {
+	rec := &callRecord{}
+	start := time.Now()
+	res := next(context.WithValue(ctx, recordKey{}, rec))
+	outcome := "ok"
+	switch {
+	case res.Interrupt != nil:
+		outcome = "input_required"
+	case res.IsError && res.ErrorCode != "":
+		outcome = res.ErrorCode
+	case res.IsError:
+		outcome = "tool_error"
+	}
+	p, _ := c.principal(ctx)
+	rec.mu.Lock()
+	charged := rec.charged
+	rec.mu.Unlock()
+	r := limits.AuditRecord{
+		Time:          start.UTC(),
+		CorrelationID: mcp.CorrelationID(ctx),
+		Credential:    credentialOf(p),
+		Tenant:        p.Tenant,
+		Tool:          t.Name,
+		Outcome:       outcome,
+		Duration:      time.Since(start),
+		QuotaCharged:  charged,
+	}
+	if r.CorrelationID == "" {
+		r.CorrelationID = rand.Text()
+	}
+	if r.Credential == "" {
+		r.Credential = "anonymous"
+	}
+	// The audit write must not be cut short by the client leaving.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := c.Limiter.Audit(actx, r); err != nil {
+		c.logger().LogAttrs(ctx, slog.LevelError, "audit record not written",
+			slog.String("tool", t.Name), slog.String("correlation_id", r.CorrelationID), slog.String("cause", err.Error()))
+	}
+	return res
+}
+
+// Admit is the server's admission function (mcp.Options.Admit): it runs
+// when a tool calls Call.Begin, after the tool's own checks. Tools that
+// consume quota are charged; every call through it holds a concurrency
+// slot, renewed while it runs and released when it ends.
+func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage) (context.Context, func(), error) {
+	p, ok := c.principal(ctx)
+	if !ok {
+		return ctx, nil, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"}
+	}
+	key, err := limits.ScanKey(t.Name, args)
+	if err != nil {
+		return ctx, nil, limitError(err)
+	}
+	scan, err := c.Limiter.BeginScan(ctx, limits.ScanRequest{
+		Credential: credentialOf(p),
+		Tenant:     p.Tenant,
+		Tool:       t.Name,
+		ScanKey:    key,
+		Charge:     t.Catalog.ConsumesQuota,
+		CallID:     rand.Text(), // server-made: a client cannot replay a call for a free scan
+	})
+	if err != nil {
+		c.logger().LogAttrs(ctx, slog.LevelInfo, "scan refused", slog.String("tool", t.Name), slog.String("code", string(limits.CodeOf(err))))
+		return ctx, nil, limitError(err)
+	}
+	if rec := recordFrom(ctx); rec != nil && scan.Charged() {
+		rec.mu.Lock()
+		rec.charged++
+		rec.mu.Unlock()
+	}
+	work := scan.KeepAlive(context.WithoutCancel(ctx))
+	// The work runs under the request's cancellation and the lease's.
+	wctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(work, func() { cancel(context.Cause(work)) })
+	release := func() {
+		stop()
+		cancel(context.Canceled)
+		rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer rcancel()
+		if err := scan.Release(rctx); err != nil {
+			c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released; it expires with its lease", slog.String("cause", err.Error()))
+		}
+	}
+	return wctx, release, nil
+}
+
+// limitError turns a limits refusal into the tool error the model reads,
+// with the Retry-After hint in its details.
+func limitError(err error) *tool.Error {
+	var le *limits.Error
+	if !errors.As(err, &le) {
+		return &tool.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "scan admission could not be evaluated", Cause: err}
+	}
+	te := &tool.Error{Code: string(le.Code), Message: le.Message}
+	if s := limits.RetryAfterSeconds(le.RetryAfter); s > 0 {
+		te.Details = map[string]any{"retryAfterSeconds": s}
+	}
+	return te
+}
+
+// RateLimit is the transport rate limit, per credential, in front of the
+// protocol endpoint and behind authentication: 429 with Retry-After and
+// RateLimit headers when over the limit, 503 with Retry-After when the
+// limit cannot be evaluated.
+func (c *Controls) RateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := c.principal(r.Context())
+		if !ok {
+			writeRefusal(w, http.StatusUnauthorized, "unauthenticated", "the request carries no identity", 0)
+			return
+		}
+		d, err := c.Limiter.AllowRequest(r.Context(), credentialOf(p))
+		d.SetHeaders(w.Header())
+		if err != nil {
+			var le *limits.Error
+			if !errors.As(err, &le) {
+				le = &limits.Error{Code: limits.CodeRateLimitUnavailable, Message: "rate limit could not be evaluated"}
+			}
+			limits.SetRetryAfter(w.Header(), err)
+			writeRefusal(w, le.HTTPStatus(), string(le.Code), le.Message, le.RetryAfter)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeRefusal(w http.ResponseWriter, status int, code, msg string, retry time.Duration) {
+	w.Header().Set("Content-Type", "application/json")
+	if retry > 0 && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.FormatInt(limits.RetryAfterSeconds(retry), 10))
+	}
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	_, _ = w.Write(b)
+}
