@@ -108,7 +108,7 @@ func ParseMessage(b []byte) (*Message, *Error) {
 	dup := false
 	_ = jsonwalk.EachMember(b, func(rawKey, val []byte) error {
 		slot := -1
-		switch string(rawKey) {
+		switch string(memberKey(rawKey)) {
 		case `"jsonrpc"`:
 			slot, version = 0, val
 		case `"id"`:
@@ -179,6 +179,22 @@ func ParseMessage(b []byte) (*Message, *Error) {
 		m.Error = &we
 	}
 	return &m, nil
+}
+
+// memberKey returns a raw member name with its escapes resolved, still
+// quoted, so that "m\u0065thod" or "io.modelcontextprotocol\/protocolVersion"
+// (as some encoders write "/") name the same member as their plain
+// spelling, and a repeat in another spelling counts as a duplicate. Plain
+// names, the usual case, are returned as they are, without allocating.
+func memberKey(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	s, ok := jsonwalk.Unquote(raw)
+	if !ok {
+		return raw
+	}
+	return append(append([]byte{'"'}, s...), '"')
 }
 
 // validID accepts a JSON string of at most maxIDBytes or an integer that

@@ -35,12 +35,12 @@ func parseCaps(raw []byte) (clientCaps, bool) {
 	}
 	_ = jsonwalk.EachMember(raw, func(k, v []byte) error {
 		obj := jsonwalk.Kind(v) == "object"
-		switch string(k) {
+		switch string(memberKey(k)) {
 		case `"elicitation"`:
 			c.elicitation = obj
 			if obj {
 				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(k2) == `"url"` {
+					if string(memberKey(k2)) == `"url"` {
 						c.elicitationURL = true
 					}
 					return nil
@@ -50,7 +50,7 @@ func parseCaps(raw []byte) (clientCaps, bool) {
 			c.sampling = obj
 			if obj {
 				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(k2) == `"tools"` {
+					if string(memberKey(k2)) == `"tools"` {
 						c.samplingTools = true
 					}
 					return nil
@@ -61,7 +61,7 @@ func parseCaps(raw []byte) (clientCaps, bool) {
 		case `"extensions"`:
 			if obj {
 				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(k2) == `"`+taskExtension+`"` {
+					if string(memberKey(k2)) == `"`+taskExtension+`"` {
 						c.tasks = true
 					}
 					return nil
@@ -83,6 +83,8 @@ type reqMeta struct {
 	logLevel      string
 	hasLogLevel   bool
 	progressToken json.RawMessage
+	// dup is set when one of the members above appears twice.
+	dup bool
 }
 
 // params holds the members of a request's params that the dispatcher
@@ -112,7 +114,7 @@ func splitParams(raw json.RawMessage) (params, *Error) {
 		seen |= bit
 	}
 	_ = jsonwalk.EachMember(raw, func(k, v []byte) error {
-		switch string(k) {
+		switch string(memberKey(k)) {
 		case `"_meta"`:
 			mark(1)
 			p.hasMeta = true
@@ -149,21 +151,32 @@ func parseMeta(v []byte) reqMeta {
 	if !m.present {
 		return m
 	}
+	var seen uint8
+	mark := func(bit uint8) {
+		if seen&bit != 0 {
+			m.dup = true
+		}
+		seen |= bit
+	}
 	_ = jsonwalk.EachMember(v, func(k, val []byte) error {
-		switch string(k) {
+		switch string(memberKey(k)) {
 		case `"` + metaProtocolVersion + `"`:
+			mark(1)
 			if s, ok := jsonwalk.Unquote(val); ok {
 				m.version, m.hasVersion = s, true
 			}
 		case `"` + metaClientCaps + `"`:
+			mark(2)
 			m.caps, m.hasCaps = parseCaps(val)
 		case `"` + metaLogLevel + `"`:
+			mark(4)
 			m.hasLogLevel = true
 			m.logLevel, _ = jsonwalk.Unquote(val)
 			if jsonwalk.Kind(val) != "string" {
 				m.logLevel = "\x00invalid"
 			}
 		case `"progressToken"`:
+			mark(8)
 			if k := jsonwalk.Kind(val); k == "string" || k == "number" {
 				m.progressToken = val
 			}
@@ -178,6 +191,9 @@ func parseMeta(v []byte) reqMeta {
 func checkModernMeta(p *params) *Error {
 	if !p.hasMeta || !p.meta.present {
 		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta with "+metaProtocolVersion+" and "+metaClientCaps+" is required")
+	}
+	if p.meta.dup {
+		return rpcErr(CodeInvalidParams, 400, "invalid params: duplicate member in _meta")
 	}
 	if !p.meta.hasVersion {
 		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta."+metaProtocolVersion+" is required")
