@@ -68,23 +68,26 @@ func FuzzParseMessage(f *testing.F) {
 		if !utf8.Valid(b) || !json.Valid(b) {
 			t.Fatalf("accepted invalid input %q", b)
 		}
-		var ref struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  *string         `json:"method"`
-			Params  json.RawMessage `json:"params"`
-		}
+		// The reference reads member names exactly (case-sensitive,
+		// escapes resolved), as JSON defines them.
+		var ref map[string]json.RawMessage
 		if err := json.Unmarshal(b, &ref); err != nil {
 			t.Fatalf("accepted %q, which encoding/json refuses: %v", b, err)
 		}
-		if ref.JSONRPC != "2.0" {
-			t.Fatalf("accepted jsonrpc %q", ref.JSONRPC)
+		var version string
+		if json.Unmarshal(ref["jsonrpc"], &version) != nil || version != "2.0" {
+			t.Fatalf("accepted jsonrpc %s", ref["jsonrpc"])
 		}
-		if ref.Method != nil && *ref.Method != m.Method {
-			t.Fatalf("method %q, reference %q", m.Method, *ref.Method)
+		if raw, ok := ref["method"]; ok {
+			var method string
+			if json.Unmarshal(raw, &method) != nil || method != m.Method {
+				t.Fatalf("method %q, reference %s", m.Method, raw)
+			}
+		} else if m.Method != "" {
+			t.Fatalf("method %q where the reference has none", m.Method)
 		}
-		if m.ID != nil && !bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(ref.ID)) {
-			t.Fatalf("id %q, reference %q", m.ID, ref.ID)
+		if m.ID != nil && !bytes.Equal(bytes.TrimSpace(m.ID), bytes.TrimSpace(ref["id"])) {
+			t.Fatalf("id %q, reference %q", m.ID, ref["id"])
 		}
 		if m.Params != nil && (len(m.Params) == 0 || m.Params[0] != '{') {
 			t.Fatalf("params is not an object: %q", m.Params)
