@@ -26,6 +26,12 @@
 // controlled clock and shows a fixed window breaking it). The cost is at most
 // Limit timestamps (8 bytes each) per key, bounded by [MaxRateLimit].
 //
+// After a transport denial the Limiter keeps, in memory, the instant before
+// which the store is certain to deny that credential again (the oldest
+// counted admission cannot leave the window sooner, and other replicas can
+// only add admissions), and refuses it from memory until then. Admissions
+// always come from the store.
+//
 // Time is passed into every store call (microseconds since the epoch taken
 // from [Config.Now]), never read from the database, so tests can control it.
 // Replicas sharing a store must keep their clocks in sync (NTP); a skewed
