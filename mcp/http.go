@@ -55,6 +55,9 @@ type HTTPOptions struct {
 	Wrap func(http.Handler) http.Handler
 	// Logger receives one line per request; nil uses the server's.
 	Logger *slog.Logger
+	// Ready, if set, is asked by /readyz: an error (a store or key set
+	// that cannot be evaluated) answers 503.
+	Ready func(ctx context.Context) error
 }
 
 // HTTPHandler serves a Server over streamable HTTP: the 2026-07-28
@@ -216,6 +219,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sw.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(sw, "draining\n")
 			return
+		}
+		if h.opts.Ready != nil {
+			rctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			err := h.opts.Ready(rctx)
+			cancel()
+			if err != nil {
+				sw.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(sw, "not ready\n")
+				return
+			}
 		}
 		_, _ = io.WriteString(sw, "ready\n")
 	default:

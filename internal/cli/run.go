@@ -60,6 +60,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.stdioCommand(),
 		e.toolsCommand(),
 		e.scanCommand(),
+		e.tokenCommand(),
+		e.auditCommand(),
 		e.versionCommand(),
 	)
 	err := root.ExecuteContext(ctx)

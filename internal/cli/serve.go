@@ -10,22 +10,24 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/mcp"
 )
 
-// serveFlags are the settings of warden serve.
+// serveFlags are the flags of warden serve; set ones win over the
+// configuration file and the environment.
 type serveFlags struct {
-	listen          string
-	path            string
-	logLevel        string
-	maxBody         int64
-	origins         []string
-	shutdownTimeout time.Duration
-	stateDir        string
+	config   string
+	listen   string
+	logLevel string
+	stateDir string
+	store    string
+	origins  []string
 }
 
 func (e *env) serveCommand() *cobra.Command {
@@ -34,24 +36,27 @@ func (e *env) serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Serve MCP over streamable HTTP",
 		Long: "Serve Warden's tools over streamable HTTP on one endpoint, in both protocol\n" +
-			"eras. Until access control is configured, warden serve binds loopback only.",
+			"eras. Every request needs a bearer token. With no configuration Warden binds\n" +
+			"loopback only, keeps its state (SQLite database, keys) in the state directory,\n" +
+			"signs development tokens with a local key and prints one. A configuration\n" +
+			"file names an external issuer, limits, a PostgreSQL store and the bind address\n" +
+			"for a hosted deployment (docs/operations.md).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.serve(cmd.Context(), f)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.listen, "listen", "127.0.0.1:8787", "address to listen on (loopback only)")
-	fl.StringVar(&f.path, "path", "/mcp", "protocol endpoint path")
-	fl.StringVar(&f.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	fl.Int64Var(&f.maxBody, "max-body", mcp.MaxMessageBytes, "largest request body in bytes")
-	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable); default: loopback origins on the listen port")
-	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for keys and the embedded database")
-	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight calls may run on after a stop signal")
+	fl.StringVar(&f.config, "config", "", "configuration file (YAML)")
+	fl.StringVar(&f.listen, "listen", "", "address to listen on (default 127.0.0.1:8787)")
+	fl.StringVar(&f.logLevel, "log-level", "", "log level on stderr: debug, info, warn, error")
+	fl.StringVar(&f.stateDir, "state-dir", "", "directory for keys and the embedded database")
+	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: embedded SQLite in the state directory)")
+	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
 	return c
 }
 
-// loopbackOnly refuses any listen address that is not a loopback one.
+// loopbackOnly reports an error for a listen address that is not loopback.
 func loopbackOnly(addr string) (port string, err error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -62,35 +67,77 @@ func loopbackOnly(addr string) (port string, err error) {
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.IsLoopback() {
-		return "", fmt.Errorf("listen address %q is not loopback: without access control, warden serve binds 127.0.0.1, [::1] or localhost only", addr)
+		return "", fmt.Errorf("listen address %q is not loopback", addr)
 	}
 	return port, nil
 }
 
+func (e *env) serveConfig(f serveFlags) (Config, error) {
+	cfg, err := loadConfig(f.config, os.Getenv)
+	if err != nil {
+		return cfg, err
+	}
+	for _, o := range []struct {
+		flag string
+		dst  *string
+	}{{f.listen, &cfg.Listen}, {f.logLevel, &cfg.LogLevel}, {f.stateDir, &cfg.StateDir}, {f.store, &cfg.Store.DSN}} {
+		if o.flag != "" {
+			*o.dst = o.flag
+		}
+	}
+	if len(f.origins) > 0 {
+		cfg.AllowedOrigins = f.origins
+	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.checkServe()
+}
+
 func (e *env) serve(ctx context.Context, f serveFlags) error {
-	logger, err := newLogger(e.stderr, f.logLevel)
+	cfg, err := e.serveConfig(f)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	if _, err := loopbackOnly(f.listen); err != nil {
-		return &exitError{code: ExitError, err: err}
-	}
-	w, err := wire(wireOptions{logger: logger, stateDir: f.stateDir})
+	logger, err := newLogger(e.stderr, cfg.LogLevel)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	ln, err := net.Listen("tcp", f.listen)
+	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	h := mcp.NewHTTPHandler(w.srv, &mcp.HTTPOptions{
-		Path:           f.path,
-		MaxBodyBytes:   f.maxBody,
-		AllowedOrigins: f.origins,
-		LoopbackPort:   port,
+	defer ln.Close()
+	if cfg.Listen != ln.Addr().String() {
+		// Port 0 picked a port: the public URL follows the real one.
+		cfg.Listen = ln.Addr().String()
+		cfg.PublicURL = ""
+		if cfg, err = cfg.withDefaults(); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+	}
+	ctl, err := openControls(ctx, cfg, logger, false)
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	defer ctl.close()
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl})
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	opts := &mcp.HTTPOptions{
+		Path:           cfg.Path,
+		MaxBodyBytes:   cfg.MaxBodyBytes,
+		AllowedOrigins: cfg.AllowedOrigins,
 		Logger:         logger,
-	})
+		Wrap:           ctl.wrap,
+		Extra:          ctl.documents(),
+		Ready:          ctl.ready,
+	}
+	if cfg.loopback() {
+		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
+	}
+	h := mcp.NewHTTPHandler(w.srv, opts)
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -100,10 +147,24 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	url := fmt.Sprintf("http://%s%s", ln.Addr().String(), f.path)
-	logger.Info("serving MCP over HTTP", slog.String("url", url), slog.Int("tools", w.reg.Len()),
-		slog.String("access", "loopback only, no authentication"))
-	printClientConfig(e.stdout, url)
+	access := "bearer tokens from " + cfg.Auth.Issuer
+	if ctl.local != nil {
+		access = "bearer tokens signed by the local development key"
+	}
+	if cfg.loopback() {
+		access += "; loopback only"
+	}
+	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()), slog.String("access", access))
+	if ctl.local != nil {
+		token, err := ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
+			Entitlements: []string{"*"}, Lifetime: 12 * time.Hour})
+		if err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		printClientConfig(e.stdout, cfg.PublicURL, token)
+	} else {
+		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -112,9 +173,10 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		return &exitError{code: ExitError, err: err}
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down; letting in-flight calls finish", slog.Duration("deadline", f.shutdownTimeout))
+	grace := time.Duration(cfg.ShutdownTimeout)
+	logger.Info("shutting down; letting in-flight calls finish", slog.Duration("deadline", grace))
 	h.Drain()
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		_ = hs.Close()
@@ -126,13 +188,17 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	return nil
 }
 
-// printClientConfig prints a configuration that MCP clients accept as it
-// is.
-func printClientConfig(w io.Writer, url string) {
-	cfg := map[string]any{"mcpServers": map[string]any{"warden": map[string]any{"type": "http", "url": url}}}
+// printClientConfig prints a development token and a configuration that
+// MCP clients accept as it is.
+func printClientConfig(w io.Writer, url, token string) {
+	cfg := map[string]any{"mcpServers": map[string]any{"warden": map[string]any{
+		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + token},
+	}}}
 	b, _ := json.MarshalIndent(cfg, "", "  ")
-	fmt.Fprintf(w, "Warden is listening on %s (loopback only).\n", url)
-	fmt.Fprintf(w, "Client configuration (Claude Code: claude mcp add --transport http warden %s):\n%s\n", url, b)
+	fmt.Fprintf(w, "Warden is listening on %s (loopback only).\n\n", url)
+	fmt.Fprintf(w, "Development token (12 hours, every tool; mint others with warden token):\n%s\n\n", token)
+	fmt.Fprintf(w, "Claude Code:\n  claude mcp add --transport http warden %s --header \"Authorization: Bearer %s\"\n\n", url, token)
+	fmt.Fprintf(w, "Client configuration (mcp.json):\n%s\n", b)
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -2,24 +2,45 @@ package cli
 
 import (
 	"log/slog"
+	"os"
 
 	"github.com/spf13/cobra"
 )
 
 func (e *env) stdioCommand() *cobra.Command {
-	var logLevel, stateDir string
+	var configPath, logLevel, stateDir string
 	c := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve MCP over stdin and stdout",
 		Long: "Serve Warden's tools over stdio, in both protocol eras, for a client that\n" +
-			"launches warden itself. stdout carries only MCP messages; logs go to stderr.",
+			"launches warden itself. stdout carries only MCP messages; logs go to stderr.\n" +
+			"The local user needs no token, but limits and the audit trail still apply,\n" +
+			"under the principal \"local\".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			logger, err := newLogger(e.stderr, logLevel)
+			cfg, err := loadConfig(configPath, os.Getenv)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			w, err := wire(wireOptions{logger: logger, stateDir: stateDir})
+			if stateDir != "" {
+				cfg.StateDir = stateDir
+			}
+			if logLevel != "" {
+				cfg.LogLevel = logLevel
+			}
+			if cfg, err = cfg.withDefaults(); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			logger, err := newLogger(e.stderr, cfg.LogLevel)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			ctl, err := openControls(cmd.Context(), cfg, logger, true)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			defer ctl.close()
+			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -27,7 +48,8 @@ func (e *env) stdioCommand() *cobra.Command {
 			return w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
 		},
 	}
-	c.Flags().StringVar(&logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	c.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory for keys and the embedded database")
+	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML)")
+	c.Flags().StringVar(&logLevel, "log-level", "", "log level on stderr: debug, info, warn, error")
+	c.Flags().StringVar(&stateDir, "state-dir", "", "directory for keys and the embedded database")
 	return c
 }

@@ -10,7 +10,8 @@ import (
 
 // This file is the one place that decides what Warden serves: which tool
 // families are registered, in which edition, and with which controls
-// around every call. stdio and HTTP share it.
+// around every call. stdio and HTTP share it; hosted.go builds the
+// controls.
 
 const instructions = "Warden offers security tools. Secret-scanning tools never echo a secret: " +
 	"findings carry a type, a severity and a fingerprint only. Website scans reach public " +
@@ -30,6 +31,9 @@ type wireOptions struct {
 	// stateDir holds the keys made on first start; "" keeps nothing
 	// (fingerprints then hold for this process only).
 	stateDir string
+	// controls are the entitlement, limit and audit hooks; nil serves
+	// without them (listing tools, tests).
+	controls *controls
 }
 
 func wire(o wireOptions) (*wired, error) {
@@ -45,12 +49,17 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition, Enable: o.enable}); err != nil {
 		return nil, err
 	}
-	srv := mcp.NewServer(reg, &mcp.Options{
+	opts := &mcp.Options{
 		Name:         "warden",
 		Title:        "Warden",
 		Version:      Version(),
 		Instructions: instructions,
 		Logger:       o.logger,
-	})
-	return &wired{reg: reg, srv: srv}, nil
+		Tasks:        true, // website scans take seconds: clients that can, poll
+	}
+	if o.controls != nil {
+		opts.Hooks = o.controls.policy.Hooks()
+		opts.Admit = o.controls.policy.Admit
+	}
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts)}, nil
 }

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is everything a hosted Warden needs, in one file (YAML),
+// overridable by environment variables (WARDEN_*) and then by flags. The
+// zero value is the fresh-machine default: loopback only, the embedded
+// store and a local signing key in the state directory. docs/operations.md
+// documents every field with a worked example.
+type Config struct {
+	// Listen is the bind address. Default 127.0.0.1:8787. A non-loopback
+	// address needs an external token issuer (auth.issuer).
+	Listen string `yaml:"listen"`
+	// PublicURL is the endpoint's canonical URI as clients reach it, the
+	// audience every token must name. Default http://<listen><path>.
+	PublicURL string `yaml:"public_url"`
+	// Path is the protocol endpoint. Default /mcp.
+	Path string `yaml:"path"`
+	// StateDir holds the embedded database and the keys made on first
+	// start. Default $WARDEN_STATE_DIR, $XDG_STATE_HOME/warden or
+	// ~/.local/state/warden.
+	StateDir string `yaml:"state_dir"`
+	// AllowedOrigins are the browser origins accepted. Default: the
+	// loopback origins of the listen port when bound to loopback, none
+	// otherwise. Requests without Origin always pass.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// MaxBodyBytes caps a request body. Default 4 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ShutdownTimeout is how long in-flight calls may run after a stop
+	// signal. Default 10s.
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	// LogLevel is debug, info, warn or error. Default info.
+	LogLevel string `yaml:"log_level"`
+
+	Auth   AuthConfig   `yaml:"auth"`
+	Limits LimitsConfig `yaml:"limits"`
+	Store  StoreConfig  `yaml:"store"`
+}
+
+// AuthConfig selects who issues tokens. With no issuer, Warden makes a
+// local ES256 key in the state directory, serves its JWKS and mints
+// development tokens (warden token).
+type AuthConfig struct {
+	Issuer         string     `yaml:"issuer"`
+	JWKSURL        string     `yaml:"jwks_url"`
+	JWKSFile       string     `yaml:"jwks_file"`
+	Claims         ClaimNames `yaml:"claims"`
+	RequiredScopes []string   `yaml:"required_scopes"`
+	Skew           Duration   `yaml:"skew"`
+}
+
+// ClaimNames rename the claims read from tokens; empty keeps the default
+// (sub, tenant, entitlements, scope).
+type ClaimNames struct {
+	Credential   string `yaml:"credential"`
+	Tenant       string `yaml:"tenant"`
+	Entitlements string `yaml:"entitlements"`
+	Scope        string `yaml:"scope"`
+}
+
+// LimitsConfig sets the per-credential limits; zero keeps each default
+// (120 requests per 60 s; 10 scans per 60 s; 1000 scans a month; 2
+// concurrent scans; 16 across the server; 180 s slot leases).
+type LimitsConfig struct {
+	RequestsPerWindow  int      `yaml:"requests_per_window"`
+	RequestWindow      Duration `yaml:"request_window"`
+	ScansPerWindow     int      `yaml:"scans_per_window"`
+	ScanWindow         Duration `yaml:"scan_window"`
+	MonthlyScans       int64    `yaml:"monthly_scans"`
+	MaxConcurrentScans int      `yaml:"max_concurrent_scans"`
+	ScannerCapacity    int      `yaml:"scanner_capacity"`
+	LeaseTTL           Duration `yaml:"lease_ttl"`
+}
+
+// StoreConfig selects the store: empty DSN is the embedded SQLite database
+// in the state directory; a postgres:// DSN is PostgreSQL, shared by every
+// replica.
+type StoreConfig struct {
+	DSN string `yaml:"dsn"`
+}
+
+// Duration is a time.Duration written as "30s" or "10m" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration such as 30s or 10m", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// loadConfig reads the file (if any), then applies the environment.
+func loadConfig(path string, getenv func(string) string) (Config, error) {
+	var c Config
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true) // a misspelt key is an error, not a silent default
+		if err := dec.Decode(&c); err != nil {
+			return c, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	env := map[string]*string{
+		"WARDEN_LISTEN":         &c.Listen,
+		"WARDEN_PUBLIC_URL":     &c.PublicURL,
+		"WARDEN_STATE_DIR":      &c.StateDir,
+		"WARDEN_LOG_LEVEL":      &c.LogLevel,
+		"WARDEN_STORE_DSN":      &c.Store.DSN,
+		"WARDEN_AUTH_ISSUER":    &c.Auth.Issuer,
+		"WARDEN_AUTH_JWKS_URL":  &c.Auth.JWKSURL,
+		"WARDEN_AUTH_JWKS_FILE": &c.Auth.JWKSFile,
+	}
+	for k, p := range env {
+		if v := getenv(k); v != "" {
+			*p = v
+		}
+	}
+	if v := getenv("WARDEN_ALLOWED_ORIGINS"); v != "" {
+		c.AllowedOrigins = strings.Split(v, ",")
+	}
+	if v := getenv("WARDEN_MONTHLY_SCANS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("WARDEN_MONTHLY_SCANS: %q is not a number", v)
+		}
+		c.Limits.MonthlyScans = n
+	}
+	return c, nil
+}
+
+// withDefaults fills the zero fields and checks the result.
+func (c Config) withDefaults() (Config, error) {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8787"
+	}
+	if c.Path == "" {
+		c.Path = "/mcp"
+	}
+	if !strings.HasPrefix(c.Path, "/") {
+		return c, fmt.Errorf("path %q must start with /", c.Path)
+	}
+	if c.StateDir == "" {
+		c.StateDir = defaultStateDir()
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = Duration(10 * time.Second)
+	}
+	host, port, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return c, fmt.Errorf("listen address %q: %w", c.Listen, err)
+	}
+	if c.PublicURL == "" {
+		h := host
+		if h == "" || h == "0.0.0.0" || h == "::" {
+			h = "127.0.0.1"
+		}
+		c.PublicURL = (&url.URL{Scheme: "http", Host: net.JoinHostPort(h, port), Path: c.Path}).String()
+	}
+	if c.Auth.Issuer != "" && c.Auth.JWKSURL == "" && c.Auth.JWKSFile == "" {
+		return c, fmt.Errorf("auth.issuer is set: give auth.jwks_url or auth.jwks_file too")
+	}
+	return c, nil
+}
+
+// checkServe refuses a bind beyond loopback without an external issuer:
+// the local development key is for this machine only.
+func (c Config) checkServe() error {
+	if !c.loopback() && c.Auth.Issuer == "" {
+		return fmt.Errorf("listen address %q is not loopback: binding beyond loopback needs an external token issuer (auth.issuer); the local development key is for this machine only", c.Listen)
+	}
+	return nil
+}
+
+// loopback reports whether the listen address is a loopback one.
+func (c Config) loopback() bool {
+	_, err := loopbackOnly(c.Listen)
+	return err == nil
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/store/postgres"
+	"github.com/warden-mcp/warden/store/sqlite"
+)
+
+// controls are the request-path controls of a serving Warden: the store,
+// the limiter, the token verifier (or the local issuer behind it) and the
+// policy hooks built from them.
+type controls struct {
+	lim      *limits.Limiter
+	verifier *auth.Verifier    // nil on stdio
+	local    *auth.LocalIssuer // set when tokens come from the local key
+	policy   *policy.Controls
+	close    func()
+}
+
+// limitsStore is what the limiter needs from either adapter.
+type limitsStore interface {
+	limits.Store
+}
+
+// openStore opens the configured store: SQLite in the state directory by
+// default, PostgreSQL for a postgres:// DSN.
+func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
+	dsn := cfg.Store.DSN
+	switch {
+	case dsn == "":
+		st, err := sqlite.Open(ctx, cfg.StateDir, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		st, err := postgres.Open(ctx, dsn, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: %w", err)
+		}
+		return st, st.Close, nil
+	}
+	return nil, nil, errors.New("store.dsn: want a postgres:// URL, or nothing for the embedded store")
+}
+
+func (c LimitsConfig) limits() *limits.Config {
+	return &limits.Config{
+		Transport:          limits.RatePolicy{Limit: c.RequestsPerWindow, Window: time.Duration(c.RequestWindow)},
+		ScanRate:           limits.RatePolicy{Limit: c.ScansPerWindow, Window: time.Duration(c.ScanWindow)},
+		MonthlyScans:       c.MonthlyScans,
+		MaxConcurrentScans: c.MaxConcurrentScans,
+		ScannerCapacity:    c.ScannerCapacity,
+		LeaseTTL:           time.Duration(c.LeaseTTL),
+	}
+}
+
+// openControls builds the controls. On stdio (local true) there is no
+// token: calls run under the local principal, with limits and audit.
+func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bool) (*controls, error) {
+	if err := ensureStateDir(cfg.StateDir); err != nil {
+		return nil, err
+	}
+	st, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := limits.New(st, cfg.Limits.limits())
+	if err != nil {
+		closeStore()
+		return nil, err
+	}
+	c := &controls{lim: lim, close: closeStore, policy: &policy.Controls{Limiter: lim, Logger: logger}}
+	if local {
+		c.policy.Local = policy.LocalPrincipal()
+		return c, nil
+	}
+	acfg := auth.Config{
+		Audience:       cfg.PublicURL,
+		RequiredScopes: cfg.Auth.RequiredScopes,
+		Skew:           time.Duration(cfg.Auth.Skew),
+		Logger:         logger,
+		ResourceName:   "Warden",
+	}
+	if cfg.Auth.Issuer == "" {
+		li, err := auth.LoadOrCreateLocalKey(cfg.StateDir)
+		if err != nil {
+			closeStore()
+			return nil, err
+		}
+		c.local = li
+		c.verifier, err = li.Verifier(acfg)
+	} else {
+		acfg.Issuer = cfg.Auth.Issuer
+		acfg.JWKSURL, acfg.JWKSFile = cfg.Auth.JWKSURL, cfg.Auth.JWKSFile
+		acfg.ClaimNames = auth.ClaimNames(cfg.Auth.Claims)
+		c.verifier, err = auth.NewVerifier(acfg)
+	}
+	if err != nil {
+		closeStore()
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return c, nil
+}
+
+// wrap puts authentication, then the transport rate limit, in front of
+// the protocol endpoint.
+func (c *controls) wrap(next http.Handler) http.Handler {
+	return c.verifier.Middleware(c.policy.RateLimit(next))
+}
+
+// documents are the public documents served beside the endpoint: RFC 9728
+// protected-resource metadata and, for the local key, its JWKS.
+func (c *controls) documents() map[string]http.Handler {
+	docs := map[string]http.Handler{}
+	for _, p := range c.verifier.MetadataPaths() {
+		docs[p] = c.verifier.ProtectedResourceMetadata()
+	}
+	if c.local != nil {
+		docs[auth.JWKSPath] = c.local.JWKSHandler()
+	}
+	return docs
+}
+
+// ready fails while the store or the key set cannot be evaluated.
+func (c *controls) ready(ctx context.Context) error {
+	if err := c.lim.Ready(ctx); err != nil {
+		return err
+	}
+	if c.verifier != nil {
+		return c.verifier.Ready(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-mcp/warden/auth"
+)
+
+func (e *env) tokenCommand() *cobra.Command {
+	var f serveFlags
+	var tenant, subject string
+	var entitle, scopes []string
+	var ttl time.Duration
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "token",
+		Short: "Mint a bearer token from the local signing key",
+		Long: "Mint a bearer token signed by the local development key in the state\n" +
+			"directory, for a Warden that has no external issuer. The audience is the\n" +
+			"server's public URL, so the token works only with that server. Entitlements\n" +
+			"name tools (keysweep_scan_text), families (keysweep) or everything (*).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(f.config, os.Getenv)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if f.listen != "" {
+				cfg.Listen = f.listen
+			}
+			if f.stateDir != "" {
+				cfg.StateDir = f.stateDir
+			}
+			if cfg, err = cfg.withDefaults(); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if cfg.Auth.Issuer != "" {
+				return &exitError{code: ExitError, err: fmt.Errorf("this Warden trusts tokens from %s; mint them there", cfg.Auth.Issuer)}
+			}
+			li, err := auth.LoadOrCreateLocalKey(cfg.StateDir)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			issued := time.Now()
+			token, err := li.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: subject, Tenant: tenant,
+				Entitlements: entitle, Scopes: scopes, Lifetime: ttl, IssuedAt: issued})
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if asJSON {
+				return json.NewEncoder(e.stdout).Encode(map[string]any{
+					"token": token, "audience": cfg.PublicURL, "subject": subject, "tenant": tenant,
+					"entitlements": entitle, "expires_at": issued.Add(ttl).UTC().Format(time.RFC3339),
+				})
+			}
+			_, err = fmt.Fprintln(e.stdout, token)
+			return err
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.config, "config", "", "configuration file (YAML)")
+	fl.StringVar(&f.listen, "listen", "", "the server's listen address, which sets the audience (default 127.0.0.1:8787)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "directory holding the local signing key")
+	fl.StringVar(&tenant, "tenant", "local", "tenant claim")
+	fl.StringVar(&subject, "subject", "dev", "credential identity (sub)")
+	fl.StringSliceVar(&entitle, "entitle", []string{"*"}, "tools or families the token may call (repeatable)")
+	fl.StringSliceVar(&scopes, "scope", nil, "OAuth scopes (repeatable)")
+	fl.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime (at most 24h)")
+	fl.BoolVar(&asJSON, "json", false, "print JSON with the token and its claims")
+	return c
+}
