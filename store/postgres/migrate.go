@@ -206,6 +206,15 @@ func lockKey(schema, purpose string) int64 {
 // apply each step once.
 func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Replicas starting together queue here for the whole of each
+		// other's migration, which can outlast the per-connection
+		// lock_timeout meant for the request path; bound it separately.
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '60s'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = '60s'`); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey(schema, "migrate")); err != nil {
 			return err
 		}

@@ -359,3 +359,33 @@ func TestPrune(t *testing.T) {
 		t.Errorf("%d audit rows after prune, want 0", audits)
 	}
 }
+
+// TestOpenWaitsForAnotherReplicasMigration: a replica starting while
+// another holds the migration lock for longer than the request path's
+// lock_timeout (1 s) waits for it instead of failing to start.
+func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
+	dsn := testDSN(t)
+	schema := uniqueSchema(t, dsn)
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock($1)`, lockKey(schema, "migrate")); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(1500*time.Millisecond, func() { tx.Rollback(context.Background()) })
+	start := time.Now()
+	s, err := Open(t.Context(), dsn, &Options{Schema: schema})
+	if err != nil {
+		t.Fatalf("Open while another replica migrates: %v", err)
+	}
+	defer s.Close()
+	if waited := time.Since(start); waited < time.Second {
+		t.Fatalf("Open returned after %v without waiting for the lock", waited)
+	}
+}
