@@ -378,7 +378,12 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 	if _, err := tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock($1)`, lockKey(schema, "migrate")); err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(1500*time.Millisecond, func() { tx.Rollback(context.Background()) })
+	released := make(chan struct{})
+	time.AfterFunc(1500*time.Millisecond, func() {
+		tx.Rollback(context.Background())
+		close(released)
+	})
+	defer func() { <-released }() // the holder's connection is closed after this
 	start := time.Now()
 	s, err := Open(t.Context(), dsn, &Options{Schema: schema})
 	if err != nil {
