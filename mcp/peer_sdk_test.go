@@ -351,7 +351,10 @@ func TestPeerGoSDKBinary(t *testing.T) {
 	bin := buildWarden(t)
 	for _, era := range peerEras {
 		t.Run(era.name, func(t *testing.T) {
-			cmd := exec.Command(bin, "stdio", "--log-level", "error")
+			// A state directory of its own: limits and audit records of
+			// the "local" principal live there, and must not carry over
+			// from other runs.
+			cmd := exec.Command(bin, "stdio", "--log-level", "error", "--state-dir", t.TempDir())
 			prog := &peerProgress{}
 			cs := connectPeer(t, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, era, prog)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
