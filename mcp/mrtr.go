@@ -98,6 +98,9 @@ func WithCaller(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, callerKey{}, id)
 }
 
+// Caller returns the caller recorded by WithCaller, or "".
+func Caller(ctx context.Context) string { return callerOf(ctx) }
+
 func callerOf(ctx context.Context) string {
 	id, _ := ctx.Value(callerKey{}).(string)
 	return id

@@ -212,6 +212,18 @@ func limitError(err error) *tool.Error {
 	return te
 }
 
+// BindCaller records the authenticated credential as the caller of the
+// request, so that input rounds (requestState) and tasks started by one
+// credential cannot be continued or read by another.
+func (c *Controls) BindCaller(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := c.principal(r.Context()); ok {
+			r = r.WithContext(mcp.WithCaller(r.Context(), p.Issuer+"\x00"+credentialOf(p)))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // RateLimit is the transport rate limit, per credential, in front of the
 // protocol endpoint and behind authentication: 429 with Retry-After and
 // RateLimit headers when over the limit, 503 with Retry-After when the

@@ -261,3 +261,17 @@ func TestLocalPrincipal(t *testing.T) {
 		t.Errorf("local audit: %+v", recs)
 	}
 }
+
+// An input round or a task started by one credential cannot be continued
+// by another: the server binds them to the caller BindCaller records.
+func TestBindCaller(t *testing.T) {
+	f := newFixture(t, limits.Config{})
+	var got string
+	h := f.ctl.BindCaller(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = mcp.Caller(r.Context())
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/mcp", nil).WithContext(auth.WithPrincipal(context.Background(), alice)))
+	if !strings.HasSuffix(got, "cred-alice") {
+		t.Errorf("caller %q", got)
+	}
+}

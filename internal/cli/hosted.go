@@ -112,10 +112,10 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bo
 	return c, nil
 }
 
-// wrap puts authentication, then the transport rate limit, in front of
-// the protocol endpoint.
+// wrap puts authentication, the caller binding, then the transport rate
+// limit in front of the protocol endpoint.
 func (c *controls) wrap(next http.Handler) http.Handler {
-	return c.verifier.Middleware(c.policy.RateLimit(next))
+	return c.verifier.Middleware(c.policy.BindCaller(c.policy.RateLimit(next)))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728
