@@ -308,16 +308,21 @@ func (w *worker) roundTrip() (int, error) {
 	if _, err := w.conn.Write(w.req); err != nil {
 		return 0, err
 	}
+	return w.readResponse()
+}
+
+// readResponse reads one response from w.br into w.body.
+func (w *worker) readResponse() (int, error) {
 	line, err := w.br.ReadSlice('\n')
 	if err != nil {
 		return 0, err
 	}
 	// HTTP/1.1 200 OK
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return 0, errMalformed
 	}
 	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
+	if err != nil || status < 100 {
 		return 0, errMalformed
 	}
 	length, chunked, closing := -1, false, false
