@@ -36,6 +36,7 @@ type fixture struct {
 	srv   *mcp.Server
 	clk   *clock
 	gate  chan struct{} // blocks metered_slow until closed
+	began chan string   // metered_slow reports each admission
 }
 
 func newFixture(t *testing.T, cfg limits.Config) *fixture {
@@ -51,7 +52,7 @@ func newFixture(t *testing.T, cfg limits.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{store: st, lim: lim, clk: clk, gate: make(chan struct{})}
+	f := &fixture{store: st, lim: lim, clk: clk, gate: make(chan struct{}), began: make(chan string, 16)}
 	f.ctl = &Controls{Limiter: lim}
 	reg := tool.NewRegistry()
 	def := func(name string, quota bool) tool.Def {
@@ -74,6 +75,7 @@ func newFixture(t *testing.T, cfg limits.Config) *fixture {
 		if err != nil {
 			return "", err
 		}
+		f.began <- in.Target
 		select {
 		case <-f.gate:
 		case <-ctx.Done():
@@ -179,21 +181,18 @@ func TestConcurrencySlotsAndDuplicates(t *testing.T) {
 			results <- code
 		}()
 	}
-	// Wait until both hold slots: a quick scan is refused then.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		code, _ := f.call(ctx, alice, "metered", `{"target":"three"}`)
-		if code == "too_many_concurrent_scans" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("third concurrent scan: %q", code)
-		}
+	// Wait until both hold slots; a third scan is then refused.
+	for i := 0; i < 2; i++ {
 		select {
+		case <-f.began:
 		case code := <-results:
 			t.Fatalf("a slow scan ended before the gate opened: %q", code)
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(10 * time.Second):
+			t.Fatal("the slow scans were not admitted")
 		}
+	}
+	if code, _ := f.call(ctx, alice, "metered", `{"target":"three"}`); code != "too_many_concurrent_scans" {
+		t.Errorf("third concurrent scan: %q", code)
 	}
 	if code, _ := f.call(ctx, alice, "metered_slow", `{"target":"one"}`); code != "duplicate_scan" {
 		t.Errorf("identical running scan: %q", code)
