@@ -45,7 +45,7 @@ func (s *Store) QueryAudit(ctx context.Context, f limits.AuditFilter) ([]limits.
 	}
 	q += " ORDER BY at_us DESC, id DESC LIMIT ?"
 	args = append(args, f.Limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.ro.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,10 @@ const FileName = "warden.db"
 // Store implements limits.Store on one SQLite file.
 type Store struct {
 	db *sql.DB
+	// ro is a read-only pool for audit queries: in WAL mode readers never
+	// block the writer, so a large `warden audit` query cannot hold up
+	// request decisions queued on db's single connection.
+	ro *sql.DB
 	// ckpt, when Options.CheckpointInterval is set, is a second connection
 	// that checkpoints the WAL in the background.
 	ckpt     *sql.DB
@@ -98,21 +102,27 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite store: migrate: %w", err)
 	}
-	s := &Store{db: db}
+	ro, err := sql.Open("sqlite", base+"&mode=ro")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	ro.SetMaxOpenConns(2)
+	s := &Store{db: db, ro: ro}
 	s.truncateFrames.Store(4096) // 16 MiB of 4 KiB pages
 	s.stmts = make(map[string]*sql.Stmt)
 	for _, q := range []string{qSelectLog, qUpsertLog, qDeleteExpired, qCredentialLeases, qAllLeases,
 		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease} {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
-			db.Close()
+			s.Close()
 			return nil, fmt.Errorf("sqlite store: prepare: %w", err)
 		}
 		s.stmts[q] = st
 	}
 	if o.CheckpointInterval > 0 {
 		if s.ckpt, err = sql.Open("sqlite", base); err != nil {
-			db.Close()
+			s.Close()
 			return nil, fmt.Errorf("sqlite store: %w", err)
 		}
 		s.ckpt.SetMaxOpenConns(1)
@@ -154,6 +164,7 @@ func (s *Store) Close() error {
 		<-s.ckptDone
 		s.ckpt.Close()
 	}
+	s.ro.Close()
 	return s.db.Close()
 }
 

@@ -261,3 +261,33 @@ func TestBackgroundCheckpoint(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestAuditQueriesUseReadOnlyPool: audit reads go through their own
+// read-only connections (so a long query never occupies the single writer
+// connection that decisions queue on), and they answer while another
+// process holds the write lock.
+func TestAuditQueriesUseReadOnlyPool(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	if err := s.AppendAudit(t.Context(), limits.AuditRecord{Time: at, Credential: "c", Tool: "t", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	b := &backend{dir: dir}
+	b.Break(t) // another process holds the write lock
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	recs, err := s.QueryAudit(ctx, limits.AuditFilter{Limit: 10})
+	cancel()
+	b.Restore(t)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("audit query while the write lock is held: %v, %d rows", err, len(recs))
+	}
+	// The read-only pool really is read-only.
+	if _, err := s.ro.ExecContext(t.Context(), `DELETE FROM audit_log`); err == nil {
+		t.Fatal("read-only pool accepted a write")
+	}
+}
