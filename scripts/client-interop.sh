@@ -10,14 +10,16 @@
 #     server (examples/conformance, HTTP), an elicitation round through
 #     the client's own handler, progress and a tool error;
 #   - the MCP Inspector CLI (@modelcontextprotocol/inspector) in both
-#     protocol eras (--protocol-era modern and legacy): tools/list, a
+#     protocol eras (--protocol-era modern and legacy, and auto, which must
+#     settle on modern): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
 #     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
 #     which fails on error-severity schema portability problems.
 #
-# It builds warden and the fixture server, starts `warden serve` and the
-# fixtures on free loopback ports, and launches `warden stdio` through each
-# client. Every check is printed; the
+# It builds warden and the fixture server, starts `warden serve` (with a
+# private state directory, using the development token it prints; the TS
+# client also checks that a client without it is refused) and the fixtures
+# on free loopback ports, and launches `warden stdio` through each client. Every check is printed; the
 # script exits 1 if any fails, 2 on a setup problem.
 #
 # Usage: scripts/client-interop.sh
@@ -101,6 +103,25 @@ log "building the conformance fixture server"
 
 work="$(mktemp -d)"
 pids=()
+
+# Both servers run with a state directory of their own and limits far
+# above what this run needs: the defaults (10 scans a minute per
+# credential) would refuse the later calls with rate_limit_exceeded.
+cat >"$work/warden.yaml" <<'YAML'
+limits:
+  requests_per_window: 10000
+  scans_per_window: 10000
+  monthly_scans: 100000
+  max_concurrent_scans: 16
+YAML
+# Clients launch warden stdio through this wrapper, which adds the
+# configuration and a state directory to the arguments they pass.
+stdio_bin="$work/warden-stdio"
+cat >"$stdio_bin" <<SH
+#!/bin/sh
+exec "$bin" "\$@" --config "$work/warden.yaml" --state-dir "$work/state-stdio"
+SH
+chmod +x "$stdio_bin"
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
@@ -139,10 +160,20 @@ start() {
 	started_url="$u"
 }
 
+# warden serve keeps its keys in a private state directory, requires a
+# bearer token and prints a development token for the local key.
 start serve out 's/^Warden is listening on \(http:[^ ]*\) .*/\1/p' \
-	"$bin" serve --listen 127.0.0.1:0 --log-level warn
+	"$bin" serve --listen 127.0.0.1:0 --log-level warn --state-dir "$work/state" --config "$work/warden.yaml"
 url="$started_url"
 server_pid="${pids[0]}"
+token=""
+for _ in $(seq 1 50); do
+	token="$(sed -n '/^Development token/{n;p;q}' "$work/serve.out" | tr -d '[:space:]' || true)"
+	[[ -n "$token" ]] && break
+	sleep 0.1
+done
+[[ -n "$token" ]] || die "warden serve printed no development token"
+export WARDEN_TOKEN="$token"
 log "warden serve is at $url"
 start fixtures err 's/^conformance fixtures on \(http:[^ ]*\)$/\1/p' \
 	"$fixtures_bin" --listen 127.0.0.1:0
@@ -180,6 +211,10 @@ inspect() {
 		shift
 	done
 	shift
+	# auto probes server/discover first, so against Warden it must end up
+	# on the modern revision.
+	local want_era="$era"
+	[[ "$era" == auto ]] && want_era=modern
 	local want_rc=0
 	[[ "$check" == call-error ]] && want_rc=5 # the CLI's exit code for isError results
 	local name="inspector $label ($era) $check"
@@ -191,7 +226,7 @@ inspect() {
 		sed 's/^/  /' "$work/err.txt" | head -n 20
 		return
 	fi
-	if (cd "$clients" && "$node" check-inspector.mjs "$check" "$era" "$tool" "${check_args[@]}" <"$work/out.json"); then
+	if (cd "$clients" && "$node" check-inspector.mjs "$check" "$want_era" "$tool" "${check_args[@]}" <"$work/out.json"); then
 		pass "$name"
 	else
 		fail "$name"
@@ -201,12 +236,12 @@ inspect() {
 text="interop: no secrets in this text"
 for era in modern legacy; do
 	ts_client http "$url" "$era"
-	ts_client stdio "$bin" "$era"
+	ts_client stdio "$stdio_bin" "$era"
 	ts_client fixtures "$fixtures_url" "$era"
 done
-for era in modern legacy; do
-	http=("$url" --transport http)
-	stdio=("$bin" stdio)
+for era in modern legacy auto; do
+	http=("$url" --transport http --header "Authorization: Bearer $token")
+	stdio=("$stdio_bin" stdio)
 	# --strict: exit 6 if any tool schema has an error-severity portability
 	# problem (warnings only print).
 	inspect http "$era" list -- "${http[@]}" --method tools/list --strict

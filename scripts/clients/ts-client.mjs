@@ -2,7 +2,8 @@
 // (@modelcontextprotocol/client, v2) and exits non-zero, naming each failed
 // check, on any mismatch.
 //
-// Usage (run from the directory whose node_modules holds the client):
+// Usage (run from the directory whose node_modules holds the client; set
+// WARDEN_TOKEN to the bearer token warden serve printed):
 //   node ts-client.mjs http     http://127.0.0.1:PORT/mcp  [modern|legacy]
 //   node ts-client.mjs stdio    /path/to/warden            [modern|legacy]
 //   node ts-client.mjs fixtures http://127.0.0.1:PORT/mcp  [modern|legacy]
@@ -36,9 +37,12 @@ function check(ok, what, detail) {
   }
 }
 
+// WARDEN_TOKEN, when set, is the bearer token for warden serve (http mode).
+const token = mode === 'http' ? process.env.WARDEN_TOKEN : undefined;
+const httpOptions = token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {};
 const transport = mode === 'stdio'
   ? new StdioClientTransport({ command: target, args: ['stdio', '--log-level', 'error'], stderr: 'inherit' })
-  : new StreamableHTTPClientTransport(new URL(target));
+  : new StreamableHTTPClientTransport(new URL(target), httpOptions);
 
 const options = { capabilities: mode === 'fixtures' ? { elicitation: {} } : {} };
 if (era === 'modern') {
@@ -132,7 +136,24 @@ async function fixtures() {
   check(failed.isError === true, 'a tool error is an isError result', failed);
 }
 
+// refusedWithoutToken checks that warden serve refuses a client that
+// brings no token.
+async function refusedWithoutToken() {
+  const bare = new Client({ name: 'warden-interop-no-token', version: '1.0.0' }, options);
+  let err;
+  try {
+    await bare.connect(new StreamableHTTPClientTransport(new URL(target)));
+  } catch (e) {
+    err = e;
+  }
+  await bare.close().catch(() => {});
+  check(err !== undefined && /401|authoriz|token/i.test(String(err?.message)), 'a client without a token is refused (401)', err && String(err.message));
+}
+
 try {
+  if (token) {
+    await refusedWithoutToken();
+  }
   await client.connect(transport);
   await (mode === 'fixtures' ? fixtures() : warden());
 } catch (e) {
