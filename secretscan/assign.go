@@ -454,6 +454,9 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if lv == name || len(name) >= 10 && strings.Contains(lv, name) {
 		return 0, false // value repeats its own name
 	}
+	if namesAWSSecretKey(name) && !awsSecretShape(v) {
+		return 0, false // the name fixes the format, and the value is not of it
+	}
 	lower, upper, digit, other := charClasses(v)
 	h := shannon(v)
 	lettersOnly := !digit && !other
@@ -655,6 +658,28 @@ func identifierLike(v string, h float64) bool {
 			}
 		}
 		if digits > 1 && !(digits == len(seg) && digits <= 4) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesAWSSecretKey reports whether a lower-cased name is that of an AWS
+// secret access key (AWS_SECRET_ACCESS_KEY, aws_secret_key,
+// secret_access_key), whose format is fixed: 40 characters of base64.
+func namesAWSSecretKey(name string) bool {
+	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(name)
+	return strings.Contains(n, "secretaccesskey") || strings.Contains(n, "awssecret")
+}
+
+// awsSecretShape reports whether v has the shape of an AWS secret access
+// key: exactly 40 characters of A-Z a-z 0-9 / +.
+func awsSecretShape(v string) bool {
+	if len(v) != 40 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) && v[i] != '/' && v[i] != '+' {
 			return false
 		}
 	}

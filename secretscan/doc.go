@@ -41,8 +41,8 @@
 // allow comment or the baseline; Truncated is set when more than
 // Options.MaxDetections matched.
 //
-// RiskLevel is the highest severity among detections with confidence of at
-// least 0.5 ("low" when all are below it, "none" without detections).
+// RiskLevel is the highest severity among the detections, whatever their
+// confidence ("none" without detections).
 // ConfidenceScore is 1 - Π(1 - confidence_i): the chance that the text
 // holds at least one real credential, treating detections as independent.
 //
@@ -101,8 +101,10 @@
 // generic assignment extractor), an optional entropy floor, an optional
 // structural validator, and positive and negative examples that
 // rules_test.go runs. Identifier rules (ARNs, bucket names, account IDs)
-// and password-hash rules report sensitive values that are not
-// credentials and run only with Options.Identifiers.
+// report sensitive values that are not credentials and run only with
+// Options.Identifiers. Password-hash rules (bcrypt, crypt(3), Cisco type
+// 8/9, Kerberos AS-REP) always run, at severity low: a leaked hash can be
+// cracked offline.
 //
 // # How it is fast
 //

@@ -87,7 +87,7 @@ func isPlaceholder(v string) bool {
 	}
 	found := false
 	placeholderAC.scan(v, func(int, int) bool { found = true; return false })
-	return found || oneCharDominates(v)
+	return found || oneCharDominates(v) || fakeUUID(v)
 }
 
 // oneCharDominates reports whether a single byte makes up most of the
@@ -209,4 +209,33 @@ func portLike(v string) bool {
 		}
 	}
 	return true
+}
+
+// fakeUUID reports whether v holds groups of 8-4-4-4-12 letters and
+// digits split by '-' (the shape of a UUID) that are not all hexadecimal:
+// a hand-made stand-in such as "a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5".
+func fakeUUID(v string) bool {
+	if len(v) < 36 || strings.Count(v, "-") < 4 {
+		return false
+	}
+	for i := 0; i+36 <= len(v); i++ {
+		if i > 0 && isAlnum(v[i-1]) || i+36 < len(v) && isAlnum(v[i+36]) {
+			continue
+		}
+		shape, hex := true, true
+		for j := 0; j < 36 && shape; j++ {
+			c := v[i+j]
+			switch j {
+			case 8, 13, 18, 23:
+				shape = c == '-'
+			default:
+				shape = isAlnum(c)
+				hex = hex && isHex(c)
+			}
+		}
+		if shape && !hex {
+			return true
+		}
+	}
+	return false
 }

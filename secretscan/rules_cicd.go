@@ -127,6 +127,23 @@ var cicdRules = []*rule{
 		},
 	},
 	{
+		// The Jenkins setup wizard prints a generated admin password (32
+		// hex) once, in the console log, before the first login.
+		ID: "jenkins-initial-admin-password", Type: "jenkins_initial_admin_password", Name: "Jenkins initial admin password from the setup log",
+		Family: "cicd", Severity: SeverityHigh, Evidence: evKeyword,
+		Keywords:  []string{"password to proceed to installation"},
+		Pattern:   `(?i)password to proceed to installation:?\s{1,16}(?P<secret>(?-i:[0-9a-f]{32}))\b`,
+		Before:    8,
+		After:     120,
+		Multiline: true,
+		Examples: []string{
+			"Please use the following password to proceed to installation:\n\ne3a739dcfcc033b7154039e320230e91\n\nThis may also be found at: /var/jenkins_home/secrets/initialAdminPassword",
+		},
+		NegativeExamples: []string{
+			"Please use the following password to proceed to installation:\n\n<password>\n",
+		},
+	},
+	{
 		ID: "jenkins-api-token", Type: "jenkins_api_token", Name: "Jenkins API token",
 		Family: "cicd", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords: []string{"jenkins"},

@@ -83,6 +83,25 @@ var genericRules = []*rule{
 		},
 	},
 	{
+		// A Terraform input variable whose name says credential and whose
+		// default holds the value: the default is committed with the code.
+		ID: "terraform-variable-default", Type: "generic_secret", Name: "Credential as the default of a Terraform variable",
+		Family: "generic", Severity: SeverityHigh, Evidence: evGeneric,
+		Keywords:   []string{`variable "`},
+		Pattern:    `(?s)variable "[\w-]{0,48}?(?i:token|secret|password|passwd|api_?key|access_?key|private_?key|credential)[\w-]{0,24}"\s*\{[^{}]{0,300}?\bdefault\s*=\s*"(?P<secret>[^"\s$]{12,256})"`,
+		Before:     2,
+		After:      700,
+		MinEntropy: 3.0,
+		Examples: []string{
+			"variable \"ops_api_token\" {\n  type    = string\n  default = \"3Tq0bAxhUDMQakqnftbWu1oGAxDLPXXYe6kRyQs6\"\n}\n",
+		},
+		NegativeExamples: []string{
+			"variable \"db_password\" {\n  type      = string\n  sensitive = true\n}\n",
+			"variable \"api_key\" {\n  default = \"REPLACE_ME_WITH_KEY\"\n}\n",
+			"variable \"region\" {\n  default = \"sFEbKlrck2uXmjFtUbar2W4AxDWPbueF\"\n}\n",
+		},
+	},
+	{
 		ID: "generic-credential", Type: "generic_credential", Name: "Credential assigned in code or configuration",
 		Family: "generic", Severity: SeverityMedium, Evidence: evGeneric,
 		Keywords: []string{"credential", "creds", "auth"},

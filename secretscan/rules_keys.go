@@ -397,7 +397,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$2b$12$T4eBqWUmsEYefXa8/KwLI9VSElbWBTjDq7MajVh76poXgqZbndZBD`,
 		},
@@ -411,7 +410,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$6$xUvfL6hu$KkGVKjqQxx0LxKXryvbJ7ahSRD29I9JDKiATMlhMTpB53MQISTNwduBtemKu6UhV763pdvYuJKVRvh.wn3qpLc`,
 		},
@@ -425,7 +423,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$5$Qectq3sNjodYr7B8$feRfr3tlX550yannJQLv6mLeBhCXmQQSL9Uu.GDoclB`,
 		},
@@ -439,7 +436,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$1$uVEbuQjq$iZOg1TAJ84n79f0BR5R3kM`,
 		},
@@ -453,7 +449,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$8$YMjJexL3GevDCK$BSHv7ihZqB38z40YnRqdxh82XWv2OeSN8RXFaizmz7j`,
 		},
@@ -467,7 +462,6 @@ PrivateKey = wx4aYCDs6B5w6JtwPqcyUbNcegdGu/xkGAv2ICeReTE=
 		After:            600,
 		NoBoundary:       true,
 		KeepPlaceholders: true,
-		Identifier:       true,
 		Examples: []string{
 			`$krb5asrep$23$user@corp.local:ae2a1d34a48e2a8a8182eb3459fec4f2$9ba51b7c8a84ace52f2696cb9cddc022534c202658fadfcda6f0b2dea7902ab7ce394fba9056363bbff704f2351ec149d57735a84553c8aeee7743ecb1283efb1419396ba6ed694dfba4b0dad671bb5ef6e485874976ecbc05712fca4c8a328fe9c49581`,
 		},

@@ -45,7 +45,7 @@ var observabilityRules = []*rule{
 		ID: "newrelic-license-key", Type: "newrelic_license_key", Name: "New Relic ingest license key",
 		Family: "observability", Severity: SeverityHigh, Evidence: evPrefix,
 		Keywords: []string{"NRAL"},
-		Pattern:  `\b(?P<secret>[a-z0-9]{36}NRAL)\b`,
+		Pattern:  `\b(?P<secret>(?:[a-f0-9]{36}|[a-z]{2}\d{2}xx[a-f0-9]{30})NRAL)\b`,
 		Before:   40,
 		Examples: []string{
 			`license_key: 84c400e50363f13fb4f04ab66ba13a9f8ebeNRAL`,

@@ -54,6 +54,20 @@ var saasRules = []*rule{
 		},
 	},
 	{
+		// Temporary tokens (tk.) are minted from a secret token, carry its
+		// scopes and live up to an hour.
+		ID: "mapbox-temporary-token", Type: "mapbox_temporary_token", Name: "Mapbox temporary access token",
+		Family: "saas", Severity: SeverityMedium, Evidence: evPrefix,
+		Keywords: []string{"tk.eyJ"},
+		Pattern:  `\b(tk\.eyJ[A-Za-z0-9_-]{20,200}\.[A-Za-z0-9_-]{20,})`,
+		Examples: []string{
+			`mapboxgl.accessToken = 'tk.eyJ1IjoiYWNtZS1tYXBzIiwiYSI6ImNseDBlOTZiNTFkZDM2OSJ9.hhhROuYX1FLtkanxPL1LB1';`,
+		},
+		NegativeExamples: []string{
+			`tk.eyJxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxx`,
+		},
+	},
+	{
 		ID: "mapbox-secret-token", Type: "mapbox_secret_token", Name: "Mapbox secret access token",
 		Family: "saas", Severity: SeverityHigh, Evidence: evPrefix,
 		Keywords: []string{"sk.eyJ"},

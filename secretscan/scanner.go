@@ -49,10 +49,12 @@ type Options struct {
 	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
 	// Zero: the comment suppresses detections on its line.
 	IgnoreAllowComments bool
-	// Identifiers also reports sensitive values that are not credentials:
-	// identifiers (AWS ARNs and account IDs, bucket host names, usernames)
-	// and password hashes (bcrypt, crypt(3), Kerberos AS-REP), as severity
-	// low. Zero: they are not reported, so hashes stay silent.
+	// Identifiers also reports sensitive values that are not credentials
+	// (AWS ARNs and account IDs, bucket host names, store domains,
+	// usernames, age recipients, i.e. public keys), as severity low. Zero:
+	// they are not reported. Password hashes (bcrypt, crypt(3), Cisco type
+	// 8/9, Kerberos AS-REP) are not identifiers: they allow offline
+	// recovery of the password, so they are always reported, as low.
 	Identifiers bool
 }
 

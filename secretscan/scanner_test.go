@@ -273,8 +273,10 @@ func TestSummaryRiskConfidence(t *testing.T) {
 		score float64
 	}{
 		{"none", nil, SeverityNone, 0},
-		{"low confidence only", []Detection{{Type: "a", Severity: SeverityCritical, Confidence: 0.3}}, SeverityLow, 0.3},
-		{"mixed", []Detection{{Type: "a", Severity: SeverityHigh, Confidence: 0.5}, {Type: "b", Severity: SeverityMedium, Confidence: 0.5}, {Type: "b", Severity: SeverityCritical, Confidence: 0.2}}, SeverityHigh, 0.8},
+		{"low only", []Detection{{Type: "a", Severity: SeverityLow, Confidence: 0.8}}, SeverityLow, 0.8},
+		{"low confidence still counts", []Detection{{Type: "a", Severity: SeverityCritical, Confidence: 0.3}}, SeverityCritical, 0.3},
+		{"mixed", []Detection{{Type: "a", Severity: SeverityHigh, Confidence: 0.5}, {Type: "b", Severity: SeverityMedium, Confidence: 0.5}, {Type: "b", Severity: SeverityCritical, Confidence: 0.2}}, SeverityCritical, 0.8},
+		{"order does not matter", []Detection{{Type: "b", Severity: SeverityMedium, Confidence: 0.9}, {Type: "a", Severity: SeverityHigh, Confidence: 0.1}, {Type: "c", Severity: SeverityLow, Confidence: 0.9}}, SeverityHigh, 0.99},
 	} {
 		r := Result{Detections: tc.dets}
 		if got := r.RiskLevel(); got != tc.risk {

@@ -21,20 +21,15 @@ func (r Result) Summarize() Summary {
 	return s
 }
 
-// RiskMinConfidence is the confidence below which a detection does not
-// raise RiskLevel above "low".
-const RiskMinConfidence = 0.5
-
-// RiskLevel is the highest severity among detections with confidence at
-// least RiskMinConfidence. If every detection is below that confidence the
-// level is "low"; with no detection it is "none".
+// RiskLevel is the highest severity among the detections, whatever their
+// confidence, as the keysweep_scan_text contract states ("risk_level is
+// the highest severity found"); SeverityNone when there are none. A
+// caller that wants to discount weak evidence filters on
+// Detection.Confidence (or sets Options.MinConfidence) first.
 func (r Result) RiskLevel() Severity {
-	if len(r.Detections) == 0 {
-		return SeverityNone
-	}
-	lvl := SeverityLow
+	lvl := SeverityNone
 	for _, d := range r.Detections {
-		if d.Confidence >= RiskMinConfidence && d.Severity > lvl {
+		if d.Severity > lvl {
 			lvl = d.Severity
 		}
 	}
