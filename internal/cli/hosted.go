@@ -24,12 +24,15 @@ type controls struct {
 	verifier *auth.Verifier    // nil on stdio
 	local    *auth.LocalIssuer // set when tokens come from the local key
 	policy   *policy.Controls
+	store    limitsStore
 	close    func()
 }
 
-// limitsStore is what the limiter needs from either adapter.
+// limitsStore is what the controls need from either adapter.
 type limitsStore interface {
 	limits.Store
+	// Prune deletes state that no longer affects a decision.
+	Prune(ctx context.Context, now, before time.Time) error
 }
 
 // openStore opens the configured store: SQLite in the state directory by
@@ -79,7 +82,7 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bo
 		closeStore()
 		return nil, err
 	}
-	c := &controls{lim: lim, close: closeStore, policy: &policy.Controls{Limiter: lim, Logger: logger}}
+	c := &controls{lim: lim, store: st, close: closeStore, policy: &policy.Controls{Limiter: lim, Logger: logger}}
 	if local {
 		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
@@ -140,4 +143,24 @@ func (c *controls) ready(ctx context.Context) error {
 		return c.verifier.Ready(ctx)
 	}
 	return nil
+}
+
+// prune deletes expired rate logs and leases every interval until ctx
+// ends, so the store stays the size of the live state. Audit and ledger
+// rows are kept.
+func (c *controls) prune(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		if err := c.store.Prune(pctx, time.Now(), time.Time{}); err != nil {
+			logger.Warn("pruning the store failed", slog.String("cause", err.Error()))
+		}
+		cancel()
+	}
 }

@@ -121,6 +121,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		return &exitError{code: ExitError, err: err}
 	}
 	defer ctl.close()
+	pctx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go ctl.prune(pctx, time.Hour, logger)
 	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
