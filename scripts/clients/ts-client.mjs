@@ -97,7 +97,8 @@ async function warden() {
     // microtask but settles a response at once: when the progress lines
     // and the response arrive in one read, the response wins and the
     // progress is dropped as "unknown token", though the server wrote it
-    // first. Only growth is checked here; the Go tests pin the order.
+    // first (typescript-sdk issue 2580). Only growth is checked here; the
+    // Go tests pin the order.
     check(growing(progress), 'progress notifications that arrive grow', progress);
     console.log(`${label}: note progress notifications seen: ${progress.length}`);
   }
