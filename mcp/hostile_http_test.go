@@ -307,3 +307,55 @@ func TestHostileSlowHeaders(t *testing.T) {
 		t.Errorf("valid request after slow headers: %d / %d %s", status, code, trunc(body))
 	}
 }
+
+// TestHostileSlowBody: a client that sends its headers, then dribbles its
+// body, is cut off by the server's ReadTimeout: it gets a 400 parse error
+// or a closed connection, never a hung handler, and the server goes on.
+func TestHostileSlowBody(t *testing.T) {
+	fx := newPeerFixture(t)
+	ts := httptest.NewUnstartedServer(mcp.NewHTTPHandler(fx.srv, nil))
+	ts.Config.ReadTimeout = 300 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := validListBody()
+	head := "POST /mcp HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() +
+		"\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n" +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	answer := make(chan []byte, 1)
+	go func() {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(conn)
+		answer <- b
+	}()
+	for i := 0; i < len(body) && time.Since(start) < 5*time.Second; i++ {
+		if _, err := conn.Write([]byte{body[i]}); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case b := <-answer:
+		t.Logf("answer after %v: %.120q", time.Since(start), b)
+		if len(b) > 0 && !bytes.HasPrefix(b, []byte("HTTP/1.1 400")) {
+			t.Errorf("a timed-out body was answered %q", trunc(b))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server kept a dribbling body open")
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("the connection lived %v with a 300 ms read timeout", d)
+	}
+	if status, body, code := send(t, ts, validList()); status != 200 || code != 0 {
+		t.Errorf("valid request after a slow body: %d / %d %s", status, code, trunc(body))
+	}
+}
