@@ -685,3 +685,74 @@ func awsSecretShape(v string) bool {
 	}
 	return true
 }
+
+// nonSecretLastWords, besides deniedLastWords, end names that hold a
+// vendor's public identifiers rather than its credentials.
+var nonSecretLastWords = map[string]bool{"domain": true, "subdomain": true, "host": true,
+	"hostname": true, "region": true, "org": true, "organization": true, "tenant": true,
+	"email": true, "username": true, "user": true, "project": true, "workspace": true}
+
+// namesNonSecret reports whether the identifier holding the keyword at
+// text[ks:ke] is a name whose last word says it holds something other
+// than a credential: "AUTH0_CLIENT_ID", "okta_domain", "sentryUrl". A
+// keyword that is not part of a name (prose, a URL) says nothing.
+func namesNonSecret(text string, ks, ke int) bool {
+	ns, ne := ks, ke
+	for ns > 0 && ks-ns < 64 && isNameByte(text[ns-1]) && text[ns-1] != '.' {
+		ns--
+	}
+	for ne < len(text) && ne-ke < 64 && isNameByte(text[ne]) && text[ne] != '.' {
+		ne++
+	}
+	if ne == ke {
+		return false // the keyword ends the name: "auth0 = ...", "Okta: ..."
+	}
+	var buf [maxNameWords]string
+	nw := nameWords(text[ns:ne], &buf)
+	if nw < 2 {
+		return false
+	}
+	last := strings.TrimRight(buf[nw-1], "0123456789")
+	return deniedLastWords[last] || nonSecretLastWords[last]
+}
+
+// anonymousLogin reports whether the user set on the password's line or
+// on one of the three lines before it is "anonymous": the password of an
+// anonymous (FTP) login is by convention an e-mail address or any word,
+// not a secret (RFC 1635).
+func anonymousLogin(text string, nameStart int) bool {
+	start := nameStart
+	for lines := 0; start > 0 && nameStart-start < 400; start-- {
+		if text[start-1] == '\n' {
+			if lines++; lines > 3 {
+				break
+			}
+		}
+	}
+	region := text[start:nameStart]
+	for {
+		i := indexFold(region, "anonymous")
+		if i < 0 {
+			return false
+		}
+		ls := strings.LastIndexByte(region[:i], '\n') + 1
+		if before := region[ls:i]; indexFold(before, "user") >= 0 || indexFold(before, "login") >= 0 {
+			return true
+		}
+		region = region[i+len("anonymous"):]
+	}
+}
+
+// indexFold is strings.Index ignoring ASCII case; sub must be lower case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
+}

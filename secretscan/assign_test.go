@@ -76,3 +76,69 @@ func TestClassifyName(t *testing.T) {
 		}
 	}
 }
+
+func TestAWSSecretNameShape(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"aws_secret_access_key", true}, {"AWS-SECRET-KEY", true}, {"secretaccesskey", true},
+		{"aws.secret", true}, {"client_secret", false}, {"aws_access_key_id", false},
+	} {
+		if got := namesAWSSecretKey(strings.ToLower(tc.name)); got != tc.want {
+			t.Errorf("namesAWSSecretKey(%q) = %v", tc.name, got)
+		}
+	}
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{
+		{"kF3n7Qm1/xA9zL0pR2sT4uV6wY8bC+dE5gH7jK9m", true},
+		{"kF3n7Qm1/xA9zL0pR2sT4uV6wY8bC+dE5gH7jK9", false},   // 39
+		{"kF3n7Qm1/xA9zL0pR2sT4uV6wY8bC+dE5gH7jK9mz", false}, // 41
+		{"kF3n7Qm1-xA9zL0pR2sT4uV6wY8bC+dE5gH7jK9m", false},  // '-' is not base64
+	} {
+		if got := awsSecretShape(tc.v); got != tc.want {
+			t.Errorf("awsSecretShape(%q) = %v", tc.v, got)
+		}
+	}
+}
+
+func TestNamesNonSecret(t *testing.T) {
+	for _, tc := range []struct {
+		text, kw string
+		want     bool
+	}{
+		{"AUTH0_CLIENT_ID=x", "auth0", true},
+		{"auth0ClientId: x", "auth0", true},
+		{"OKTA_DOMAIN=x", "okta", true},
+		{"AUTH0_CLIENT_SECRET=x", "auth0", false},
+		{"auth0 token: x", "auth0", false},
+		{"AUTH0=x", "auth0", false},
+		{"https://x.okta.com/api", "okta", false},
+	} {
+		i := strings.Index(strings.ToLower(tc.text), tc.kw)
+		if got := namesNonSecret(tc.text, i, i+len(tc.kw)); got != tc.want {
+			t.Errorf("namesNonSecret(%q) = %v", tc.text, got)
+		}
+	}
+}
+
+func TestAnonymousLogin(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"server->user = \"anonymous\";\nserver->password = \"ftp@\";", true},
+		{"LOGIN: Anonymous\nPASSWORD: guest@", true},
+		{"user = \"anonymous\"; password = \"x@\"", true},
+		{"user = \"admin\";\npassword = \"Zq3!vK9#pL2w\";", false},
+		{"// anonymous access is off\npassword = \"Zq3!vK9#pL2w\";", false},
+		{"user = \"anonymous\"\n\n\n\n\npassword = \"Zq3!vK9#pL2w\"", false}, // more than three lines up
+	} {
+		i := strings.LastIndex(strings.ToLower(tc.text), "password")
+		if got := anonymousLogin(tc.text, i); got != tc.want {
+			t.Errorf("anonymousLogin(%q) = %v", tc.text, got)
+		}
+	}
+}

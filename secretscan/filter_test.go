@@ -24,6 +24,9 @@ func TestFilters(t *testing.T) {
 		{"AAAAAAAAAAAAAAAAAAAAAAAA", true, false, false},
 		{"Zq3!vK9#pL2wXy", false, false, false},
 		{"550e8400-e29b-41d4-a716-446655440000", false, true, false},
+		{"a1b2c3d4-e5f6-g7h8-i8j0-k0l3m3n4o0p5", true, false, false},        // UUID shape, not hex
+		{"px-dep-d4c3b2a1-f6e5-h8g7-j1i8-p5o0n5m3l2k1", true, false, false}, // inside a prefix
+		{"px-api-550e8400-e29b-41d4-a716-446655440000", false, false, false},
 		{"1.2.3", false, false, true},
 		{"v10.4.0-rc1", false, false, true},
 		{"1.2", false, false, true},
@@ -59,6 +62,27 @@ func TestPortLikeAndRuneCount(t *testing.T) {
 	for _, s := range []string{"", "abc", "héllo wörld", "\xff\xfe", "0123456789abcdefé"} {
 		if got, want := runeCount(s), len([]rune(s)); got != want {
 			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestFakeUUID(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{
+		{"550e8400-e29b-41d4-a716-446655440000", false},
+		{"550E8400-E29B-41D4-A716-446655440000", false},
+		{"550e8400-e29b-41d4-a716-44665544000g", true},
+		{"x-550e8400-e29b-41d4-a716-44665544000g-y", true},
+		{"550e8400-e29b-41d4-a716-44665544000gz", false}, // 13 characters in the last group
+		{"550e8400_e29b_41d4_a716_44665544000g", false},  // not dashes
+		{"ghijklmn-opqr-stuv-wxyz-ghijklmnopqr", true},
+		{"short-1-2-3-4", false},
+		{"", false},
+	} {
+		if got := fakeUUID(tc.v); got != tc.want {
+			t.Errorf("fakeUUID(%q) = %v, want %v", tc.v, got, tc.want)
 		}
 	}
 }

@@ -88,120 +88,152 @@ func (c tally) pct() float64 {
 	return 100 * float64(c.found) / float64(c.total)
 }
 
-// floors are the minimum detection rates per source.
-var floors = map[string]float64{"noseyparker": 90, "kingfisher": 75}
+// The floors are the minimum rates, raised to what the engine reaches
+// (rounded down) so that a regression fails the build.
+//
+// floorsDefault apply to the default options, which the keysweep_scan_text
+// tool uses. The issue asks for 90 % of the Nosey Parker positives; with
+// the default options 86 % are found, because the rest are identifiers
+// (ARNs, bucket names, account IDs, usernames, an age public key), which
+// are not credentials, and placeholder values ("aaaa...", "xxxx...",
+// "password 'password'", "$Password"), which are decoys by design.
+// docs/keysweep.md lists them. floorsIdentifiers apply with
+// Options.Identifiers on, where the 90 % is met.
+var (
+	floorsDefault     = map[string]float64{"noseyparker": 86, "kingfisher": 80}
+	floorsIdentifiers = map[string]float64{"noseyparker": 92, "kingfisher": 81}
+)
 
-// negFloor is the share of negatives that must stay silent. The target is
-// 95 %, which is not met: most negatives that still fire hold a credential
-// of another rule's format (a Slack or Vault token that is a negative only
-// for a sibling rule, a client secret beside the id the rule was about).
-// docs/keysweep-detection.md lists them. The floor guards against
-// regressions from the measured level.
-const negFloor = 80.0
+// negFloor is the share of negatives that must stay silent with the
+// default options, and negFloorIdentifiers with Options.Identifiers on.
+// The issue's target is 95 %, which is not met: most negatives that still
+// fire hold a real-format credential of another rule (an Auth0 or Azure
+// client secret, a GitHub OAuth client secret, a New Relic key, a Twitch
+// stream key), or a hard-coded password that the example's rule passes
+// over only for its quoting ("password = 'super$ecret'" is a negative,
+// the same with double quotes a positive). docs/keysweep.md reviews each.
+const (
+	negFloor            = 89.0
+	negFloorIdentifiers = 86.0
+)
 
 // TestDetectionFloors checks recall on the positive examples and silence
-// on the negative examples of the shared data sets.
+// on the negative examples of the shared data sets, with the default
+// options and with Options.Identifiers on.
 func TestDetectionFloors(t *testing.T) {
 	exs := loadExamples(t)
-	// Nosey Parker's positives include its identifier rules (ARNs, bucket
-	// names), so the floors run with Identifiers on; the default figures
-	// are logged and documented beside them.
-	s := New(&Options{FingerprintKey: []byte("floors"), Identifiers: true})
 	def := New(&Options{FingerprintKey: []byte("floors")})
-	defFound := map[string]*tally{}
-	pos := map[string]*tally{}
-	neg := map[string]*tally{}
+	ids := New(&Options{FingerprintKey: []byte("floors"), Identifiers: true})
+	type counts struct{ pos, neg map[string]*tally }
+	cfgs := []struct {
+		name   string
+		s      *Scanner
+		floors map[string]float64
+		neg    float64
+		c      counts
+	}{
+		{"default options", def, floorsDefault, negFloor, counts{map[string]*tally{}, map[string]*tally{}}},
+		{"Options.Identifiers on", ids, floorsIdentifiers, negFloorIdentifiers, counts{map[string]*tally{}, map[string]*tally{}}},
+	}
 	fam := map[string]int{}
 	var missed, noisy []string
 	// A negative whose exact text is also labelled positive (for another
 	// rule) in the same data set cannot be required to stay silent; those
-	// are counted apart.
+	// are counted apart, and the figure with them is reported too.
 	positiveText := map[string]bool{}
 	for _, e := range exs {
 		if e.Kind == "positive" {
 			positiveText[e.Source+"\x00"+e.Text] = true
 		}
 	}
-	contradictory := 0
+	contradictory, contradictorySilent := 0, 0
 	for _, e := range exs {
-		if e.Kind == "negative" && positiveText[e.Source+"\x00"+e.Text] {
-			contradictory++
-			continue
-		}
-		res, err := s.Scan(context.Background(), e.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := pos
-		if e.Kind == "negative" {
-			m = neg
-		}
-		if m[e.Source] == nil {
-			m[e.Source] = &tally{}
-		}
-		m[e.Source].total++
-		hit := len(res.Detections) > 0
-		if e.Kind == "positive" {
-			dr, _ := def.Scan(context.Background(), e.Text)
-			if defFound[e.Source] == nil {
-				defFound[e.Source] = &tally{}
+		for ci := range cfgs {
+			cfg := &cfgs[ci]
+			res, err := cfg.s.Scan(context.Background(), e.Text)
+			if err != nil {
+				t.Fatal(err)
 			}
-			defFound[e.Source].total++
-			if len(dr.Detections) > 0 {
-				defFound[e.Source].found++
+			hit := len(res.Detections) > 0
+			if e.Kind == "negative" && positiveText[e.Source+"\x00"+e.Text] {
+				if ci == 0 {
+					contradictory++
+					if !hit {
+						contradictorySilent++
+					}
+				}
+				continue
 			}
-			if hit {
+			m := cfg.c.pos
+			if e.Kind == "negative" {
+				m = cfg.c.neg
+			}
+			if m[e.Source] == nil {
+				m[e.Source] = &tally{}
+			}
+			m[e.Source].total++
+			switch {
+			case e.Kind == "positive" && hit:
 				m[e.Source].found++
-				fam[res.Detections[0].Family]++
-			} else {
-				missed = append(missed, e.RuleID+" "+trunc(e.Text))
+				if ci == 0 {
+					fam[res.Detections[0].Family]++
+				}
+			case e.Kind == "positive":
+				if ci == 0 {
+					missed = append(missed, e.RuleID+" "+trunc(e.Text))
+				}
+			case !hit:
+				m[e.Source].found++
+			default:
+				noisy = append(noisy, fmt.Sprintf("%s -> %s (%s)", e.RuleID, res.Detections[0].RuleID, cfg.name))
 			}
-		} else if !hit {
-			m[e.Source].found++
-		} else {
-			noisy = append(noisy, e.RuleID+" -> "+res.Detections[0].RuleID)
 		}
 	}
 	var b strings.Builder
 	b.WriteString("# KeySweep detection on the shared example sets\n\n")
 	b.WriteString("Generated by `go test ./secretscan -run TestDetectionFloors -update`; do not edit by hand.\n\n")
 	b.WriteString("A positive counts as found when the scan of its text yields at least one detection; a negative\n")
-	b.WriteString("counts as silent when it yields none. The floors run with `Options.Identifiers` on, because the\n")
-	b.WriteString("Nosey Parker positives include its identifier rules (ARNs, bucket names) and password hashes;\n")
-	b.WriteString("the default-options figures are given beside them.\n\n")
-	b.WriteString("| source | positives found | rate | floor | negatives silent | rate |\n|---|---|---|---|---|---|\n")
+	b.WriteString("counts as silent when it yields none, whatever the type of the detection. The default options\n")
+	b.WriteString("are those of the `keysweep_scan_text` tool; `Options.Identifiers` adds the identifier rules\n")
+	b.WriteString("(ARNs, bucket names, account IDs, usernames, age recipients). docs/keysweep.md discusses the\n")
+	b.WriteString("remaining misses and noisy negatives.\n\n")
 	var srcs []string
-	for k := range pos {
+	for k := range cfgs[0].c.pos {
 		srcs = append(srcs, k)
 	}
 	sort.Strings(srcs)
-	totalNeg := tally{}
-	for _, src := range srcs {
-		p, n := pos[src], neg[src]
-		if n == nil {
-			n = &tally{}
+	for _, cfg := range cfgs {
+		fmt.Fprintf(&b, "## %s\n\n", cfg.name)
+		b.WriteString("| source | positives found | rate | floor | negatives silent | rate |\n|---|---|---|---|---|---|\n")
+		totalNeg := tally{}
+		for _, src := range srcs {
+			p, n := cfg.c.pos[src], cfg.c.neg[src]
+			if n == nil {
+				n = &tally{}
+			}
+			totalNeg.found += n.found
+			totalNeg.total += n.total
+			fmt.Fprintf(&b, "| %s | %d / %d | %.1f %% | %.0f %% | %d / %d | %.1f %% |\n", src, p.found, p.total, p.pct(), cfg.floors[src], n.found, n.total, n.pct())
+			t.Logf("%s: %s: positives %d/%d (%.1f%%), negatives silent %d/%d (%.1f%%)", cfg.name, src, p.found, p.total, p.pct(), n.found, n.total, n.pct())
+			if f, ok := cfg.floors[src]; ok && p.pct() < f {
+				t.Errorf("%s: %s: %.1f%% of positives found, floor %.0f%%", cfg.name, src, p.pct(), f)
+			}
 		}
-		totalNeg.found += n.found
-		totalNeg.total += n.total
-		fmt.Fprintf(&b, "| %s | %d / %d | %.1f %% | %.0f %% | %d / %d | %.1f %% |\n", src, p.found, p.total, p.pct(), floors[src], n.found, n.total, n.pct())
-		t.Logf("%s: positives %d/%d (%.1f%%), negatives silent %d/%d (%.1f%%)", src, p.found, p.total, p.pct(), n.found, n.total, n.pct())
-		if f, ok := floors[src]; ok && p.pct() < f {
-			t.Errorf("%s: %.1f%% of positives found, floor %.0f%%", src, p.pct(), f)
+		fmt.Fprintf(&b, "\nAll negatives: %d / %d silent (%.1f %%; target 95 %%, CI floor %.0f %%).\n\n",
+			totalNeg.found, totalNeg.total, totalNeg.pct(), cfg.neg)
+		t.Logf("%s: negatives silent: %d/%d (%.1f%%)", cfg.name, totalNeg.found, totalNeg.total, totalNeg.pct())
+		if totalNeg.pct() < cfg.neg {
+			t.Errorf("%s: only %.1f%% of negatives silent, floor %.0f%%", cfg.name, totalNeg.pct(), cfg.neg)
+		}
+		if cfg.s == def {
+			all := tally{found: totalNeg.found + contradictorySilent, total: totalNeg.total + contradictory}
+			fmt.Fprintf(&b, "%d further negatives are left out above because the same text is labelled positive in the same\n"+
+				"data set (for a sibling rule); silent among them: %d. Counting them, %d / %d negatives are silent (%.1f %%).\n\n",
+				contradictory, contradictorySilent, all.found, all.total, all.pct())
+			t.Logf("negatives including %d also labelled positive: %d/%d (%.1f%%)", contradictory, all.found, all.total, all.pct())
 		}
 	}
-	b.WriteString("\nWith default options (identifier rules off):")
-	for _, src := range srcs {
-		fmt.Fprintf(&b, " %s %d / %d (%.1f %%);", src, defFound[src].found, defFound[src].total, defFound[src].pct())
-		t.Logf("default options: %s positives %d/%d (%.1f%%)", src, defFound[src].found, defFound[src].total, defFound[src].pct())
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "\nAll negatives: %d / %d silent (%.1f %%; target 95 %%, CI floor %.0f %%). %d further negatives are excluded because the same text is labelled positive in the same data set.\n",
-		totalNeg.found, totalNeg.total, totalNeg.pct(), negFloor, contradictory)
-	t.Logf("negatives silent: %d/%d (%.1f%%)", totalNeg.found, totalNeg.total, totalNeg.pct())
-	if totalNeg.pct() < negFloor {
-		t.Errorf("only %.1f%% of negatives silent, floor %.0f%%", totalNeg.pct(), negFloor)
-	}
-	b.WriteString("\n## Found positives by rule family of the first detection\n\n| family | positives |\n|---|---|\n")
+	b.WriteString("## Found positives by rule family of the first detection (default options)\n\n| family | positives |\n|---|---|\n")
 	var fams []string
 	for k := range fam {
 		fams = append(fams, k)
@@ -213,6 +245,10 @@ func TestDetectionFloors(t *testing.T) {
 	}
 	b.WriteString("\n## Negatives that still produce a finding\n\nAs example rule -> our first detection (texts are in the data sets).\n\n")
 	for _, m := range noisy {
+		fmt.Fprintf(&b, "- %s\n", m)
+	}
+	b.WriteString("\n## Positives missed with the default options\n\nAs example rule and the start of the text.\n\n")
+	for _, m := range missed {
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	if testing.Verbose() {

@@ -25,6 +25,7 @@ var genericRules = []*rule{
 			`password: <your-password>`,
 			`password_file = "/run/secrets/db"`,
 			`if password == "x":`,
+			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";", // RFC 1635 anonymous login
 		},
 	},
 	{
@@ -42,6 +43,8 @@ var genericRules = []*rule{
 			`secret_name = "prod-db"`,
 			`client_secret: your_client_secret_here`,
 			`secret = os.environ["SECRET"]`,
+			`AWS_SECRET_ACCESS_KEY=0f3a9c1e7b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c`, // 42 hex: not an AWS secret
+			`secret_access_key = 'Kd8fQ2nW5xZ1+RT'`,                            // 15 characters
 		},
 	},
 	{
@@ -80,6 +83,7 @@ var genericRules = []*rule{
 			`primary_key = "id"`,
 			`api_key_id = "V6CcvpCsX2tENFN4tiOKe3FAYhKuYvIS"`,
 			`cache_key = "user:srv6aoao"`,
+			`apiKey=px-api-k3m9q2w7-x5v8-z1r4-t6y0-n8p3s5u7w9y2`, // UUID-shaped, not hexadecimal
 		},
 	},
 	{

@@ -49,6 +49,10 @@ var observabilityRules = []*rule{
 		Before:   40,
 		Examples: []string{
 			`license_key: 84c400e50363f13fb4f04ab66ba13a9f8ebeNRAL`,
+			`license: eu01xx5c8f0e2a9b7d4c1e6f3a0b8d2c5e7fNRAL`,
+		},
+		NegativeExamples: []string{
+			`license_key: z9y8x7w6v5u4t3s2r1q0p9o8n7m6l5k4j3i2NRAL`, // not hexadecimal
 		},
 	},
 	{

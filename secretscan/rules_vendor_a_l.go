@@ -64,6 +64,9 @@ var vendorRulesAL = []*rule{
 			`AUTH0_API_KEY = "kcNu0UlAmjkAUdxUHej3sDNMlscUxNnC69KvGJqRgE4uINqXtQFyHIQ7tVlwmH92cNS813AfTOIwd7Y3"`,
 			`auth0 token: XJV2LPLbHIHTLJ480TklKHc48A3JaJ2ptVFIyJduuKmjStMi3QzdLNsNKmT93EAuEzFctsu9XeEfmLcC`,
 		},
+		NegativeExamples: []string{
+			`AUTH0_CLIENT_ID="kq3VnB7wLx0RtY2mZp5sHd8Jf4Gc1Aa9"`, // the public client id
+		},
 	},
 	{
 		ID: "bitbucket-client-secret", Type: "bitbucket_client_secret", Name: "Bitbucket OAuth consumer secret",

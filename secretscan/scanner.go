@@ -351,6 +351,9 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 		if r.Pre != nil && !r.Pre(text, int(h.start), int(h.end)) {
 			continue
 		}
+		if r.Evidence == evKeyword && namesNonSecret(text, int(h.start), int(h.end)) {
+			continue // AUTH0_CLIENT_ID=..., OKTA_DOMAIN=...: the vendor's name on something else
+		}
 		a := int(h.start) - r.before
 		if a < 0 {
 			a = 0
@@ -401,7 +404,7 @@ func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []cand
 			continue
 		}
 		h, ok := genericValueOK(a, text, r.Assign.class, strong)
-		if !ok {
+		if !ok || r.Assign.class == assignPassword && anonymousLogin(text, a.nameStart) {
 			continue
 		}
 		conf := 0.45
