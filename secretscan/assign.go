@@ -414,7 +414,8 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	case '#', '.':
 		// A comment or a path when unquoted; a CSS selector ("#id",
 		// ".class") when quoted unless it has a digit like a password.
-		if c != assignPassword || !a.quoted || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.IndexAny(v, "0123456789") < 0 {
+		// A tight NAME=value (.env, INI) counts as quoted here.
+		if c != assignPassword || !a.quoted && !a.tight || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.IndexAny(v, "0123456789") < 0 {
 			return 0, false
 		}
 	case '/', '{', '[', '(', '<', '$':
@@ -668,8 +669,14 @@ func identifierLike(v string, h float64) bool {
 // secret access key (AWS_SECRET_ACCESS_KEY, aws_secret_key,
 // secret_access_key), whose format is fixed: 40 characters of base64.
 func namesAWSSecretKey(name string) bool {
-	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(name)
-	return strings.Contains(n, "secretaccesskey") || strings.Contains(n, "awssecret")
+	var buf [160]byte
+	n := buf[:0]
+	for i := 0; i < len(name) && len(n) < len(buf); i++ {
+		if c := name[i]; c != '_' && c != '-' && c != '.' {
+			n = append(n, c)
+		}
+	}
+	return indexFold(string(n), "secretaccesskey") >= 0 || indexFold(string(n), "awssecret") >= 0
 }
 
 // awsSecretShape reports whether v has the shape of an AWS secret access

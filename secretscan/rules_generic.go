@@ -17,6 +17,7 @@ var genericRules = []*rule{
 			`<password>Tr0ub4dor&3x</password>`,
 			`"password": "HiiazyFI0WGCtU"`,
 			`export MYSQL_PASS='8xcdyOl4DUv1'`,
+			`DB_PASSWORD=.k7Vq2mXr9Lp`, // .env: a leading dot is part of the value
 		},
 		NegativeExamples: []string{
 			`password = "changeme"`,
@@ -25,6 +26,8 @@ var genericRules = []*rule{
 			`password: <your-password>`,
 			`password_file = "/run/secrets/db"`,
 			`if password == "x":`,
+			`PASSWORD_FILE=.secrets/db1`,
+			`password = .k7Vq2mXr9Lp`,
 			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";", // RFC 1635 anonymous login
 		},
 	},
