@@ -900,26 +900,32 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sink := &httpSink{w: w, sse: true, long: true, keepAlive: h.opts.KeepAlive}
-	sink.mu.Lock()
-	sink.startLocked()
-	sink.mu.Unlock()
+	var stream, seq uint64
 	resumed := false
 	if lei := r.Header.Get("Last-Event-ID"); lei != "" {
-		if stream, seq, ok := parseEventID(lei); ok {
-			resumed = true
-			missed := sess.events.follow(stream, seq, sink)
-			defer sess.events.unfollow(stream, sink)
-			for _, e := range missed {
-				sink.forward(eventID(e.stream, e.seq), e.data)
-			}
-		}
+		stream, seq, resumed = parseEventID(lei)
 	}
 	// A resumed stream carries the rest of the stream it resumes; only a
 	// standalone GET carries the session's own notifications, and a
 	// resumed one must neither take them over nor, when it ends, cut them
-	// off from the standalone stream.
+	// off from the standalone stream. The standalone stream is registered
+	// before its headers go out: a client may act as soon as it sees them
+	// (go-sdk's Connect returns), and a notification sent in between would
+	// be lost. One sent before the headers starts the stream itself.
 	if !resumed {
 		sess.SetPush(sink)
+	}
+	sink.mu.Lock()
+	if !sink.started {
+		sink.startLocked()
+	}
+	sink.mu.Unlock()
+	if resumed {
+		missed := sess.events.follow(stream, seq, sink)
+		defer sess.events.unfollow(stream, sink)
+		for _, e := range missed {
+			sink.forward(eventID(e.stream, e.seq), e.data)
+		}
 	}
 	select {
 	case <-r.Context().Done():

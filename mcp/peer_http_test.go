@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -171,5 +172,74 @@ func TestPeerLegacyGETStreamHandover(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Error("the new GET stream did not receive list_changed after the old one closed")
+	}
+}
+
+// TestPeerLegacyGETStreamLiveOnHeaders: once a legacy GET stream's
+// headers have arrived, the stream receives the session's notifications.
+// A client may act the moment it sees them (go-sdk's Connect returns), so
+// a notification right after must not be lost to a stream not yet
+// registered.
+func TestPeerLegacyGETStreamLiveOnHeaders(t *testing.T) {
+	fx := newPeerFixture(t)
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
+	t.Cleanup(ts.Close)
+	post := func(sid, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for i := range 40 {
+		sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`).Header.Get("Mcp-Session-Id")
+		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		get, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
+		get.Header.Set("Accept", "text/event-stream")
+		get.Header.Set("Mcp-Session-Id", sid)
+		gresp, err := http.DefaultClient.Do(get)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("peer_live_%d", i)
+		tool.Add(fx.reg, peerDef(name, "Registered as soon as the stream's headers arrived."),
+			func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) { return "", nil })
+		got := make(chan bool, 1)
+		go func() {
+			buf := make([]byte, 0, 1024)
+			chunk := make([]byte, 256)
+			for {
+				n, err := gresp.Body.Read(chunk)
+				buf = append(buf, chunk[:n]...)
+				if strings.Contains(string(buf), "notifications/tools/list_changed") {
+					got <- true
+					return
+				}
+				if err != nil {
+					got <- false
+					return
+				}
+			}
+		}()
+		select {
+		case ok := <-got:
+			if !ok {
+				t.Fatalf("round %d: the stream ended without list_changed", i)
+			}
+		case <-time.After(time.Second):
+			cancel()
+			t.Fatalf("round %d: list_changed sent right after the headers was lost", i)
+		}
+		cancel()
+		gresp.Body.Close()
 	}
 }
