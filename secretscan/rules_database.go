@@ -189,6 +189,7 @@ var databaseRules = []*rule{
 		Before:   400,
 		After:    140,
 		Priority: 1,
+		Pre:      semicolonBefore,
 		Examples: []string{
 			`Server=tcp:db.internal,1433;Database=app;User ID=svc;Password=Zy5lYGuGnMBKLa;Encrypt=true`,
 			`Driver={ODBC Driver 17 for SQL Server};Server=db;UID=svc;PWD=YI1bKFsCiomV;`,

@@ -233,3 +233,42 @@ func twilioSKAhead(text string, start, end int) bool {
 	}
 	return end+32 == len(text) || !isAlnum(text[end+32])
 }
+
+// semicolonBefore is a prefilter for connection-string rules whose
+// keyword ("password=") must follow a ';' and optional blanks, as in
+// "Server=db;Password=...". It spares the pattern every other
+// "password=".
+func semicolonBefore(text string, start, _ int) bool {
+	i := start
+	for i > 0 && start-i < 16 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i > 0 && text[i-1] == ';'
+}
+
+// tfCredentialVariable is the prefilter of the Terraform variable rule:
+// the variable's name, between the quotes after `variable "`, must name a
+// credential.
+func tfCredentialVariable(text string, _, end int) bool {
+	i := end
+	for i < len(text) && i-end < 64 && (isNameByte(text[i]) && text[i] != '.') {
+		i++
+	}
+	if i >= len(text) || text[i] != '"' || i == end {
+		return false
+	}
+	var buf [64]byte
+	n := buf[:0]
+	for j := end; j < i; j++ {
+		if c := text[j]; c != '_' && c != '-' {
+			n = append(n, c|0x20)
+		}
+	}
+	name := string(n)
+	for _, w := range [...]string{"token", "secret", "password", "passwd", "apikey", "accesskey", "privatekey", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}

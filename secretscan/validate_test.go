@@ -53,3 +53,28 @@ func TestUserinfoAhead(t *testing.T) {
 		}
 	}
 }
+
+func TestPrefilters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pre  func(string, int, int) bool
+		text string
+		kw   string
+		want bool
+	}{
+		{"semicolon", semicolonBefore, "Server=db;Password=x", "Password=", true},
+		{"semicolon blanks", semicolonBefore, "Server=db; \tPwd=x", "Pwd=", true},
+		{"no semicolon", semicolonBefore, "password=x", "password=", false},
+		{"comma", semicolonBefore, "a=1,password=x", "password=", false},
+		{"tf token", tfCredentialVariable, `variable "ops_api_token" {`, `variable "`, true},
+		{"tf key", tfCredentialVariable, `variable "Stripe-API-Key" {`, `variable "`, true},
+		{"tf region", tfCredentialVariable, `variable "region" {`, `variable "`, false},
+		{"tf unterminated", tfCredentialVariable, `variable "token`, `variable "`, false},
+		{"tf empty", tfCredentialVariable, `variable "" {`, `variable "`, false},
+	} {
+		i := strings.Index(tc.text, tc.kw)
+		if got := tc.pre(tc.text, i, i+len(tc.kw)); got != tc.want {
+			t.Errorf("%s: %q = %v", tc.name, tc.text, got)
+		}
+	}
+}
