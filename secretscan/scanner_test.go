@@ -334,3 +334,31 @@ func TestLineTracker(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultsReportHashesNotIdentifiers pins the split between password
+// hashes (reported by default: they can be cracked offline) and
+// identifiers (only with Options.Identifiers).
+func TestDefaultsReportHashesNotIdentifiers(t *testing.T) {
+	const text = "hash: $2b$12$T4eBqWUmsEYefXa8/KwLI9VSElbWBTjDq7MajVh76poXgqZbndZBD\n" +
+		`"Resource": "arn:aws:s3:::corp-sz09p1yf/*"` + "\n"
+	for _, tc := range []struct {
+		name string
+		opts *Options
+		want []string
+	}{
+		{"default", nil, []string{"bcrypt-hash"}},
+		{"identifiers", &Options{Identifiers: true}, []string{"bcrypt-hash", "aws-arn"}},
+	} {
+		res := scan(t, New(tc.opts), text)
+		var got []string
+		for _, d := range res.Detections {
+			got = append(got, d.RuleID)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		if r := res.RiskLevel(); r != SeverityLow {
+			t.Errorf("%s: risk %v, want low", tc.name, r)
+		}
+	}
+}
