@@ -746,7 +746,10 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) {
 		return // the client left; nothing more to say
 	}
 	if s.started {
-		_ = s.event(msg)
+		if s.event(msg) == nil && s.log != nil && s.stream != 0 {
+			// Delivered on its own stream: nothing left to resume.
+			s.log.forget(s.stream)
+		}
 		return
 	}
 	s.writeJSON(status, len(msg), msg)

@@ -72,6 +72,23 @@ func (l *streamLog) follow(stream, seq uint64, f *httpSink) []loggedEvent {
 	return out
 }
 
+// forget drops a stream's events once its response was delivered on the
+// stream itself, so the log holds only streams that may still be resumed.
+func (l *streamLog) forget(stream uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kept := l.events[:0]
+	for _, e := range l.events {
+		if e.stream == stream {
+			l.bytes -= len(e.data)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(l.events[len(kept):])
+	l.events = kept
+}
+
 func (l *streamLog) unfollow(stream uint64, f *httpSink) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -52,6 +53,7 @@ const (
 
 var (
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	timeType        = reflect.TypeFor[time.Time]()
 	addressType     = reflect.TypeFor[Address]()
 	intExprType     = reflect.TypeFor[IntExpr]()
 	nonEmptyType    = reflect.TypeFor[NonEmptyString]()
@@ -81,6 +83,9 @@ type node struct {
 	// maxLenCode for a string that is too long (tags code and
 	// maxLengthCode), when a tool's contract names its own codes.
 	code, maxLenCode string
+	// format is published for types with a known JSON form (a time is a
+	// date-time string).
+	format string
 }
 
 type field struct {
@@ -118,6 +123,9 @@ func deriveNode(t reflect.Type, tag reflect.StructTag, seen map[reflect.Type]boo
 		n.kind = kString
 		n.nonEmpty = true
 		n.minLen = 1
+	case t == timeType:
+		n.kind = kRaw
+		n.format = "date-time"
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(unmarshalerType):
 		// A type with its own JSON form (time.Time, say) is published as
 		// any value and decoded by its own UnmarshalJSON.
@@ -431,6 +439,12 @@ func (w *schemaWriter) node(n *node, f *field) {
 		w.key(&first, "type")
 		w.value("object")
 	case kRaw:
+		if n.format != "" {
+			w.key(&first, "type")
+			w.value("string")
+			w.key(&first, "format")
+			w.value(n.format)
+		}
 	}
 	if n.desc != "" {
 		w.key(&first, "description")
