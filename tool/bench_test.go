@@ -186,3 +186,53 @@ func TestParameterNamesFastPath(t *testing.T) {
 		}
 	}
 }
+
+// referenceResult is the wire form of a Result as encoding/json renders it,
+// which Result.MarshalJSON must reproduce byte for byte.
+type referenceResult struct {
+	Content           []tool.Content  `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
+}
+
+func referenceJSON(r *tool.Result) ([]byte, error) {
+	c := r.Content
+	if c == nil {
+		c = []tool.Content{}
+	}
+	return json.Marshal(referenceResult{Content: c, StructuredContent: r.Structured, IsError: r.IsError})
+}
+
+// FuzzResultMarshal compares Result.MarshalJSON, which renders common
+// results without reflection, with encoding/json.
+func FuzzResultMarshal(f *testing.F) {
+	f.Add(`{"text":"hello, warden","times":1}`, []byte(`{"text":"hello, warden","times":1}`), false, uint8(1), false)
+	f.Add(`a "quoted" \ back\slash`, []byte(`{"a":"x\"y\\z","b":[1,2.5e3,true,null]}`), true, uint8(2), false)
+	f.Add("<b>&amp;</b>", []byte(`{"html":"<b>"}`), false, uint8(1), false)
+	f.Add("naïve \u2028 line", []byte(`{"u":"naïve\u2028"}`), false, uint8(1), false)
+	f.Add("tab\there", []byte("{ \"spaced\" : [ 1 , 2 ] }"), false, uint8(3), false)
+	f.Add("", []byte(`null`), false, uint8(0), false)
+	f.Add("x", []byte(`{"unterminated":`), false, uint8(1), false)
+	f.Add("x", []byte("\"\xff\""), false, uint8(1), false)
+	f.Add("img", []byte(nil), true, uint8(1), true)
+	f.Fuzz(func(t *testing.T, text string, structured []byte, isError bool, blocks uint8, image bool) {
+		r := &tool.Result{IsError: isError}
+		for range blocks % 4 {
+			r.Content = append(r.Content, tool.Text(text))
+		}
+		if image {
+			r.Content = append(r.Content, tool.Image("aGk=", "image/png"))
+		}
+		if len(structured) > 0 {
+			r.Structured = structured
+		}
+		got, gotErr := r.MarshalJSON()
+		want, wantErr := referenceJSON(r)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("MarshalJSON error %v, encoding/json error %v", gotErr, wantErr)
+		}
+		if gotErr == nil && !bytes.Equal(got, want) {
+			t.Fatalf("MarshalJSON:\n%s\nencoding/json:\n%s", got, want)
+		}
+	})
+}

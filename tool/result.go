@@ -98,6 +98,9 @@ type resultJSON struct {
 // MarshalJSON renders the CallToolResult body (without resultType and
 // _meta, which the protocol layer adds).
 func (r *Result) MarshalJSON() ([]byte, error) {
+	if b, ok := appendPlainResult(nil, r); ok {
+		return b, nil
+	}
 	c := r.Content
 	if c == nil {
 		c = []Content{}
