@@ -85,3 +85,17 @@ func TestPackageComments(t *testing.T) {
 		}
 	}
 }
+
+// The official SDK is the peer we test and benchmark against; it must
+// never be linked into the warden binary.
+func TestWardenBinaryDoesNotLinkThePeerSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/warden").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/modelcontextprotocol/go-sdk") {
+			t.Errorf("cmd/warden depends on %s", dep)
+		}
+	}
+}
