@@ -11,6 +11,9 @@ import (
 // The production wiring must refuse loopback and metadata targets: no
 // configuration reaches the fetcher's test allowances.
 func TestProductionWiringRefusesPrivateTargets(t *testing.T) {
+	if edition != "full" {
+		t.Skip("the lean edition has no website scan")
+	}
 	w, err := wire(wireOptions{logger: discardLogger(), stateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +35,28 @@ func TestWiredToolsPassTheHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"keysweep_scan_text", "microdefend_scan_website"} {
+	names := []string{"keysweep_scan_text"}
+	if edition == "full" {
+		names = append(names, "microdefend_scan_website")
+	}
+	for _, name := range names {
 		if _, ok := w.reg.Lookup(name); !ok {
 			t.Errorf("%s is not served", name)
 		}
 	}
 	tooltest.Check(t, w.reg, nil)
+}
+
+func TestEditionSelectsTools(t *testing.T) {
+	w, err := wire(wireOptions{logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hasSite := w.reg.Lookup("microdefend_scan_website")
+	if edition == "lean" && hasSite {
+		t.Error("the lean edition serves a tool that sends traffic")
+	}
+	if edition == "full" && !hasSite {
+		t.Error("the full edition lacks the website scan")
+	}
 }
