@@ -116,17 +116,27 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 }
 
 // Drain marks the handler as shutting down: /readyz fails, open listen
-// streams and legacy sessions end, and new requests are still served
-// until the listener closes.
+// streams and legacy sessions' GET streams end, so http.Server.Shutdown
+// is not held up by them, while calls in flight run on to their end.
 func (h *HTTPHandler) Drain() {
 	h.draining.Store(true)
 	h.s.Close()
 	h.mu.Lock()
+	for _, sess := range h.sessions {
+		sess.endStreams()
+	}
+	h.mu.Unlock()
+}
+
+// Close ends every legacy session, cancelling what still runs in them.
+// Call it after the server has shut down.
+func (h *HTTPHandler) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for id, sess := range h.sessions {
 		sess.Close()
 		delete(h.sessions, id)
 	}
-	h.mu.Unlock()
 }
 
 var correlationRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -780,7 +790,9 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request, id json.Ra
 	h.mu.Lock()
 	sess, ok := h.sessions[sid[0]]
 	h.mu.Unlock()
-	if !ok {
+	// A session belongs to the caller that opened it: another credential
+	// that learns its id finds nothing there.
+	if !ok || sess.caller != callerOf(r.Context()) {
 		writeJSONError(w, http.StatusNotFound, id, rpcErr(CodeInvalidRequest, 0, "session not found"))
 		return nil, false
 	}
@@ -797,7 +809,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 			writeJSONError(w, http.StatusBadRequest, m.ID, rpcErr(CodeInvalidRequest, 0, "invalid request: initialize must be a request"))
 			return
 		}
-		sess, err := h.newSession()
+		sess, err := h.newSession(callerOf(r.Context()))
 		if err != nil {
 			w.Header().Set("Retry-After", "5")
 			writeJSONError(w, http.StatusServiceUnavailable, m.ID, rpcErr(CodeInternalError, 0, "too many sessions"))
@@ -859,7 +871,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	}
 }
 
-func (h *HTTPHandler) newSession() (*Session, error) {
+func (h *HTTPHandler) newSession(caller string) (*Session, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := time.Now()
@@ -873,6 +885,7 @@ func (h *HTTPHandler) newSession() (*Session, error) {
 		return nil, errors.New("too many sessions")
 	}
 	sess := h.s.NewSession(newID())
+	sess.caller = caller
 	h.sessions[sess.ID] = sess
 	return sess, nil
 }

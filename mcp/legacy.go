@@ -36,6 +36,8 @@ type Session struct {
 	// events keeps recent stream events for transports that resume
 	// streams (legacy HTTP).
 	events streamLog
+	// caller is the authenticated caller that opened the session (HTTP).
+	caller string
 }
 
 // NewSession starts a legacy session. id is the transport's session id
@@ -89,6 +91,13 @@ func (sess *Session) clearPush(sink Sink) {
 		sess.push = nil
 	}
 	sess.mu.Unlock()
+}
+
+// endStreams ends the session's server-initiated stream (its GET stream)
+// without touching calls in flight, for a graceful shutdown.
+func (sess *Session) endStreams() {
+	sess.s.removeListener(sess.listener)
+	sess.listener.close()
 }
 
 // Close ends the session: in-flight calls are cancelled and pending

@@ -86,10 +86,6 @@ func (s *sealer) open(tok string) (*roundState, error) {
 	return &st, nil
 }
 
-// CallerFunc names the authenticated caller of a request, for binding
-// input rounds to it. Set by the access-control layer.
-type CallerFunc func(ctx context.Context) string
-
 type callerKey struct{}
 
 // WithCaller records the authenticated caller's identity in ctx, so that

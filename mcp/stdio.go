@@ -91,7 +91,8 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 		o.MaxInFlight = 64
 	}
 	out := &lineWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	st := &stdioState{s: s, out: out, inflight: map[string]*flight{}, sem: make(chan struct{}, o.MaxInFlight)}
+	st := &stdioState{s: s, out: out, inflight: map[string]*flight{},
+		sem: make(chan struct{}, o.MaxInFlight), queue: make(chan struct{}, 4*o.MaxInFlight)}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 
@@ -156,7 +157,8 @@ type stdioState struct {
 	sess     *Session
 	inflight map[string]*flight
 	wg       sync.WaitGroup
-	sem      chan struct{}
+	sem      chan struct{} // calls running
+	queue    chan struct{} // calls running or waiting to run
 }
 
 func (st *stdioState) handleLine(ctx context.Context, line []byte) {
@@ -202,7 +204,11 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 		sess = st.sess
 		st.mu.Unlock()
 	}
-	st.sem <- struct{}{}
+	// Requests queue (bounded) for an in-flight slot in their own
+	// goroutine, so the read loop goes on reading the client's answers and
+	// cancellations that calls in flight may be waiting for. Only a full
+	// queue slows the reader down.
+	st.queue <- struct{}{}
 	rctx, cancel := context.WithCancel(ctx)
 	key := string(m.ID)
 	fl := &flight{cancel: cancel, listen: m.Method == "subscriptions/listen"}
@@ -212,11 +218,19 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 	st.wg.Add(1)
 	go func() {
 		defer st.wg.Done()
+		defer func() { <-st.queue }()
+		select {
+		case st.sem <- struct{}{}:
+		case <-rctx.Done():
+			return
+		}
 		defer func() { <-st.sem }()
 		defer func() {
 			cancel()
 			st.mu.Lock()
-			delete(st.inflight, key)
+			if st.inflight[key] == fl { // a reused id belongs to a newer call
+				delete(st.inflight, key)
+			}
 			st.mu.Unlock()
 		}()
 		var res []byte

@@ -42,6 +42,8 @@ type task struct {
 	cancel  context.CancelFunc
 	base    context.Context // the creating request's values, without its cancellation
 
+	caps    clientCaps // what the creating request declared
+
 	mu      sync.Mutex
 	status  string
 	updated time.Time
@@ -128,7 +130,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	tk := &task{
 		id: newID(), caller: callerOf(ctx), tool: t, args: append(json.RawMessage(nil), args...),
 		created: now, updated: now, expires: now.Add(taskTTL), cancel: tcancel,
-		base: context.WithoutCancel(ctx), status: taskWorking, answers: r.answers,
+		base: context.WithoutCancel(ctx), status: taskWorking, answers: r.answers, caps: x.caps,
 	}
 	sink := &switchSink{sink: x.sink}
 	tx := *x
@@ -173,7 +175,12 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	case <-ctx.Done():
 		if !isDetached() {
 			tcancel()
-			<-done
+			res := <-done
+			if isDetached() {
+				// It detached while the client left: settle the task
+				// rather than leave it working until its TTL.
+				s.settle(tk, res, r)
+			}
 			return nil, nil
 		}
 		go func() { s.settle(tk, <-done, r) }()
@@ -311,7 +318,7 @@ func (s *Server) resume(tk *task) {
 	tk.mu.Unlock()
 	env := tool.CallEnv{
 		Logger:   s.log,
-		Supports: func(string) bool { return true },
+		Supports: tk.caps.supports,
 		Input:    r.input,
 		State:    r.state,
 		Detach:   func() bool { return true },

@@ -277,12 +277,17 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 		c.mu.Unlock()
 		return ctx, nil
 	}
+	c.mu.Unlock()
+	if c.env.Begin != nil {
+		var err error
+		if ctx, err = c.env.Begin(ctx); err != nil {
+			return ctx, err // not admitted: the work must not run
+		}
+	}
+	c.mu.Lock()
 	c.begun = true
 	c.mu.Unlock()
-	if c.env.Begin == nil {
-		return ctx, nil
-	}
-	return c.env.Begin(ctx)
+	return ctx, nil
 }
 
 func (c *Call) hasBegun() bool {

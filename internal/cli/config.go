@@ -133,7 +133,12 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		}
 	}
 	if v := getenv("WARDEN_ALLOWED_ORIGINS"); v != "" {
-		c.AllowedOrigins = strings.Split(v, ",")
+		c.AllowedOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.AllowedOrigins = append(c.AllowedOrigins, o)
+			}
+		}
 	}
 	if v := getenv("WARDEN_MONTHLY_SCANS"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

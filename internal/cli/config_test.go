@@ -67,3 +67,19 @@ func TestConfigRefusals(t *testing.T) {
 		t.Errorf("loopback default: %v %+v", err, cfg)
 	}
 }
+
+// A given public URL survives any listen spelling; only a derived one
+// follows the port the kernel picked.
+func TestServeKeepsThePublicURL(t *testing.T) {
+	t.Setenv("WARDEN_PUBLIC_URL", "http://localhost:9999/mcp")
+	e := &env{}
+	cfg, derived, err := e.serveConfig(serveFlags{listen: "localhost:0", stateDir: t.TempDir()})
+	if err != nil || derived || cfg.PublicURL != "http://localhost:9999/mcp" {
+		t.Errorf("explicit public URL: %v %v %q", err, derived, cfg.PublicURL)
+	}
+	t.Setenv("WARDEN_PUBLIC_URL", "")
+	cfg, derived, err = e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: t.TempDir()})
+	if err != nil || !derived {
+		t.Errorf("derived public URL: %v %v %q", err, derived, cfg.PublicURL)
+	}
+}

@@ -72,10 +72,13 @@ func loopbackOnly(addr string) (port string, err error) {
 	return port, nil
 }
 
-func (e *env) serveConfig(f serveFlags) (Config, error) {
-	cfg, err := loadConfig(f.config, os.Getenv)
+// serveConfig layers the file, the environment and the flags; derivedURL
+// reports that the public URL was not given and comes from the listen
+// address.
+func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error) {
+	cfg, err = loadConfig(f.config, os.Getenv)
 	if err != nil {
-		return cfg, err
+		return cfg, false, err
 	}
 	for _, o := range []struct {
 		flag string
@@ -88,14 +91,15 @@ func (e *env) serveConfig(f serveFlags) (Config, error) {
 	if len(f.origins) > 0 {
 		cfg.AllowedOrigins = f.origins
 	}
+	derivedURL = cfg.PublicURL == ""
 	if cfg, err = cfg.withDefaults(); err != nil {
-		return cfg, err
+		return cfg, derivedURL, err
 	}
-	return cfg, cfg.checkServe()
+	return cfg, derivedURL, cfg.checkServe()
 }
 
 func (e *env) serve(ctx context.Context, f serveFlags) error {
-	cfg, err := e.serveConfig(f)
+	cfg, derivedURL, err := e.serveConfig(f)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
@@ -108,10 +112,14 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		return &exitError{code: ExitError, err: err}
 	}
 	defer ln.Close()
-	if cfg.Listen != ln.Addr().String() {
-		// Port 0 picked a port: the public URL follows the real one.
-		cfg.Listen = ln.Addr().String()
-		cfg.PublicURL = ""
+	if _, port, _ := net.SplitHostPort(cfg.Listen); port == "0" {
+		// Port 0 picked a port: a derived public URL follows the real one.
+		_, real, _ := net.SplitHostPort(ln.Addr().String())
+		host, _, _ := net.SplitHostPort(cfg.Listen)
+		cfg.Listen = net.JoinHostPort(host, real)
+		if derivedURL {
+			cfg.PublicURL = ""
+		}
 		if cfg, err = cfg.withDefaults(); err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
@@ -181,7 +189,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	h.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	err = hs.Shutdown(sctx)
+	h.Close()
+	if err != nil {
 		_ = hs.Close()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			return &exitError{code: ExitError, err: err}
