@@ -42,7 +42,7 @@ type task struct {
 	cancel  context.CancelFunc
 	base    context.Context // the creating request's values, without its cancellation
 
-	caps    clientCaps // what the creating request declared
+	caps clientCaps // what the creating request declared
 
 	mu      sync.Mutex
 	status  string
