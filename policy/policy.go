@@ -240,7 +240,7 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 		if err != nil {
 			var le *limits.Error
 			if !errors.As(err, &le) {
-				le = &limits.Error{Code: limits.CodeRateLimitUnavailable, Message: "rate limit could not be evaluated"}
+				le = &limits.Error{Code: limits.CodeRateLimitUnavailable, Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}
 			}
 			limits.SetRetryAfter(w.Header(), err)
 			writeRefusal(w, le.HTTPStatus(), string(le.Code), le.Message, le.RetryAfter)

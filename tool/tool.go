@@ -10,7 +10,9 @@ import (
 
 // Trust is the human-approval tier of a tool. It has no default: a
 // definition that leaves it empty is refused at registration, so every tool
-// makes an explicit decision.
+// makes an explicit decision. It is published in the tool's catalog
+// metadata for clients and gateways that ask a person before a call; the
+// server itself does not prompt.
 type Trust string
 
 const (

@@ -57,6 +57,12 @@ func (s *SiteScanner) Scan(ctx context.Context, rawURL string) (*webscan.Report,
 	if err := s.Validate(ctx, rawURL); err != nil {
 		return nil, err
 	}
+	return s.scan(ctx, rawURL)
+}
+
+// scan scans a site already validated. Every connection is still checked
+// by the fetcher at dial time.
+func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report, error) {
 	hc := s.client.HTTPClient()
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	sc := webscan.New(webscan.Options{
@@ -122,7 +128,7 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 		}
 		call.Detach() // a tasks-capable client polls from here on
 		call.Progress(0, 1, "scanning")
-		rep, err := sc.Scan(ctx, in.URL)
+		rep, err := sc.scan(ctx, in.URL)
 		if err != nil {
 			return nil, err
 		}

@@ -1,5 +1,5 @@
 // Package toolset binds Warden's engines to tool definitions: one file per
-// family (keysweep_, microdefend_, warden_). It is an adapter: the engines
+// family (keysweep_, microdefend_). It is an adapter: the engines
 // know nothing of MCP, and the wiring in internal/cli decides which
 // families a server offers.
 package toolset

@@ -169,7 +169,7 @@ func (a *analysis) testEvidence(test string, h http.Header, out HeadersResult, r
 	case "redirection":
 		var parts []string
 		for _, hop := range redirects.HTTP.Hops {
-			parts = append(parts, fmt.Sprintf("%s -> %d", hop.URL, hop.StatusCode))
+			parts = append(parts, fmt.Sprintf("%s -> %d", withoutQuery(hop.URL), hop.StatusCode))
 		}
 		return truncate(strings.Join(parts, ", "), 300)
 	case "subresource-integrity":
@@ -517,4 +517,13 @@ func sortFindings(f []Finding) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
+}
+
+// withoutQuery drops a URL's query and fragment for evidence: they can
+// carry single sign-on codes or session tokens.
+func withoutQuery(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i]
+	}
+	return raw
 }

@@ -65,7 +65,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.Int64Var(&f.maxFileSize, "max-file-size", secretscan.DefaultMaxFileSize, "skip files larger than this many bytes")
 	fl.BoolVar(&f.includeIgnored, "include-ignored", false, "also scan what .gitignore files ignore")
 	fl.BoolVar(&f.includeBinary, "include-binary", false, "also scan files that look binary")
-	fl.StringVar(&f.baseline, "baseline", "", "file of accepted fingerprints (one per line) to silence")
+	fl.StringVar(&f.baseline, "baseline", "", "baseline file of accepted fingerprints to silence (as --write-baseline writes it)")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the fingerprints of every finding to this file")
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")

@@ -30,6 +30,10 @@ func ensureStateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
+	// An existing directory is tightened too: it holds keys.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
 	return nil
 }
 
@@ -61,6 +65,9 @@ func loadOrCreateKey(dir, name string) ([]byte, error) {
 			return nil, err
 		}
 		_, werr := tmp.Write(key)
+		if werr == nil {
+			werr = tmp.Sync() // a crash must not leave an empty key behind
+		}
 		cerr := tmp.Close()
 		if werr != nil || cerr != nil {
 			os.Remove(tmp.Name())

@@ -47,15 +47,19 @@ func (e *env) tokenCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			issued := time.Now()
+			lifetime := ttl
+			if lifetime <= 0 {
+				lifetime = auth.DefaultTokenLifetime
+			}
 			token, err := li.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: subject, Tenant: tenant,
-				Entitlements: entitle, Scopes: scopes, Lifetime: ttl, IssuedAt: issued})
+				Entitlements: entitle, Scopes: scopes, Lifetime: lifetime, IssuedAt: issued})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
 			if asJSON {
 				return json.NewEncoder(e.stdout).Encode(map[string]any{
 					"token": token, "audience": cfg.PublicURL, "subject": subject, "tenant": tenant,
-					"entitlements": entitle, "expires_at": issued.Add(ttl).UTC().Format(time.RFC3339),
+					"entitlements": entitle, "scopes": scopes, "expires_at": issued.Add(lifetime).UTC().Format(time.RFC3339),
 				})
 			}
 			_, err = fmt.Fprintln(e.stdout, token)

@@ -49,7 +49,19 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition, Enable: o.enable}); err != nil {
 		return nil, err
 	}
+	var stateKey []byte
+	if o.stateDir != "" {
+		// Input rounds are sealed with this key; replicas that share it
+		// (a shared state directory, or the same file copied) can finish
+		// each other's rounds.
+		key, err := loadOrCreateKey(o.stateDir, "request-state.key")
+		if err != nil {
+			return nil, err
+		}
+		stateKey = key
+	}
 	opts := &mcp.Options{
+		StateKey:     stateKey,
 		Name:         "warden",
 		Title:        "Warden",
 		Version:      Version(),
