@@ -49,6 +49,9 @@ func parseTarget(raw string) (target, error) {
 		}
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "" {
+		return t, &Error{Code: CodeInvalidTarget, Message: "the URL has no valid host"}
+	}
 	u.Host = host
 	if strings.Contains(host, ":") {
 		u.Host = "[" + host + "]"
