@@ -139,6 +139,21 @@ func (h *HTTPHandler) Close() {
 	}
 }
 
+// maxSessionsPerCaller bounds the legacy sessions one credential holds, so
+// one caller cannot take every session of the server. Without
+// authentication there are no callers to tell apart, and only the
+// server-wide cap applies.
+const maxSessionsPerCaller = 32
+
+type releaseKey struct{}
+
+// releaseSlot gives back the request's in-flight slot early.
+func releaseSlot(ctx context.Context) {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
+		f()
+	}
+}
+
 var correlationRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 type correlationKey struct{}
@@ -213,13 +228,18 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case h.sem <- struct{}{}:
-			defer func() { <-h.sem }()
 		default:
 			sw.Header().Set("Retry-After", "1")
 			writeJSONError(sw, http.StatusServiceUnavailable, nil, rpcErr(CodeInternalError, 0, "server busy"))
 			return
 		}
-		h.mcp.ServeHTTP(sw, r)
+		// A request that turns into a long stream (a legacy GET stream,
+		// subscriptions/listen) gives its slot back: the cap bounds work
+		// in flight, and long streams have caps of their own.
+		var once sync.Once
+		release := func() { once.Do(func() { <-h.sem }) }
+		defer release()
+		h.mcp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), releaseKey{}, release)))
 	case "/healthz":
 		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(sw, "ok\n")
@@ -484,6 +504,7 @@ func (h *HTTPHandler) postModern(w http.ResponseWriter, r *http.Request, m *Mess
 	}
 	sink := &httpSink{w: w, sse: okSSE, keepAlive: h.opts.KeepAlive}
 	if m.Method == "subscriptions/listen" {
+		releaseSlot(r.Context())
 		if !okSSE {
 			fail(rpcErr(CodeInvalidRequest, 406, "subscriptions/listen needs an Accept of text/event-stream"))
 			return
@@ -884,6 +905,15 @@ func (h *HTTPHandler) newSession(caller string) (*Session, error) {
 	if len(h.sessions) >= h.opts.MaxSessions {
 		return nil, errors.New("too many sessions")
 	}
+	mine := 0
+	for _, s := range h.sessions {
+		if s.caller == caller {
+			mine++
+		}
+	}
+	if caller != "" && mine >= maxSessionsPerCaller {
+		return nil, errors.New("too many sessions for this caller")
+	}
 	sess := h.s.NewSession(newID())
 	sess.caller = caller
 	h.sessions[sess.ID] = sess
@@ -915,6 +945,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	releaseSlot(r.Context()) // a long stream; sessions bound how many
 	sink := &httpSink{w: w, sse: true, long: true, keepAlive: h.opts.KeepAlive}
 	var stream, seq uint64
 	resumed := false

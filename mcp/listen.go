@@ -23,6 +23,7 @@ type event struct {
 // listener is one open subscriptions/listen stream (modern) or a legacy
 // session's interest in changes.
 type listener struct {
+	caller                    string
 	tools, prompts, resources bool
 	uris                      map[string]bool
 	mu                        sync.Mutex
@@ -51,6 +52,27 @@ func (l *listener) wants(e event) bool {
 		return l.uris[e.uri]
 	}
 	return false
+}
+
+// Listen-stream bounds: across the server and per caller.
+const (
+	maxListeners          = 1024
+	maxListenersPerCaller = 16
+)
+
+func (s *Server) roomForListener(caller string) *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mine := 0
+	for l := range s.listeners {
+		if l.caller == caller {
+			mine++
+		}
+	}
+	if len(s.listeners) >= maxListeners || (caller != "" && mine >= maxListenersPerCaller) {
+		return rpcErr(CodeInternalError, 503, "too many open subscriptions")
+	}
+	return nil
 }
 
 func (s *Server) addListener(l *listener) {
@@ -112,7 +134,11 @@ func (s *Server) listen(ctx context.Context, x *exchange, m *Message) ([]byte, *
 	if len(req.Notifications.URIs) > 1000 {
 		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: too many resource subscriptions")
 	}
+	if err := s.roomForListener(callerOf(ctx)); err != nil {
+		return nil, err
+	}
 	l := newListener()
+	l.caller = callerOf(ctx)
 	n := req.Notifications
 	honoured := map[string]any{}
 	if n.Tools {

@@ -15,8 +15,8 @@ import (
 // lost request.
 
 const (
-	maxLoggedEvents = 512
-	maxLoggedBytes  = 4 << 20
+	maxLoggedEvents = 256
+	maxLoggedBytes  = 1 << 20
 )
 
 type loggedEvent struct {

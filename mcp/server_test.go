@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -61,5 +62,43 @@ func TestServeMessageErrors(t *testing.T) {
 		if err := json.Unmarshal(out, &resp); err != nil || resp.Error == nil || resp.Error.Code != code {
 			t.Errorf("%s: got %s, want code %d", msg, out, code)
 		}
+	}
+}
+
+// A legacy session answers only the caller that opened it, and one caller
+// cannot hold more than its share of sessions.
+func TestLegacySessionsBelongToTheirCaller(t *testing.T) {
+	h := NewHTTPHandler(NewServer(scopedRegistry(), nil), nil)
+	post := func(caller, sid, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req.WithContext(WithCaller(req.Context(), caller)))
+		return rec
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+	sid := post("alice", "", initialize).Header().Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session")
+	}
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if rec := post("alice", sid, list); rec.Code != 200 {
+		t.Errorf("owner: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post("mallory", sid, list); rec.Code != 404 {
+		t.Errorf("another caller: %d %s", rec.Code, rec.Body)
+	}
+	for i := 1; i < maxSessionsPerCaller; i++ {
+		post("alice", "", initialize)
+	}
+	if rec := post("alice", "", initialize); rec.Code != 503 {
+		t.Errorf("session %d for one caller: %d", maxSessionsPerCaller+1, rec.Code)
+	}
+	if rec := post("bob", "", initialize); rec.Code != 200 {
+		t.Errorf("another caller's first session: %d", rec.Code)
 	}
 }

@@ -22,14 +22,16 @@ const taskExtension = "io.modelcontextprotocol/tasks"
 
 // Task bounds.
 const (
-	taskTTL      = 10 * time.Minute
-	taskPoll     = 250 * time.Millisecond
-	maxTasks     = 10000
-	taskWorking  = "working"
-	taskInput    = "input_required"
-	taskDone     = "completed"
-	taskFailed   = "failed"
-	taskCanceled = "cancelled"
+	taskTTL  = 10 * time.Minute
+	taskPoll = 250 * time.Millisecond
+	maxTasks = 10000
+	// maxTasksPerCaller bounds one credential's tasks, running or kept.
+	maxTasksPerCaller = 256
+	taskWorking       = "working"
+	taskInput         = "input_required"
+	taskDone          = "completed"
+	taskFailed        = "failed"
+	taskCanceled      = "cancelled"
 )
 
 type task struct {
@@ -78,6 +80,15 @@ func (ts *taskStore) add(t *task) bool {
 	}
 	if len(ts.tasks) >= maxTasks {
 		return false
+	}
+	mine := 0
+	for _, old := range ts.tasks {
+		if old.caller == t.caller {
+			mine++
+		}
+	}
+	if t.caller != "" && mine >= maxTasksPerCaller {
+		return false // the call runs to its end in the request instead
 	}
 	ts.tasks[t.id] = t
 	return true
