@@ -102,3 +102,66 @@ func TestLegacySessionsBelongToTheirCaller(t *testing.T) {
 		t.Errorf("another caller's first session: %d", rec.Code)
 	}
 }
+
+// An input round or a task started by one caller cannot be continued or
+// read by another.
+func TestRoundsAndTasksBelongToTheirCaller(t *testing.T) {
+	reg := tool.NewRegistry()
+	def := tool.Def{Name: "ask", Description: "Asks a name.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+	tool.Add(reg, def, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
+		got, err := c.Input(ctx, map[string]tool.InputRequest{"name": tool.Elicit("Name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`))})
+		if err != nil {
+			return "", err
+		}
+		return "hello " + string(got["name"]), nil
+	})
+	tdef := tool.Def{Name: "slow", Description: "Runs as a task.", Tasks: tool.TasksOptional, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+	tool.Add(reg, tdef, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
+		c.Detach()
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	srv := NewServer(reg, &Options{Tasks: true})
+	defer srv.Close()
+	const capsMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	call := func(caller, params string) map[string]any {
+		msg := `{"jsonrpc":"2.0","id":1,"method":"` + params
+		out := srv.ServeMessage(WithCaller(context.Background(), caller), []byte(msg), nil)
+		var resp map[string]any
+		if err := json.Unmarshal(out, &resp); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		return resp
+	}
+	first := call("alice", `tools/call","params":{"name":"ask",`+capsMeta+`}}`)
+	res, _ := first["result"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if state == "" {
+		t.Fatalf("no input round: %v", first)
+	}
+	retry := `tools/call","params":{"name":"ask","inputResponses":{"name":{"action":"accept","content":{"n":"x"}}},"requestState":"` + state + `",` + capsMeta + `}}`
+	if r := call("mallory", retry); r["error"] == nil {
+		t.Errorf("another caller finished alice's round: %v", r)
+	}
+	if r := call("alice", retry); r["error"] != nil {
+		t.Errorf("alice's own retry: %v", r)
+	}
+	created := call("alice", `tools/call","params":{"name":"slow",`+capsMeta+`}}`)
+	cres, _ := created["result"].(map[string]any)
+	id, _ := cres["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", created)
+	}
+	get := `tasks/get","params":{"taskId":"` + id + `",` + capsMeta + `}}`
+	if r := call("mallory", get); r["error"] == nil {
+		t.Errorf("another caller read alice's task: %v", r)
+	}
+	if r := call("alice", get); r["error"] != nil {
+		t.Errorf("alice's own task: %v", r)
+	}
+	cancel := `tasks/cancel","params":{"taskId":"` + id + `",` + capsMeta + `}}`
+	if r := call("mallory", cancel); r["error"] == nil {
+		t.Errorf("another caller cancelled alice's task: %v", r)
+	}
+	call("alice", cancel)
+}
