@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -42,6 +43,12 @@ func parseStatCPU(b []byte) (time.Duration, error) {
 	stime, err2 := strconv.ParseUint(string(f[12]), 10, 63)
 	if err1 != nil || err2 != nil {
 		return 0, errors.New("loadtest: malformed stat line")
+	}
+	// Ticks beyond what a Duration holds are not a CPU time this process
+	// can have run: refuse them rather than wrap negative.
+	const maxTicks = uint64(math.MaxInt64 / int64(clockTick))
+	if utime > maxTicks || stime > maxTicks-utime {
+		return 0, errors.New("loadtest: CPU time out of range")
 	}
 	return time.Duration(utime+stime) * clockTick, nil
 }
