@@ -28,6 +28,19 @@ func (c clientCaps) supports(name string) bool {
 	return false
 }
 
+// hasMember reports whether the JSON object obj has a member whose quoted
+// key is key.
+func hasMember(obj []byte, key string) bool {
+	found := false
+	_ = jsonwalk.EachMember(obj, func(k, _ []byte) error {
+		if string(memberKey(k)) == key {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
 func parseCaps(raw []byte) (clientCaps, bool) {
 	var c clientCaps
 	if jsonwalk.Kind(raw) != "object" {
@@ -38,35 +51,14 @@ func parseCaps(raw []byte) (clientCaps, bool) {
 		switch string(memberKey(k)) {
 		case `"elicitation"`:
 			c.elicitation = obj
-			if obj {
-				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(memberKey(k2)) == `"url"` {
-						c.elicitationURL = true
-					}
-					return nil
-				})
-			}
+			c.elicitationURL = obj && hasMember(v, `"url"`)
 		case `"sampling"`:
 			c.sampling = obj
-			if obj {
-				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(memberKey(k2)) == `"tools"` {
-						c.samplingTools = true
-					}
-					return nil
-				})
-			}
+			c.samplingTools = obj && hasMember(v, `"tools"`)
 		case `"roots"`:
 			c.roots = obj
 		case `"extensions"`:
-			if obj {
-				_ = jsonwalk.EachMember(v, func(k2, _ []byte) error {
-					if string(memberKey(k2)) == `"`+taskExtension+`"` {
-						c.tasks = true
-					}
-					return nil
-				})
-			}
+			c.tasks = obj && hasMember(v, `"`+taskExtension+`"`)
 		}
 		return nil
 	})

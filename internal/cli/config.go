@@ -198,6 +198,5 @@ func (c Config) checkServe() error {
 
 // loopback reports whether the listen address is a loopback one.
 func (c Config) loopback() bool {
-	_, err := loopbackOnly(c.Listen)
-	return err == nil
+	return loopbackOnly(c.Listen) == nil
 }

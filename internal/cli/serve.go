@@ -57,19 +57,19 @@ func (e *env) serveCommand() *cobra.Command {
 }
 
 // loopbackOnly reports an error for a listen address that is not loopback.
-func loopbackOnly(addr string) (port string, err error) {
-	host, port, err := net.SplitHostPort(addr)
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", fmt.Errorf("listen address %q: %w", addr, err)
+		return fmt.Errorf("listen address %q: %w", addr, err)
 	}
 	if host == "localhost" {
-		return port, nil
+		return nil
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.IsLoopback() {
-		return "", fmt.Errorf("listen address %q is not loopback", addr)
+		return fmt.Errorf("listen address %q is not loopback", addr)
 	}
-	return port, nil
+	return nil
 }
 
 // serveConfig layers the file, the environment and the flags; derivedURL

@@ -26,8 +26,6 @@ type wired struct {
 // wireOptions are the choices a command makes about the server.
 type wireOptions struct {
 	logger *slog.Logger
-	// enable turns on tools that are disabled by default, by name.
-	enable map[string]bool
 	// stateDir holds the keys made on first start; "" keeps nothing
 	// (fingerprints then hold for this process only).
 	stateDir string
@@ -46,7 +44,7 @@ func wire(o wireOptions) (*wired, error) {
 		}
 		deps.FingerprintKey = key
 	}
-	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition, Enable: o.enable}); err != nil {
+	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
 	var stateKey []byte
