@@ -427,7 +427,11 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 			return 0, false
 		}
 	}
-	if strings.IndexByte(v, ' ') >= 0 {
+	// A password set beside a user name ("user = alice" / "password =
+	// open_sesame") is a login even when the value is a bare word or a
+	// short passphrase; alone, such a value reads as a variable or prose.
+	login := c == assignPassword && strongName && userAssignedNear(text, a.nameStart)
+	if strings.IndexByte(v, ' ') >= 0 && !(login && a.quoted && passphrase(v)) {
 		return 0, false
 	}
 	// Cheap structural rejections first; the placeholder automaton and
@@ -473,7 +477,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return h, true
 	}
 	// Identifier-like: letters, '_' and '.' only, e.g. "config.dbPassword".
-	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
+	if !digit && !a.quoted && !a.tight && !login && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
 		return 0, false
 	}
 	if c != assignPassword && !a.quoted {
@@ -491,7 +495,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		if a.wsSep && (len(v) < 12 || !digit) {
 			return 0, false
 		}
-		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) {
+		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) && !login {
 			return 0, false
 		}
 		return h, true
@@ -748,6 +752,71 @@ func anonymousLogin(text string, nameStart int) bool {
 		}
 		region = region[i+len("anonymous"):]
 	}
+}
+
+// userAssignedNear reports whether a user name is assigned on the
+// password's line, before it, or on one of the three lines above:
+// "user = alice", "$user = \"mg1021\";", "username: bob".
+func userAssignedNear(text string, nameStart int) bool {
+	start := nameStart
+	for lines := 0; start > 0 && nameStart-start < 400; start-- {
+		if text[start-1] == '\n' {
+			if lines++; lines > 3 {
+				break
+			}
+		}
+	}
+	region := text[start:nameStart]
+	for off := 0; ; {
+		i := indexFold(region[off:], "user")
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 4
+		if i > 0 && isAlnum(region[i-1]) && !(region[i] == 'U' && region[i-1] >= 'a' && region[i-1] <= 'z') {
+			continue // "superuser", "setuser"; "db_user" and "dbUser" name a user
+		}
+		k := off
+		if strings.HasPrefix(strings.ToLower(region[k:]), "name") {
+			k += 4
+		}
+		if k < len(region) && (region[k] == '"' || region[k] == '\'') {
+			k++
+		}
+		for k < len(region) && (region[k] == ' ' || region[k] == '\t') {
+			k++
+		}
+		if k < len(region) && (region[k] == '=' || region[k] == ':') && (k+1 >= len(region) || region[k+1] != '=') {
+			return true
+		}
+	}
+}
+
+// passphraseUIWords mark a quoted phrase as interface text (a label, a
+// prompt, a translation) rather than a passphrase.
+var passphraseUIWords = map[string]bool{"enter": true, "your": true, "the": true, "new": true,
+	"confirm": true, "current": true, "old": true, "type": true, "please": true, "password": true,
+	"passwort": true, "passe": true, "contraseña": true, "here": true, "a": true, "to": true,
+	"is": true, "of": true, "for": true, "not": true, "invalid": true, "wrong": true, "required": true}
+
+// passphrase reports whether a quoted value with blanks reads as a short
+// passphrase: two to five words, none of them interface words, at most
+// 64 bytes.
+func passphrase(v string) bool {
+	if len(v) > 64 {
+		return false
+	}
+	words := strings.Fields(v)
+	if len(words) < 2 || len(words) > 5 {
+		return false
+	}
+	for _, w := range words {
+		if passphraseUIWords[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
 }
 
 // indexFold is strings.Index ignoring ASCII case; sub must be lower case.

@@ -144,6 +144,23 @@ var cicdRules = []*rule{
 		},
 	},
 	{
+		// The crumb is Jenkins's CSRF token: 32 hex digits (MD5) before
+		// 2.176, 64 (SHA-256) after. It is bound to a session, so it is
+		// reported as low; where it appears, a session or API token is
+		// usually near.
+		ID: "jenkins-crumb", Type: "jenkins_crumb", Name: "Jenkins crumb (CSRF token) in a request header",
+		Family: "cicd", Severity: SeverityLow, Evidence: evKeyword,
+		Keywords: []string{"jenkins-crumb"},
+		Pattern:  `(?i)jenkins-crumb["\']?\s*[:=]\s*["\']?(?P<secret>(?-i:[0-9a-f]{64}|[0-9a-f]{32}))\b`,
+		After:    80,
+		Examples: []string{
+			`curl -X POST "$URL/build" -H 'Jenkins-Crumb:4a7ed9e3c0f1b2d85e6a9c4f7b0d3e21'`,
+		},
+		NegativeExamples: []string{
+			`-H "Jenkins-Crumb: $CRUMB"`,
+		},
+	},
+	{
 		ID: "jenkins-api-token", Type: "jenkins_api_token", Name: "Jenkins API token",
 		Family: "cicd", Severity: SeverityHigh, Evidence: evKeyword,
 		Keywords: []string{"jenkins"},

@@ -17,7 +17,10 @@ var genericRules = []*rule{
 			`<password>Tr0ub4dor&3x</password>`,
 			`"password": "HiiazyFI0WGCtU"`,
 			`export MYSQL_PASS='8xcdyOl4DUv1'`,
-			`DB_PASSWORD=.k7Vq2mXr9Lp`, // .env: a leading dot is part of the value
+			`DB_PASSWORD=.k7Vq2mXr9Lp`,                             // .env: a leading dot is part of the value
+			"user = alice\npassword = open_sesame\n",               // a login: a bare word counts
+			"$dbUser = 'svc';  $password = goodspec;",              // PHP, same line
+			"username: 'alice'\npassword: 'correct horse battery'", // a passphrase
 		},
 		NegativeExamples: []string{
 			`password = "changeme"`,
@@ -28,7 +31,33 @@ var genericRules = []*rule{
 			`if password == "x":`,
 			`PASSWORD_FILE=.secrets/db1`,
 			`password = .k7Vq2mXr9Lp`,
+			"password = open_sesame\n",                                    // no user beside it: a variable
+			"username: \"Nom d'utilisateur\"\npassword: \"Mot de passe\"", // a translation
+			"setuser = 1\npassword = hashed_value",
 			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";", // RFC 1635 anonymous login
+		},
+	},
+	{
+		// Prose that states a login: READMEs and setup notes ("the
+		// default password for the user 'admin' is 'hunter2'"). The user
+		// and the value must both be quoted, so ordinary sentences about
+		// passwords stay silent; weak values count, since the text says
+		// they are the password.
+		ID: "password-in-prose", Type: "password", Name: "Password stated in prose for a named user",
+		Family: "generic", Severity: SeverityMedium, Evidence: evGeneric,
+		Keywords: []string{"password for", "password of"},
+		Pattern:  `(?i)\bpassword\s+(?:for|of)\s+(?:the\s+)?(?:user|account|login)\s+["'](?P<user>[\w.@-]{1,64})["']\s+(?:is|was)\s+["'](?P<secret>[^"'\s]{3,64})["']`,
+		Before:   16,
+		After:    200,
+		MinLen:   3,
+		Examples: []string{
+			"The default password for the user \"svc-backup\" is \"k3rnel-pan1c\".",
+			"2. Check that the password for user 'postgres' is 'admin' or edit .env.",
+		},
+		NegativeExamples: []string{
+			"The password for the user 'admin' is '<your password>'.",
+			"Set the password for user 'postgres' is required before first start.",
+			"the password for user 'postgres' is 'postgres'",
 		},
 	},
 	{

@@ -68,6 +68,21 @@ var saasRules = []*rule{
 		},
 	},
 	{
+		// Public tokens (pk.) are meant for browsers, but each is tied to
+		// an account and its scopes and URL restrictions; a leaked one is
+		// billed to its owner. Reported as low.
+		ID: "mapbox-public-token", Type: "mapbox_public_token", Name: "Mapbox public access token",
+		Family: "saas", Severity: SeverityLow, Evidence: evPrefix,
+		Keywords: []string{"pk.eyJ"},
+		Pattern:  `\b(pk\.eyJ[A-Za-z0-9_-]{20,300}\.[A-Za-z0-9_-]{20,40})`,
+		Examples: []string{
+			`mapboxgl.accessToken = 'pk.eyJ1IjoiYWNtZS1tYXBzIiwiYSI6ImNseDBlOTZiNTFkZDM2OSJ9.Xq3MZp8cKd1vTn4Rw7yBsA';`,
+		},
+		NegativeExamples: []string{
+			`pk.eyJxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxx`,
+		},
+	},
+	{
 		ID: "mapbox-secret-token", Type: "mapbox_secret_token", Name: "Mapbox secret access token",
 		Family: "saas", Severity: SeverityHigh, Evidence: evPrefix,
 		Keywords: []string{"sk.eyJ"},

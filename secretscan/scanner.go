@@ -489,6 +489,12 @@ func rank(c candidate) int {
 	if strings.HasPrefix(c.enc, "quoted_printable") || strings.HasPrefix(c.enc, "json") {
 		r += 5
 	}
+	// A percent-decoded layer can re-split a URL whose password holds an
+	// encoded '@' ("p%40ss@host" reads as "p@ss@host"); the plain match
+	// of the same rule parses it as written and points at the value.
+	if strings.HasPrefix(c.enc, "url") {
+		r--
+	}
 	return r
 }
 
