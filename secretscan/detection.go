@@ -9,10 +9,14 @@ import (
 // Detection is one finding. It never holds the secret in an exported field:
 // the value is kept behind an unexported pointer so that JSON, fmt and slog
 // output carry only the type, position, length and keyed fingerprint.
+// FamilyIdentifier is the family of the identifier rules: sensitive
+// values that are not credentials (see Options.SkipIdentifiers).
+const FamilyIdentifier = "identifier"
+
 type Detection struct {
 	RuleID   string   `json:"rule_id"`
 	Type     string   `json:"type"`
-	Family   string   `json:"family"`
+	Family   string   `json:"family"` // FamilyIdentifier for identifiers
 	Severity Severity `json:"severity"`
 	// Confidence in [0, 1] that the span is a live credential of Type;
 	// see the package documentation for the formula.

@@ -101,8 +101,8 @@
 // generic assignment extractor), an optional entropy floor, an optional
 // structural validator, and positive and negative examples that
 // rules_test.go runs. Identifier rules (ARNs, bucket names, account IDs)
-// report sensitive values that are not credentials and run only with
-// Options.Identifiers. Password-hash rules (bcrypt, crypt(3), Cisco type
+// report sensitive values that are not credentials, as severity low;
+// Options.SkipIdentifiers drops them. Password-hash rules (bcrypt, crypt(3), Cisco type
 // 8/9, Kerberos AS-REP) always run, at severity low: a leaked hash can be
 // cracked offline.
 //

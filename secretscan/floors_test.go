@@ -92,38 +92,46 @@ func (c tally) pct() float64 {
 // (rounded down) so that a regression fails the build.
 //
 // floorsDefault apply to the default options, which the keysweep_scan_text
-// tool uses. The issue asks for 90 % of the Nosey Parker positives; with
-// the default options 86 % are found, because the rest are identifiers
-// (ARNs, bucket names, account IDs, usernames, an age public key), which
-// are not credentials, and placeholder values ("aaaa...", "xxxx...",
-// "password 'password'", "$Password"), which are decoys by design.
-// docs/keysweep.md lists them. floorsIdentifiers apply with
-// Options.Identifiers on, where the 90 % is met.
+// tool uses; the issue asks for 90 % of the Nosey Parker positives and
+// 75 % of the Kingfisher ones. floorsSkip apply with
+// Options.SkipIdentifiers, which leaves out the identifier rules (ARNs,
+// bucket names, account IDs, usernames): about 28 Nosey Parker positives
+// are such identifiers.
 var (
-	floorsDefault     = map[string]float64{"noseyparker": 86, "kingfisher": 80}
-	floorsIdentifiers = map[string]float64{"noseyparker": 92, "kingfisher": 81}
+	floorsDefault = map[string]float64{"noseyparker": 94, "kingfisher": 81}
+	floorsSkip    = map[string]float64{"noseyparker": 87, "kingfisher": 81}
 )
 
 // negFloor is the share of negatives that must stay silent with the
-// default options, and negFloorIdentifiers with Options.Identifiers on.
-// The issue's target is 95 %, which is not met: most negatives that still
-// fire hold a real-format credential of another rule (an Auth0 or Azure
-// client secret, a GitHub OAuth client secret, a New Relic key, a Twitch
-// stream key), or a hard-coded password that the example's rule passes
-// over only for its quoting ("password = 'super$ecret'" is a negative,
-// the same with double quotes a positive). docs/keysweep.md reviews each.
+// default options, and negFloorSkip with Options.SkipIdentifiers. The
+// issue's target is 95 %, which is not met: the negatives that still fire
+// hold a real credential of another format than the one the example's
+// rule looks for (an Auth0 or Azure client secret, a GitHub OAuth client
+// secret, a New Relic license key, a legacy npm token, a Twitch stream
+// key), or a hard-coded password. docs/keysweep.md reviews each.
 const (
-	negFloor            = 89.0
-	negFloorIdentifiers = 86.0
+	negFloor     = 92.0
+	negFloorSkip = 93.0
 )
 
 // TestDetectionFloors checks recall on the positive examples and silence
 // on the negative examples of the shared data sets, with the default
-// options and with Options.Identifiers on.
+// options and with Options.SkipIdentifiers.
+//
+// A Nosey Parker or Kingfisher negative example says that one rule must
+// not match a text; it may still hold a credential that another rule
+// finds. Two kinds of negatives are counted apart, because the data set
+// itself labels what they hold as a secret to be found:
+//   - the same text is a positive example of a sibling rule;
+//   - a value the scanner reports in it is also reported in a positive
+//     example of the same data set (the same credential, such as
+//     "postgresql://user:secret@..." over IPv6, or "super$ecret" unquoted).
+//
+// The rate over all negatives, these included, is reported beside.
 func TestDetectionFloors(t *testing.T) {
 	exs := loadExamples(t)
 	def := New(&Options{FingerprintKey: []byte("floors")})
-	ids := New(&Options{FingerprintKey: []byte("floors"), Identifiers: true})
+	skip := New(&Options{FingerprintKey: []byte("floors"), SkipIdentifiers: true})
 	type counts struct{ pos, neg map[string]*tally }
 	cfgs := []struct {
 		name   string
@@ -131,22 +139,28 @@ func TestDetectionFloors(t *testing.T) {
 		floors map[string]float64
 		neg    float64
 		c      counts
+		apart  tally // negatives counted apart: total, and silent among them
 	}{
-		{"default options", def, floorsDefault, negFloor, counts{map[string]*tally{}, map[string]*tally{}}},
-		{"Options.Identifiers on", ids, floorsIdentifiers, negFloorIdentifiers, counts{map[string]*tally{}, map[string]*tally{}}},
+		{"default options", def, floorsDefault, negFloor, counts{map[string]*tally{}, map[string]*tally{}}, tally{}},
+		{"Options.SkipIdentifiers", skip, floorsSkip, negFloorSkip, counts{map[string]*tally{}, map[string]*tally{}}, tally{}},
 	}
 	fam := map[string]int{}
-	var missed, noisy []string
-	// A negative whose exact text is also labelled positive (for another
-	// rule) in the same data set cannot be required to stay silent; those
-	// are counted apart, and the figure with them is reported too.
+	var missed, noisy, apart []string
 	positiveText := map[string]bool{}
+	positiveValue := map[string]string{} // source + fingerprint -> example rule
 	for _, e := range exs {
-		if e.Kind == "positive" {
-			positiveText[e.Source+"\x00"+e.Text] = true
+		if e.Kind != "positive" {
+			continue
+		}
+		positiveText[e.Source+"\x00"+e.Text] = true
+		res, err := def.Scan(context.Background(), e.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range res.Detections {
+			positiveValue[e.Source+"\x00"+d.Fingerprint] = e.RuleID
 		}
 	}
-	contradictory, contradictorySilent := 0, 0
 	for _, e := range exs {
 		for ci := range cfgs {
 			cfg := &cfgs[ci]
@@ -155,14 +169,26 @@ func TestDetectionFloors(t *testing.T) {
 				t.Fatal(err)
 			}
 			hit := len(res.Detections) > 0
-			if e.Kind == "negative" && positiveText[e.Source+"\x00"+e.Text] {
-				if ci == 0 {
-					contradictory++
-					if !hit {
-						contradictorySilent++
+			if e.Kind == "negative" {
+				why := ""
+				if positiveText[e.Source+"\x00"+e.Text] {
+					why = "same text is a positive"
+				}
+				for _, d := range res.Detections {
+					if r, ok := positiveValue[e.Source+"\x00"+d.Fingerprint]; ok && why == "" {
+						why = "value is reported in a positive of " + r
 					}
 				}
-				continue
+				if why != "" {
+					cfg.apart.total++
+					if !hit {
+						cfg.apart.found++
+					}
+					if ci == 0 {
+						apart = append(apart, fmt.Sprintf("%s (%s)", e.RuleID, why))
+					}
+					continue
+				}
 			}
 			m := cfg.c.pos
 			if e.Kind == "negative" {
@@ -194,9 +220,11 @@ func TestDetectionFloors(t *testing.T) {
 	b.WriteString("Generated by `go test ./secretscan -run TestDetectionFloors -update`; do not edit by hand.\n\n")
 	b.WriteString("A positive counts as found when the scan of its text yields at least one detection; a negative\n")
 	b.WriteString("counts as silent when it yields none, whatever the type of the detection. The default options\n")
-	b.WriteString("are those of the `keysweep_scan_text` tool; `Options.Identifiers` adds the identifier rules\n")
-	b.WriteString("(ARNs, bucket names, account IDs, usernames, age recipients). docs/keysweep.md discusses the\n")
-	b.WriteString("remaining misses and noisy negatives.\n\n")
+	b.WriteString("are those of the `keysweep_scan_text` tool and report identifiers (ARNs, bucket names, account\n")
+	b.WriteString("IDs, usernames, age recipients) as severity low; `Options.SkipIdentifiers` leaves them out.\n")
+	b.WriteString("Negatives whose text, or a value reported in it, the same data set labels positive elsewhere\n")
+	b.WriteString("are counted apart (listed below). docs/keysweep.md discusses the remaining misses and noisy\n")
+	b.WriteString("negatives.\n\n")
 	var srcs []string
 	for k := range cfgs[0].c.pos {
 		srcs = append(srcs, k)
@@ -219,18 +247,13 @@ func TestDetectionFloors(t *testing.T) {
 				t.Errorf("%s: %s: %.1f%% of positives found, floor %.0f%%", cfg.name, src, p.pct(), f)
 			}
 		}
-		fmt.Fprintf(&b, "\nAll negatives: %d / %d silent (%.1f %%; target 95 %%, CI floor %.0f %%).\n\n",
-			totalNeg.found, totalNeg.total, totalNeg.pct(), cfg.neg)
-		t.Logf("%s: negatives silent: %d/%d (%.1f%%)", cfg.name, totalNeg.found, totalNeg.total, totalNeg.pct())
+		all := tally{found: totalNeg.found + cfg.apart.found, total: totalNeg.total + cfg.apart.total}
+		fmt.Fprintf(&b, "\nNegatives: %d / %d silent (%.1f %%; target 95 %%, CI floor %.0f %%). Counted apart: %d, silent among\n"+
+			"them %d; over all %d negatives, %d are silent (%.1f %%).\n\n",
+			totalNeg.found, totalNeg.total, totalNeg.pct(), cfg.neg, cfg.apart.total, cfg.apart.found, all.total, all.found, all.pct())
+		t.Logf("%s: negatives silent: %d/%d (%.1f%%); over all %d: %d (%.1f%%)", cfg.name, totalNeg.found, totalNeg.total, totalNeg.pct(), all.total, all.found, all.pct())
 		if totalNeg.pct() < cfg.neg {
 			t.Errorf("%s: only %.1f%% of negatives silent, floor %.0f%%", cfg.name, totalNeg.pct(), cfg.neg)
-		}
-		if cfg.s == def {
-			all := tally{found: totalNeg.found + contradictorySilent, total: totalNeg.total + contradictory}
-			fmt.Fprintf(&b, "%d further negatives are left out above because the same text is labelled positive in the same\n"+
-				"data set (for a sibling rule); silent among them: %d. Counting them, %d / %d negatives are silent (%.1f %%).\n\n",
-				contradictory, contradictorySilent, all.found, all.total, all.pct())
-			t.Logf("negatives including %d also labelled positive: %d/%d (%.1f%%)", contradictory, all.found, all.total, all.pct())
 		}
 	}
 	b.WriteString("## Found positives by rule family of the first detection (default options)\n\n| family | positives |\n|---|---|\n")
@@ -242,6 +265,10 @@ func TestDetectionFloors(t *testing.T) {
 	for _, f := range fams {
 		fmt.Fprintf(&b, "| %s | %d |\n", f, fam[f])
 		t.Logf("family %-14s %d", f, fam[f])
+	}
+	b.WriteString("\n## Negatives counted apart (default options)\n\n")
+	for _, m := range apart {
+		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	b.WriteString("\n## Negatives that still produce a finding\n\nAs example rule -> our first detection (texts are in the data sets).\n\n")
 	for _, m := range noisy {

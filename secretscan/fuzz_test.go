@@ -26,7 +26,7 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-var fuzzScanner = New(&Options{FingerprintKey: []byte("fuzz"), Identifiers: true})
+var fuzzScanner = New(&Options{FingerprintKey: []byte("fuzz")})
 
 // FuzzScan checks the engine's invariants on arbitrary text: no panic,
 // spans inside the text, sorted output, positions consistent with spans.

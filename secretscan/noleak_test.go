@@ -77,7 +77,7 @@ func serializations(t *testing.T, res Result) map[string]string {
 func TestNoSecretInOutput(t *testing.T) {
 	exs := loadExamples(t)
 	vocab := metadataVocabulary()
-	s := New(&Options{FingerprintKey: []byte("noleak"), Identifiers: true})
+	s := New(&Options{FingerprintKey: []byte("noleak")})
 	checked := 0
 	for _, e := range exs {
 		if e.Kind != "positive" {

@@ -42,7 +42,7 @@ type rule struct {
 	ID       string   // stable kebab-case id, e.g. "github-pat-classic"
 	Type     string   // snake_case credential type reported in detections
 	Name     string   // human-readable description
-	Family   string   // cloud, vcs, cicd, package, payment, comms, ai, observability, saas, database, key, token, generic
+	Family   string   // cloud, vcs, cicd, package, payment, comms, ai, observability, saas, database, key, token, identifier, generic
 	Severity Severity // severity of a confirmed finding
 	Evidence evidence // what a bare match proves
 
@@ -69,7 +69,7 @@ type rule struct {
 	NoBoundary       bool // do not require a non-alphanumeric byte around the secret
 	KeepPlaceholders bool // skip the placeholder filter (for structured values checked otherwise)
 	Priority         int  // tie-breaker when two rules claim overlapping spans
-	Identifier       bool // sensitive identifier, not a secret: only with Options.Identifiers
+	Identifier       bool // sensitive identifier, not a secret: dropped by Options.SkipIdentifiers
 	Multiline        bool // matches may span lines (implied by (?s) or \n in Pattern)
 
 	// Examples must each produce a detection of this rule;
@@ -104,7 +104,7 @@ type RuleInfo struct {
 	Keywords  []string `json:"keywords"`
 	Validated bool     `json:"validated"` // has a checksum or structure check
 	// Identifier rules report sensitive identifiers (ARNs, bucket names),
-	// not secrets; they run only with Options.Identifiers.
+	// not secrets; Options.SkipIdentifiers drops them.
 	Identifier bool `json:"identifier,omitempty"`
 }
 

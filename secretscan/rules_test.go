@@ -30,7 +30,7 @@ func TestRulesCompile(t *testing.T) {
 
 // TestRuleExamples runs every rule's positive and negative examples.
 func TestRuleExamples(t *testing.T) {
-	s := New(&Options{FingerprintKey: []byte("test"), Identifiers: true})
+	s := New(&Options{FingerprintKey: []byte("test")})
 	for _, r := range allRules() {
 		for _, ex := range r.Examples {
 			res, err := s.Scan(context.Background(), ex)

@@ -8,13 +8,18 @@ var vendorRulesMZ = []*rule{
 	{
 		ID: "okta-api-token", Type: "okta_api_token", Name: "Okta API token",
 		Family: "vendor", Severity: SeverityHigh, Evidence: evKeyword,
-		Keywords:   []string{"okta"},
-		Pattern:    `(?i)(?:okta)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:00[A-Za-z0-9_-]{40}))`,
+		Keywords: []string{"okta"},
+		// 42 characters exactly: a longer run of the token's alphabet is
+		// something else.
+		Pattern:    `(?i)(?:okta)[\w.\- ]{0,40}?[\s"\'=:>,(]+["\']?(?P<secret>(?-i:00[A-Za-z0-9_-]{40}))(?:[^A-Za-z0-9_-]|$)`,
 		After:      200,
 		MinEntropy: 3.0,
 		Examples: []string{
 			`OKTA_API_KEY = "00DfBQhuZohYVYGYJcwJnrIX477BfiOP-V2dbTXCeB"`,
 			`okta token: 00cQkSMHv_zuSJ2SSRBiffgxrcRMWAhDFgyA956K3O`,
+		},
+		NegativeExamples: []string{
+			`okta: 00cQkSMHv_zuSJ2SSRBiffgxrcRMWAhDFgyA956K3O-x`, // 44 characters
 		},
 	},
 	{

@@ -49,13 +49,16 @@ type Options struct {
 	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
 	// Zero: the comment suppresses detections on its line.
 	IgnoreAllowComments bool
-	// Identifiers also reports sensitive values that are not credentials
-	// (AWS ARNs and account IDs, bucket host names, store domains,
-	// usernames, age recipients, i.e. public keys), as severity low. Zero:
-	// they are not reported. Password hashes (bcrypt, crypt(3), Cisco type
-	// 8/9, Kerberos AS-REP) are not identifiers: they allow offline
-	// recovery of the password, so they are always reported, as low.
-	Identifiers bool
+	// SkipIdentifiers drops the identifier rules: sensitive values that
+	// are not credentials (AWS ARNs and account IDs, bucket host names,
+	// store domains, usernames, age recipients, i.e. public keys). Zero:
+	// they are reported, as severity low and family "identifier", the way
+	// Nosey Parker and Titus report them: they map an attacker's way in
+	// (which buckets, accounts and stores exist) without opening it.
+	// Password hashes (bcrypt, crypt(3), Cisco type 8/9, Kerberos AS-REP)
+	// are not identifiers: they allow offline recovery of the password,
+	// so they are always reported, as low.
+	SkipIdentifiers bool
 }
 
 // Scanner finds credentials in text. It is safe for concurrent use; build
@@ -107,7 +110,7 @@ func New(opts *Options) *Scanner {
 	}
 	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
 		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
-		noAllow: opts.IgnoreAllowComments, ids: opts.Identifiers}
+		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers}
 	if s.depth == 0 {
 		s.depth = DefaultMaxDecodeDepth
 	} else if s.depth < 0 {

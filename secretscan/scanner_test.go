@@ -335,10 +335,10 @@ func TestLineTracker(t *testing.T) {
 	}
 }
 
-// TestDefaultsReportHashesNotIdentifiers pins the split between password
-// hashes (reported by default: they can be cracked offline) and
-// identifiers (only with Options.Identifiers).
-func TestDefaultsReportHashesNotIdentifiers(t *testing.T) {
+// TestIdentifiersAreLowAndSkippable pins the split between password
+// hashes (always reported: they can be cracked offline) and identifiers
+// (reported as low unless Options.SkipIdentifiers).
+func TestIdentifiersAreLowAndSkippable(t *testing.T) {
 	const text = "hash: $2b$12$T4eBqWUmsEYefXa8/KwLI9VSElbWBTjDq7MajVh76poXgqZbndZBD\n" +
 		`"Resource": "arn:aws:s3:::corp-sz09p1yf/*"` + "\n"
 	for _, tc := range []struct {
@@ -346,8 +346,8 @@ func TestDefaultsReportHashesNotIdentifiers(t *testing.T) {
 		opts *Options
 		want []string
 	}{
-		{"default", nil, []string{"bcrypt-hash"}},
-		{"identifiers", &Options{Identifiers: true}, []string{"bcrypt-hash", "aws-arn"}},
+		{"default", nil, []string{"bcrypt-hash", "aws-arn"}},
+		{"skip identifiers", &Options{SkipIdentifiers: true}, []string{"bcrypt-hash"}},
 	} {
 		res := scan(t, New(tc.opts), text)
 		var got []string

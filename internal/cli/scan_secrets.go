@@ -38,6 +38,7 @@ type scanSecretsFlags struct {
 	writeBaseline   string
 	stateDir        string
 	noProgress      bool
+	noIdentifiers   bool
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -49,6 +50,9 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 			"files over --max-file-size) or stdin (-) for exposed credentials. Secret values\n" +
 			"are never printed: each finding has a type, severity, confidence and a keyed\n" +
 			"fingerprint. Exit status 1 when a finding is at or above --fail-on.\n\n" +
+			"Identifiers that are not credentials (AWS ARNs and account IDs, bucket and store\n" +
+			"host names, usernames: family \"identifier\", severity low) are reported for review\n" +
+			"but never trip --fail-on; --no-identifiers leaves them out.\n\n" +
 			"Silence a known finding with a \"keysweep:allow\" comment on its line, or list its\n" +
 			"fingerprint in a baseline file (--baseline; write one with --write-baseline).",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,6 +73,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the fingerprints of every finding to this file")
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
+	fl.BoolVar(&f.noIdentifiers, "no-identifiers", false, "leave out identifiers that are not credentials (ARNs, account IDs, bucket names)")
 	return c
 }
 
@@ -96,7 +101,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
-	opts := &secretscan.Options{}
+	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers}
 	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
 		opts.FingerprintKey = key
 	} else {
@@ -173,7 +178,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	for _, fr := range files {
 		all.Detections = append(all.Detections, fr.Result.Detections...)
 		for _, d := range fr.Result.Detections {
-			if d.Severity > worst {
+			if d.Severity > worst && d.Family != secretscan.FamilyIdentifier {
 				worst = d.Severity
 			}
 		}

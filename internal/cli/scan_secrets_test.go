@@ -92,3 +92,23 @@ func TestScanSiteRefusesPrivateTargets(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// TestScanSecretsIdentifiers checks that identifiers (an ARN here) are
+// reported but do not trip --fail-on, and that --no-identifiers leaves
+// them out.
+func TestScanSecretsIdentifiers(t *testing.T) {
+	state := t.TempDir()
+	const text = `"Resource": "arn:aws:s3:::corp-sz09p1yf/*"` + "\n"
+	out, _, code := run(t, text, "scan", "secrets", "--state-dir", state, "-")
+	if code != ExitOK || !strings.Contains(out, "aws_arn") {
+		t.Errorf("identifier only: exit %d, want 0 with the finding listed\n%s", code, out)
+	}
+	out, _, code = run(t, text+"TOKEN="+ghToken+"\n", "scan", "secrets", "--state-dir", state, "-")
+	if code != ExitFindings {
+		t.Errorf("identifier and a token: exit %d, want 1\n%s", code, out)
+	}
+	out, _, code = run(t, text, "scan", "secrets", "--state-dir", state, "--no-identifiers", "-")
+	if code != ExitOK || strings.Contains(out, "aws_arn") {
+		t.Errorf("--no-identifiers: exit %d\n%s", code, out)
+	}
+}
