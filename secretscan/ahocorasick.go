@@ -1,5 +1,7 @@
 package secretscan
 
+import "sync"
+
 // automaton is a dense-table Aho-Corasick DFA over ASCII-case-folded bytes.
 // It finds every occurrence of every keyword in one pass over the text,
 // without making a lower-cased copy. Bytes that occur in no keyword share a
@@ -19,6 +21,7 @@ type automaton struct {
 	fast     []int32
 	firstOut int32 // premultiplied index of the first emitting state
 	fastOut  [][]int32
+	maxLen   int // longest keyword
 }
 
 func lowerASCII(b byte) byte {
@@ -60,6 +63,9 @@ func newAutomaton(keywords []string) *automaton {
 	a.patLen = make([]int, len(keywords))
 	for ki, k := range keywords {
 		a.patLen[ki] = len(k)
+		if len(k) > a.maxLen {
+			a.maxLen = len(k)
+		}
 		if k == "" {
 			continue
 		}
@@ -142,29 +148,143 @@ func newAutomaton(keywords []string) *automaton {
 	return a
 }
 
+// laneMin is the text length from which scan runs four interleaved
+// lanes: below it the overlap and the buffering cost more than they save.
+// laneBlock bounds the text one round of lanes covers, and with it the
+// hits buffered at a time.
+const (
+	laneMin   = 4096
+	laneBlock = 256 << 10
+)
+
 // scan calls fn(keyword, start) for every keyword occurrence, in order of
 // the end position. It stops early when fn returns false.
+//
+// Each step of the automaton waits for the previous one (the next state
+// is a load indexed by the current state), so one pass runs at the
+// latency of a table load per byte. Long texts are therefore cut into
+// blocks, and each block into four lanes walked in one loop: four
+// independent chains of loads keep the memory pipeline busy. A lane
+// starts maxLen-1 bytes before its share, so a keyword that straddles a
+// cut is found by the lane where it ends; hits are buffered per lane and
+// handed to fn lane by lane, which keeps them in order of their end.
 func (a *automaton) scan(text string, fn func(kw int, start int) bool) {
-	s := int32(0) // premultiplied state
+	if len(text) < laneMin {
+		a.scanFrom(text, 0, 0, fn)
+		return
+	}
+	lb := lanePool.Get().(*laneBufs)
+	defer lanePool.Put(lb)
+	for lo := 0; lo < len(text); {
+		hi := lo + laneBlock
+		if hi > len(text) || len(text)-hi < laneMin {
+			hi = len(text) // no short last block
+		}
+		if !a.scanLanes(text, lo, hi, lb, fn) {
+			return
+		}
+		lo = hi
+	}
+}
+
+// scanLanes reports, through fn, the keywords that end in text(lo, hi],
+// walking four lanes at once; false when fn stopped it.
+func (a *automaton) scanLanes(text string, lo, hi int, lb *laneBufs, fn func(kw int, start int) bool) bool {
+	ov := a.maxLen - 1
+	var begin, share, end [4]int
+	for k := 0; k < 4; k++ {
+		share[k] = lo + k*(hi-lo)/4
+		end[k] = lo + (k+1)*(hi-lo)/4
+		begin[k] = share[k] - ov
+		if begin[k] < 0 {
+			begin[k] = 0
+		}
+	}
+	steps := end[0] - begin[0]
+	for k := 1; k < 4; k++ {
+		if l := end[k] - begin[k]; l < steps {
+			steps = l
+		}
+	}
+	for k := range lb.hits {
+		lb.hits[k] = lb.hits[k][:0]
+	}
+	fast, class := a.fast, &a.class
+	first := a.firstOut
+	t0, t1, t2, t3 := text[begin[0]:end[0]], text[begin[1]:end[1]], text[begin[2]:end[2]], text[begin[3]:end[3]]
+	t0, t1, t2, t3 = t0[:steps], t1[:steps], t2[:steps], t3[:steps]
+	var s0, s1, s2, s3 int32
+	for j := 0; j < steps; j++ {
+		s0 = fast[s0+int32(class[t0[j]])]
+		s1 = fast[s1+int32(class[t1[j]])]
+		s2 = fast[s2+int32(class[t2[j]])]
+		s3 = fast[s3+int32(class[t3[j]])]
+		if s0 >= first || s1 >= first || s2 >= first || s3 >= first {
+			if s0 >= first {
+				lb.hits[0] = append(lb.hits[0], laneHit{s0, int32(j)})
+			}
+			if s1 >= first {
+				lb.hits[1] = append(lb.hits[1], laneHit{s1, int32(j)})
+			}
+			if s2 >= first {
+				lb.hits[2] = append(lb.hits[2], laneHit{s2, int32(j)})
+			}
+			if s3 >= first {
+				lb.hits[3] = append(lb.hits[3], laneHit{s3, int32(j)})
+			}
+		}
+	}
+	st := [4]int32{s0, s1, s2, s3}
+	nc := int32(a.nclass)
+	for k := 0; k < 4; k++ {
+		// The lane's buffered hits, then its tail walked directly.
+		for _, h := range lb.hits[k] {
+			e := begin[k] + int(h.pos) + 1 // where the keyword ends
+			if e <= share[k] {
+				continue // in the overlap: an earlier lane or block reported it
+			}
+			for _, kw := range a.fastOut[h.state/nc] {
+				if !fn(int(kw), e-a.patLen[kw]) {
+					return false
+				}
+			}
+		}
+		if !a.scanFrom(text[:end[k]], begin[k]+steps, st[k], fn) {
+			return false
+		}
+	}
+	return true
+}
+
+type laneHit struct{ state, pos int32 }
+
+type laneBufs struct{ hits [4][]laneHit }
+
+var lanePool = sync.Pool{New: func() any { return new(laneBufs) }}
+
+// scanFrom runs the automaton over text[i:] from premultiplied state s,
+// calling fn for each keyword occurrence; false when fn stopped it.
+func (a *automaton) scanFrom(text string, i int, s int32, fn func(kw int, start int) bool) bool {
 	n := len(text)
 	fast, class, skip := a.fast, &a.class, &a.rootSkip
 	nc := int32(a.nclass)
-	for i := 0; i < n; i++ {
+	for ; i < n; i++ {
 		if s == 0 {
 			for i < n && skip[text[i]] {
 				i++
 			}
 			if i == n {
-				return
+				return true
 			}
 		}
 		s = fast[s+int32(class[text[i]])]
 		if s >= a.firstOut {
 			for _, kw := range a.fastOut[s/nc] {
 				if !fn(int(kw), i+1-a.patLen[kw]) {
-					return
+					return false
 				}
 			}
 		}
 	}
+	return true
 }

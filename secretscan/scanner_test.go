@@ -276,6 +276,7 @@ func TestSummaryRiskConfidence(t *testing.T) {
 		{"low only", []Detection{{Type: "a", Severity: SeverityLow, Confidence: 0.8}}, SeverityLow, 0.8},
 		{"low confidence still counts", []Detection{{Type: "a", Severity: SeverityCritical, Confidence: 0.3}}, SeverityCritical, 0.3},
 		{"mixed", []Detection{{Type: "a", Severity: SeverityHigh, Confidence: 0.5}, {Type: "b", Severity: SeverityMedium, Confidence: 0.5}, {Type: "b", Severity: SeverityCritical, Confidence: 0.2}}, SeverityCritical, 0.8},
+		{"identifiers set the risk but not the score", []Detection{{Type: "aws_arn", Family: FamilyIdentifier, Severity: SeverityLow, Confidence: 0.8}}, SeverityLow, 0},
 		{"order does not matter", []Detection{{Type: "b", Severity: SeverityMedium, Confidence: 0.9}, {Type: "a", Severity: SeverityHigh, Confidence: 0.1}, {Type: "c", Severity: SeverityLow, Confidence: 0.9}}, SeverityHigh, 0.99},
 	} {
 		r := Result{Detections: tc.dets}

@@ -41,11 +41,14 @@ func (r Result) RiskLevel() Severity {
 //
 //	1 - Π (1 - confidence_i)
 //
-// It is 0 with no detection and is rounded to two decimals.
+// Identifiers (FamilyIdentifier) are not credentials and do not count. It
+// is 0 with no credential detection and is rounded to two decimals.
 func (r Result) ConfidenceScore() float64 {
 	p := 1.0
 	for _, d := range r.Detections {
-		p *= 1 - d.Confidence
+		if d.Family != FamilyIdentifier {
+			p *= 1 - d.Confidence
+		}
 	}
 	return math.Round((1-p)*100) / 100
 }

@@ -55,7 +55,8 @@ func keysweepTools(deps Deps) ([]*tool.Tool, error) {
 		Description: "Scan supplied text for exposed secrets: API keys, tokens, private keys, credentials and database URLs, " +
 			"including inside base64, URL-encoded and JSON-escaped layers. Pure analysis with no network access. " +
 			"Returns redacted findings only: secret values are never echoed, just the type, severity, confidence, " +
-			"a keyed fingerprint, the value's length and its line and column.",
+			"a keyed fingerprint, the value's length and its line and column. " +
+			"Identifiers that are not credentials (AWS ARNs and account IDs, bucket names) are reported as low.",
 		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
 		Catalog: tool.Catalog{
 			Category:      "secrets",
