@@ -430,8 +430,9 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	// A password set beside a user name ("user = alice" / "password =
 	// open_sesame") is a login even when the value is a bare word or a
 	// short passphrase; alone, such a value reads as a variable or prose.
-	login := c == assignPassword && strongName && userAssignedNear(text, a.nameStart)
-	if strings.IndexByte(v, ' ') >= 0 && !(login && a.quoted && passphrase(v)) {
+	// Looked up only for values that need it: it reads up to 400 bytes.
+	login := func() bool { return c == assignPassword && strongName && userAssignedNear(text, a.nameStart) }
+	if strings.IndexByte(v, ' ') >= 0 && !(a.quoted && passphrase(v) && login()) {
 		return 0, false
 	}
 	// Cheap structural rejections first; the placeholder automaton and
@@ -477,7 +478,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return h, true
 	}
 	// Identifier-like: letters, '_' and '.' only, e.g. "config.dbPassword".
-	if !digit && !a.quoted && !a.tight && !login && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" {
+	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" && !login() {
 		return 0, false
 	}
 	if c != assignPassword && !a.quoted {
@@ -495,7 +496,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		if a.wsSep && (len(v) < 12 || !digit) {
 			return 0, false
 		}
-		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) && !login {
+		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) && !login() {
 			return 0, false
 		}
 		return h, true
@@ -766,31 +767,29 @@ func userAssignedNear(text string, nameStart int) bool {
 			}
 		}
 	}
-	region := text[start:nameStart]
-	for off := 0; ; {
-		i := indexFold(region[off:], "user")
-		if i < 0 {
-			return false
+	// Backwards from the password, one byte compare per position.
+	for i := nameStart - 4; i >= start; i-- {
+		if text[i]|0x20 != 'u' || text[i+1]|0x20 != 's' || text[i+2]|0x20 != 'e' || text[i+3]|0x20 != 'r' {
+			continue
 		}
-		i += off
-		off = i + 4
-		if i > 0 && isAlnum(region[i-1]) && !(region[i] == 'U' && region[i-1] >= 'a' && region[i-1] <= 'z') {
+		if i > 0 && isAlnum(text[i-1]) && !(text[i] == 'U' && text[i-1] >= 'a' && text[i-1] <= 'z') {
 			continue // "superuser", "setuser"; "db_user" and "dbUser" name a user
 		}
-		k := off
-		if strings.HasPrefix(strings.ToLower(region[k:]), "name") {
+		k := i + 4
+		if k+4 <= nameStart && strings.EqualFold(text[k:k+4], "name") {
 			k += 4
 		}
-		if k < len(region) && (region[k] == '"' || region[k] == '\'') {
+		if k < nameStart && (text[k] == '"' || text[k] == '\'') {
 			k++
 		}
-		for k < len(region) && (region[k] == ' ' || region[k] == '\t') {
+		for k < nameStart && (text[k] == ' ' || text[k] == '\t') {
 			k++
 		}
-		if k < len(region) && (region[k] == '=' || region[k] == ':') && (k+1 >= len(region) || region[k+1] != '=') {
+		if k < nameStart && (text[k] == '=' || text[k] == ':') && (k+1 >= len(text) || text[k+1] != '=') {
 			return true
 		}
 	}
+	return false
 }
 
 // passphraseUIWords mark a quoted phrase as interface text (a label, a

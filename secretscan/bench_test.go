@@ -117,6 +117,7 @@ func adversarialInputs() map[string]string {
 		"tokens-1-line": rep("t=" + validGitHub + " "),
 		"tf-variable":   rep(`variable "api_token" { default = "`),
 		"anonymous":     rep("user=anonymous\npassword=Zq3!vK9#pL2w\n"),
+		"bare-login":    rep("user = x password = open_sesame "),
 		"vendor-id":     rep("AUTH0_CLIENT_ID=kq3VnB7wLx0RtY2mZp5sHd8Jf4Gc1Aa9\n"),
 		"fake-uuid":     rep("api_key=g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g-g "),
 	}

@@ -25,9 +25,6 @@ func rulesTable() string {
 		if r.Validated {
 			checked = "yes"
 		}
-		if r.Identifier {
-			checked += " (opt-in)"
-		}
 		kw := make([]string, len(r.Keywords))
 		for i, k := range r.Keywords {
 			kw[i] = "`" + strings.ReplaceAll(strings.ReplaceAll(k, "|", `\|`), "`", "'") + "`"
