@@ -463,6 +463,9 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if namesAWSSecretKey(name) && !awsSecretShape(v) {
 		return 0, false // the name fixes the format, and the value is not of it
 	}
+	if strings.HasSuffix(v, "NRAL") && !newRelicLicenseShape(v) {
+		return 0, false // New Relic's suffix fixes the format: "a1b2c3...NRAL" is a stand-in
+	}
 	lower, upper, digit, other := charClasses(v)
 	h := shannon(v)
 	lettersOnly := !digit && !other
@@ -682,6 +685,25 @@ func namesAWSSecretKey(name string) bool {
 		}
 	}
 	return indexFold(string(n), "secretaccesskey") >= 0 || indexFold(string(n), "awssecret") >= 0
+}
+
+// newRelicLicenseShape reports whether v, ending in NRAL, has the shape of
+// a New Relic license key: 36 lower-case hexadecimal digits before the
+// suffix, or a region prefix ("eu01xx") and 30 of them.
+func newRelicLicenseShape(v string) bool {
+	if len(v) != 40 {
+		return false
+	}
+	body := v[:36]
+	if body[4] == 'x' && body[5] == 'x' && body[0] >= 'a' && body[0] <= 'z' && body[1] >= 'a' && body[1] <= 'z' && isDigit(body[2]) && isDigit(body[3]) {
+		body = body[6:]
+	}
+	for i := 0; i < len(body); i++ {
+		if !(isDigit(body[i]) || body[i] >= 'a' && body[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // awsSecretShape reports whether v has the shape of an AWS secret access

@@ -115,7 +115,8 @@ var genericRules = []*rule{
 			`primary_key = "id"`,
 			`api_key_id = "V6CcvpCsX2tENFN4tiOKe3FAYhKuYvIS"`,
 			`cache_key = "user:srv6aoao"`,
-			`apiKey=px-api-k3m9q2w7-x5v8-z1r4-t6y0-n8p3s5u7w9y2`, // UUID-shaped, not hexadecimal
+			`apiKey=px-api-k3m9q2w7-x5v8-z1r4-t6y0-n8p3s5u7w9y2`,  // UUID-shaped, not hexadecimal
+			`licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL`, // New Relic's suffix on a non-hex body
 		},
 	},
 	{
