@@ -380,9 +380,12 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 				if i > 0 && keyQualifiers[words[i-1]] {
 					return true, true
 				}
-				return true, false
+				if lastWord(words, i) {
+					return true, false
+				}
+				continue // "KeyAlgoECDSA256", "KEY_CACHE_SECONDS": about a key, not one
 			}
-			if strings.HasSuffix(w, "key") && len(w) > 6 {
+			if strings.HasSuffix(w, "key") && len(w) > 6 && lastWord(words, i) {
 				return true, false // vendor-prefixed: "scrapingantkey"
 			}
 			if w == "access" || w == "private" || strings.HasSuffix(w, "access") || strings.HasSuffix(w, "private") {
@@ -397,6 +400,24 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 	return false, false
 }
 
+// envWords may follow the word that names a credential without changing
+// what the name holds: API_KEY_PROD, stripeKeyLive, KEY_V2.
+var envWords = map[string]bool{"prod": true, "production": true, "dev": true, "development": true,
+	"test": true, "testing": true, "staging": true, "stage": true, "live": true, "sandbox": true,
+	"local": true, "old": true, "new": true, "backup": true, "primary": true, "secondary": true,
+	"v1": true, "v2": true, "v3": true, "b64": true, "base64": true, "hex": true, "value": true}
+
+// lastWord reports whether words[i] ends the name, apart from digits and
+// environment words after it.
+func lastWord(words []string, i int) bool {
+	for _, w := range words[i+1:] {
+		if !envWords[w] && strings.Trim(w, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 var nonValues = map[string]bool{"true": true, "false": true, "null": true, "nil": true, "none": true,
 	"undefined": true, "yes": true, "no": true, "on": true, "off": true, "required": true, "optional": true,
 	"string": true, "str": true, "int": true, "bool": true, "boolean": true, "object": true, "any": true,
@@ -409,6 +430,15 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	v := text[a.valStart:a.valEnd]
 	if len(v) < 6 || len(v) > 512 {
 		return 0, false
+	}
+	if a.wsSep && c == assignAPIKey {
+		switch text[a.nameStart:a.nameEnd] {
+		case "private", "access", "protected":
+			return 0, false // a declaration: "private _authorizationServerUrl?;"
+		}
+	}
+	if c != assignPassword && describesCredential(v) {
+		return 0, false // "my-idp-secret", "client_secret_basic": words about a credential
 	}
 	switch v[0] {
 	case '#', '.':
@@ -584,6 +614,30 @@ func namesCredential(v string) bool {
 		return true
 	})
 	return found
+}
+
+// describesCredential reports whether v is a phrase of short words
+// (letters, then at most three digits: "base64", "sha256"), one of which
+// names a credential: "my-idp-secret", "base64-encoded-public-key",
+// "client_secret_basic". Generated keys and tokens have random segments.
+func describesCredential(v string) bool {
+	segs, named, ok := 0, false, true
+	eachWord(v, func(w string) bool {
+		segs++
+		body := strings.TrimRight(w, "0123456789")
+		letters := body != "" && len(w)-len(body) <= 3 && strings.Trim(body, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+		digits := body == "" && len(w) <= 4
+		if len(w) > 12 || !(letters || digits) {
+			ok = false
+			return false
+		}
+		switch strings.ToLower(w) {
+		case "key", "keys", "secret", "token", "password", "passwd", "pwd", "credential", "credentials", "apikey":
+			named = true
+		}
+		return true
+	})
+	return ok && named && segs >= 2
 }
 
 // eachWord calls fn with the words of an identifier (split like
@@ -797,6 +851,9 @@ func userAssignedNear(text string, nameStart int) bool {
 		if i > 0 && isAlnum(text[i-1]) && !(text[i] == 'U' && text[i-1] >= 'a' && text[i-1] <= 'z') {
 			continue // "superuser", "setuser"; "db_user" and "dbUser" name a user
 		}
+		if !statementStart(text, i) {
+			continue // "user=x" inside a connection string or a sentence
+		}
 		k := i + 4
 		if k+4 <= nameStart && strings.EqualFold(text[k:k+4], "name") {
 			k += 4
@@ -814,6 +871,26 @@ func userAssignedNear(text string, nameStart int) bool {
 	return false
 }
 
+// statementStart reports whether the identifier holding text[i] opens a
+// statement: first on its line after blanks (and an optional quote, for
+// keys such as "user": ...), or after '$', '{', ';' or ','.
+func statementStart(text string, i int) bool {
+	p := i
+	for p > 0 && i-p < 64 && isNameByte(text[p-1]) {
+		p--
+	}
+	if p > 0 && (text[p-1] == '"' || text[p-1] == '\'') {
+		p--
+	}
+	if p > 0 && text[p-1] == '$' {
+		return true
+	}
+	for p > 0 && (text[p-1] == ' ' || text[p-1] == '\t') {
+		p--
+	}
+	return p == 0 || strings.IndexByte("\n\r{;,", text[p-1]) >= 0
+}
+
 // passphraseUIWords mark a quoted phrase as interface text (a label, a
 // prompt, a translation) rather than a passphrase.
 var passphraseUIWords = map[string]bool{"enter": true, "your": true, "the": true, "new": true,
@@ -822,14 +899,14 @@ var passphraseUIWords = map[string]bool{"enter": true, "your": true, "the": true
 	"is": true, "of": true, "for": true, "not": true, "invalid": true, "wrong": true, "required": true}
 
 // passphrase reports whether a quoted value with blanks reads as a short
-// passphrase: two to five words, none of them interface words, at most
-// 64 bytes.
+// passphrase: two to four words, none of them interface words, at most
+// 48 bytes, and none of the characters of settings, paths or templates.
 func passphrase(v string) bool {
-	if len(v) > 64 {
-		return false
+	if len(v) > 48 || strings.ContainsAny(v, "=:/\\@$%{}<>[]") {
+		return false // settings ("host=db user=x"), paths, templates
 	}
 	words := strings.Fields(v)
-	if len(words) < 2 || len(words) > 5 {
+	if len(words) < 2 || len(words) > 4 {
 		return false
 	}
 	for _, w := range words {

@@ -63,6 +63,9 @@ type rule struct {
 	MinEntropy     float64   // Shannon entropy floor of the secret in bits per char; 0: none
 	MinLen, MaxLen int       // bounds on the secret's length in bytes; 0: none (keeps large counted repetitions out of patterns)
 	Validate       validator // optional structural check that moves confidence
+	// Exclude, when set, drops a match that the pattern cannot rule out
+	// itself (RE2 has no look-ahead): an API path where a name should be.
+	Exclude func(secret string) bool
 	// Pre, when set, is a cheap check of a keyword hit (text, start, end)
 	// that must pass before the pattern runs around it.
 	Pre              func(text string, start, end int) bool

@@ -34,6 +34,8 @@ var genericRules = []*rule{
 			"password = open_sesame\n",                                    // no user beside it: a variable
 			"username: \"Nom d'utilisateur\"\npassword: \"Mot de passe\"", // a translation
 			"setuser = 1\npassword = hashed_value",
+			"dsn: \"host=db user=app dbname=x\"\nssl-password: certpw",     // a user inside a string
+			"user = bob\nconn_password = \"host=db user=app dbname=x\"",    // settings, not a passphrase
 			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";", // RFC 1635 anonymous login
 		},
 	},
@@ -74,6 +76,7 @@ var genericRules = []*rule{
 		NegativeExamples: []string{
 			`secret_name = "prod-db"`,
 			`client_secret: your_client_secret_here`,
+			` *     clientSecret: 'my-idp-secret',`,
 			`secret = os.environ["SECRET"]`,
 			`AWS_SECRET_ACCESS_KEY=0f3a9c1e7b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c`, // 42 hex: not an AWS secret
 			`secret_access_key = 'Kd8fQ2nW5xZ1+RT'`,                            // 15 characters
@@ -115,8 +118,12 @@ var genericRules = []*rule{
 			`primary_key = "id"`,
 			`api_key_id = "V6CcvpCsX2tENFN4tiOKe3FAYhKuYvIS"`,
 			`cache_key = "user:srv6aoao"`,
-			`apiKey=px-api-k3m9q2w7-x5v8-z1r4-t6y0-n8p3s5u7w9y2`,  // UUID-shaped, not hexadecimal
-			`licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL`, // New Relic's suffix on a non-hex body
+			`apiKey=px-api-k3m9q2w7-x5v8-z1r4-t6y0-n8p3s5u7w9y2`,      // UUID-shaped, not hexadecimal
+			`licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL`,     // New Relic's suffix on a non-hex body
+			`KeyExchangeDH16SHA512 = "diffie-hellman-group16-sha512"`, // "key" is not what the name holds
+			`# define OSSL_PROV_PARAM_X963KDF_KEY_CHECK "x963kdf-key-check"`,
+			`private _authorizationServerUrl2Option?;`, // a TypeScript declaration
+			`const key = "base64-encoded-public-key";`, // words about a key
 		},
 	},
 	{

@@ -45,12 +45,18 @@ var identifierRules = []*rule{
 		ID: "gcs-bucket-url", Type: "gcs_bucket", Name: "Google Cloud Storage bucket host or URL (identifier)",
 		Family: FamilyIdentifier, Severity: SeverityLow, Evidence: evPrefix,
 		Keywords:         []string{"storage.googleapis.com"},
-		Pattern:          `(?P<secret>[a-z0-9._-]{1,222}\.storage\.googleapis\.com|storage\.googleapis\.com/[a-z0-9._-]{3,63})`,
+		// The JSON API's paths name the bucket after a fixed prefix.
+		Pattern:          `(?P<secret>[a-z0-9._-]{1,222}\.storage\.googleapis\.com|storage\.googleapis\.com/(?:projects/_/buckets/|(?:upload/|download/)?storage/v1/b/)?[a-z0-9._-]{3,63})`,
+		Exclude:          gcsAPIPath,
 		Before:           240,
 		KeepPlaceholders: true,
 		Identifier:       true,
 		Examples: []string{
 			`https://storage.googleapis.com/corp-f57ec3/o`,
+			`"//storage.googleapis.com/projects/_/buckets/corp-f57ec3"`,
+		},
+		NegativeExamples: []string{
+			`// the resource name: //storage.googleapis.com/projects/_/buckets/`,
 		},
 	},
 	{

@@ -439,7 +439,7 @@ func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match strin
 	if knownTestValues[v] || r.MinLen > 0 && len(v) < r.MinLen || r.MaxLen > 0 && len(v) > r.MaxLen {
 		return candidate{}, false
 	}
-	if !r.KeepPlaceholders && isPlaceholder(v) {
+	if !r.KeepPlaceholders && isPlaceholder(v) || r.Exclude != nil && r.Exclude(v) {
 		return candidate{}, false
 	}
 	h := shannon(v)

@@ -272,3 +272,18 @@ func tfCredentialVariable(text string, _, end int) bool {
 	}
 	return false
 }
+
+// gcsAPIPath reports whether a storage.googleapis.com match stopped at a
+// segment of the JSON API ("storage.googleapis.com/projects" of a bare
+// resource prefix) rather than at a bucket name.
+func gcsAPIPath(v string) bool {
+	_, seg, ok := strings.Cut(v, "storage.googleapis.com/")
+	if !ok {
+		return false
+	}
+	switch seg {
+	case "projects", "storage", "upload", "download", "batch":
+		return true
+	}
+	return false
+}
