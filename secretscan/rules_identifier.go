@@ -44,7 +44,7 @@ var identifierRules = []*rule{
 	{
 		ID: "gcs-bucket-url", Type: "gcs_bucket", Name: "Google Cloud Storage bucket host or URL (identifier)",
 		Family: FamilyIdentifier, Severity: SeverityLow, Evidence: evPrefix,
-		Keywords:         []string{"storage.googleapis.com"},
+		Keywords: []string{"storage.googleapis.com"},
 		// The JSON API's paths name the bucket after a fixed prefix.
 		Pattern:          `(?P<secret>[a-z0-9._-]{1,222}\.storage\.googleapis\.com|storage\.googleapis\.com/(?:projects/_/buckets/|(?:upload/|download/)?storage/v1/b/)?[a-z0-9._-]{3,63})`,
 		Exclude:          gcsAPIPath,
