@@ -98,7 +98,7 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	case text[j] == '>' && ns > 0 && text[ns-1] == '<':
 		xml = true
 		j++
-	case text[j] == ',' && keyQuoted:
+	case text[j] == ',' && keyQuoted && argumentStart(text, ns):
 		a.commaSep = true
 		j++
 	case j > i && text[j] != '\n' && text[j] != '\r':
@@ -111,8 +111,8 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		return a, false
 	}
 	q, qw := quoteAt(text, j)
-	if compare && qw == 0 {
-		return a, false // comparisons and prose count only with a literal
+	if (compare || a.commaSep) && qw == 0 {
+		return a, false // comparisons, prose and argument pairs count only with a literal
 	}
 	a.compare = compare
 	// "Password:" at the end of a string literal: the quote after the
@@ -150,7 +150,7 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 		if c == ';' && k > j && semicolonEnds(text, k) {
 			break // "x; y" statement end, "Password=x;Database=y" field end
 		}
-		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '<' || c == '(' || c == '[' || c == '{' {
+		if c <= ' ' || c == ',' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'' || c == '`' || c == '<' || c == '(' || c == '[' || c == '{' {
 			break
 		}
 		if xml && c == '<' {
@@ -165,6 +165,20 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	}
 	a.valStart, a.valEnd = j, k
 	return a, k > j
+}
+
+// argumentStart reports whether the quoted name whose text starts at ns
+// opens an argument ("f('password', 'x')", "['token', 'x']") rather than
+// being the value of something else ("type: 'password', value: x").
+func argumentStart(text string, ns int) bool {
+	p := ns
+	if p > 0 && (text[p-1] == '"' || text[p-1] == '\'' || text[p-1] == '`') {
+		p--
+	}
+	for p > 0 && (text[p-1] == ' ' || text[p-1] == '\t') {
+		p--
+	}
+	return p > 0 && (text[p-1] == '(' || text[p-1] == '[' || text[p-1] == ',')
 }
 
 // quoteAt reports the quote character at text[i] and the width of the
@@ -440,6 +454,18 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if c != assignPassword && describesCredential(v) {
 		return 0, false // "my-idp-secret", "client_secret_basic": words about a credential
 	}
+	if !a.quoted && (comparison(v) || strings.Contains(v, "&&") || strings.Contains(v, "||") || strings.Contains(v, "=>")) {
+		return 0, false // an expression: "e===401?..."
+	}
+	if a.wsSep && strings.IndexByte(v, '\\') >= 0 {
+		return 0, false // words of a string with escapes: "KEY column\x00Cannot"
+	}
+	if fileName(v) || sourceFileName(text[a.nameStart:a.nameEnd]) {
+		return 0, false // "fgetspent.c"; "pwd.h:108:1:"
+	}
+	if !a.quoted && !a.tight && camelIdentifier(v) {
+		return 0, false // a code reference: "ClientCapabilities2026Schema"
+	}
 	switch v[0] {
 	case '#', '.':
 		// A comment or a path when unquoted; a CSS selector ("#id",
@@ -614,6 +640,97 @@ func namesCredential(v string) bool {
 		return true
 	})
 	return found
+}
+
+// fileExts are the extensions that make a dotted word a file name.
+var fileExts = map[string]bool{"h": true, "c": true, "cc": true, "cpp": true, "hpp": true, "go": true,
+	"js": true, "mjs": true, "cjs": true, "ts": true, "py": true, "rb": true, "java": true, "kt": true,
+	"rs": true, "php": true, "cs": true, "sh": true, "txt": true, "md": true, "json": true, "yml": true,
+	"yaml": true, "toml": true, "ini": true, "conf": true, "cfg": true, "xml": true, "html": true,
+	"css": true, "pem": true, "crt": true, "csr": true, "key": true, "der": true, "p12": true,
+	"pfx": true, "jks": true, "db": true, "sqlite": true, "log": true, "lock": true, "sum": true}
+
+// fileName reports whether s is a file name: one or more name parts and a
+// known extension ("fgetspent.c", "pwd.h", "id_rsa.pub" is not: pub is
+// not listed).
+func fileName(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 || !fileExts[s[dot+1:]] {
+		return false
+	}
+	for i := 0; i < dot; i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceFileName is fileName for names: a source or text file ("pwd.h",
+// "passwords.txt"), not a key file, whose name may well label a key
+// ("front.key.<value>").
+func sourceFileName(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot < 0 {
+		return false
+	}
+	switch s[dot+1:] {
+	case "pem", "crt", "csr", "key", "der", "p12", "pfx", "jks":
+		return false
+	}
+	return fileName(s)
+}
+
+// comparison reports whether v holds "==" followed by an operand, as in
+// "e===401?a:b"; base64 padding ("...q==", "...q==\\") does not count.
+func comparison(v string) bool {
+	for i := strings.Index(v, "=="); i >= 0; {
+		j := i
+		for j < len(v) && v[j] == '=' {
+			j++
+		}
+		if j < len(v) && (isAlnum(v[j]) || strings.IndexByte("?(\"'`", v[j]) >= 0) {
+			return true
+		}
+		k := strings.Index(v[j:], "==")
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
+}
+
+// camelIdentifier reports whether v reads as a CamelCase identifier: three
+// or more title-case words ("Client", "Capabilities2026", "Schema") of
+// three letters or more, each with a vowel, digits only at a word's end.
+// Random tokens break into runs of capitals, bare digits or consonants.
+func camelIdentifier(v string) bool {
+	words := 0
+	for i := 0; i < len(v); {
+		if v[i] < 'A' || v[i] > 'Z' {
+			return false
+		}
+		j := i + 1
+		vowel := false
+		for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
+			vowel = vowel || strings.IndexByte("aeiouy", v[j]) >= 0
+			j++
+		}
+		if j-i < 3 || !vowel {
+			return false
+		}
+		d := j
+		for j < len(v) && isDigit(v[j]) {
+			j++
+		}
+		if j-d > 4 {
+			return false
+		}
+		words++
+		i = j
+	}
+	return words >= 3
 }
 
 // describesCredential reports whether v is a phrase of short words

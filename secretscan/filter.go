@@ -35,7 +35,7 @@ var placeholderMarkers = []string{
 	"notreal", "not_real", "not-real", "fake_", "_fake", "-fake", "fake-",
 	"enter_", "enter-", "put-your", "secret_here", "key_here",
 	"token_here", "here_", "_here", "password123", "passw0rd", "p@ssw0rd", "p@ssword",
-	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+",
+	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+", "var(--",
 }
 
 // placeholderAC finds any placeholder marker in one pass.

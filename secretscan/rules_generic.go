@@ -34,9 +34,12 @@ var genericRules = []*rule{
 			"password = open_sesame\n",                                    // no user beside it: a variable
 			"username: \"Nom d'utilisateur\"\npassword: \"Mot de passe\"", // a translation
 			"setuser = 1\npassword = hashed_value",
-			"dsn: \"host=db user=app dbname=x\"\nssl-password: certpw",     // a user inside a string
-			"user = bob\nconn_password = \"host=db user=app dbname=x\"",    // settings, not a passphrase
-			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";", // RFC 1635 anonymous login
+			"X_PWF_FILES = 0x1000 // pwd.h:145:1:",                                     // a header's line reference
+			"util.Shell(nil, \"rm\", filepath.Join(dir, \"passwd\", \"fgetspent.c\"))", // a file name
+			"return h(`input`,{type:`password`,value:e.clientSecret})",                 // "password" is a value here
+			"dsn: \"host=db user=app dbname=x\"\nssl-password: certpw",                 // a user inside a string
+			"user = bob\nconn_password = \"host=db user=app dbname=x\"",                // settings, not a passphrase
+			"ftp->user = \"anonymous\";\nftp->password = \"mirror-bot@\";",             // RFC 1635 anonymous login
 		},
 	},
 	{
@@ -90,6 +93,7 @@ var genericRules = []*rule{
 		Priority: 1,
 		Examples: []string{
 			`access_token = "HmO7ZNksc85keGIBEWBVM7Nay1QvpEw6lJ0PpEkz"`,
+			`os.environ.setdefault("API_TOKEN", "Qm7ZLksc85keGIBEWBVM7Nay1QvpEw6lJ0PpEkz")`, // an argument pair
 			`SLACKBOT_TOKEN=zu4FdWs8pLHVUwD2yeyz79ysJwVzvwen`,
 			`authToken: "e10873f8b2232bc7c822c770f9e0ccf622805508"`,
 		},
@@ -98,6 +102,7 @@ var genericRules = []*rule{
 			`max_tokens = 4096`,
 			`csrf_token = "qwEZmDabOLkEfP0YD52qjgQL4cjx1XRa"`,
 			`token = request.headers.get("X-Token")`,
+			"t.error===`invalid_token`?`invalid_token`:e===401?`token_expired`:`unauthorized`", // an expression
 		},
 	},
 	{
@@ -122,8 +127,9 @@ var genericRules = []*rule{
 			`licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL`,     // New Relic's suffix on a non-hex body
 			`KeyExchangeDH16SHA512 = "diffie-hellman-group16-sha512"`, // "key" is not what the name holds
 			`# define OSSL_PROV_PARAM_X963KDF_KEY_CHECK "x963kdf-key-check"`,
-			`private _authorizationServerUrl2Option?;`, // a TypeScript declaration
-			`const key = "base64-encoded-public-key";`, // words about a key
+			`private _authorizationServerUrl2Option?;`,                      // a TypeScript declaration
+			`[CLIENT_CAPABILITIES_META_KEY]: ClientCapabilities2026Schema,`, // a code reference
+			`const key = "base64-encoded-public-key";`,                      // words about a key
 		},
 	},
 	{
