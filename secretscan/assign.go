@@ -463,8 +463,11 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if fileName(v) || sourceFileName(text[a.nameStart:a.nameEnd]) {
 		return 0, false // "fgetspent.c"; "pwd.h:108:1:"
 	}
-	if !a.quoted && !a.tight && camelIdentifier(v) {
-		return 0, false // a code reference: "ClientCapabilities2026Schema"
+	if !a.quoted && !a.tight && (camelIdentifier(v) || numberLiteral(v)) {
+		return 0, false // a code reference or constant: "ClientCapabilities2026Schema", "-2146893773"
+	}
+	if c == assignPassword && (indexFold(v, "password") >= 0 || indexFold(v, "passwd") >= 0) && (constantName(v) || strings.Count(v, ".") >= 2) {
+		return 0, false // "PCP_CHANGEPASSWORD", "com.lyndir.masterpassword": names about a password
 	}
 	switch v[0] {
 	case '#', '.':
@@ -699,6 +702,29 @@ func comparison(v string) bool {
 		i = j + k
 	}
 	return false
+}
+
+// constantName reports whether v is an upper-case SNAKE_CASE name.
+func constantName(v string) bool {
+	if strings.IndexByte(v, '_') < 0 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'A' && c <= 'Z' || isDigit(c) || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// numberLiteral reports whether v is an integer literal of code: digits
+// with an optional sign, or 0x and hexadecimal digits.
+func numberLiteral(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if h := strings.TrimPrefix(strings.TrimPrefix(v, "0x"), "0X"); len(h) < len(v) {
+		return h != "" && strings.Trim(h, "0123456789abcdefABCDEF") == ""
+	}
+	return v != "" && strings.Trim(v, "0123456789") == ""
 }
 
 // camelIdentifier reports whether v reads as a CamelCase identifier: three

@@ -239,3 +239,15 @@ func fakeUUID(v string) bool {
 	}
 	return false
 }
+
+// wordStart reports whether a keyword found at text[i] may start a word:
+// it does not when it continues a run of lower-case letters
+// ("AjentinaSamoa" holds no "nasa"). Case changes and other bytes are
+// word starts ("myNasaKey", "-Dsonar.login", "buddynsPRIVATE").
+func wordStart(text string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	p, c := text[i-1], text[i]|0x20
+	return !(p >= 'a' && p <= 'z' && c >= 'a' && c <= 'z' && text[i] >= 'a')
+}

@@ -34,7 +34,10 @@ var genericRules = []*rule{
 			"password = open_sesame\n",                                    // no user beside it: a variable
 			"username: \"Nom d'utilisateur\"\npassword: \"Mot de passe\"", // a translation
 			"setuser = 1\npassword = hashed_value",
-			"X_PWF_FILES = 0x1000 // pwd.h:145:1:",                                     // a header's line reference
+			"X_PWF_FILES = 0x1000 // pwd.h:145:1:",
+			"const NTE_INCORRECT_PASSWORD = -2146893773",                               // a numeric constant
+			`const NCRYPT_PCP_CHANGEPASSWORD_PROPERTY = "PCP_CHANGEPASSWORD"`,          // a constant's name
+			`var masterPasswordSeed = "com.lyndir.masterpassword"`,                     // a header's line reference
 			"util.Shell(nil, \"rm\", filepath.Join(dir, \"passwd\", \"fgetspent.c\"))", // a file name
 			"return h(`input`,{type:`password`,value:e.clientSecret})",                 // "password" is a value here
 			"dsn: \"host=db user=app dbname=x\"\nssl-password: certpw",                 // a user inside a string

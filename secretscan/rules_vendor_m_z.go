@@ -429,6 +429,9 @@ var vendorRulesMZ = []*rule{
 			`NASA_API_KEY = "09dBl4cKNOa2wFsanMyKddvvM0GWZL9ykXEItwxe"`,
 			`nasa token: TEt4YsNItYpfEtpyDfGjMuKHdwqKRXDiyDqeCcMA`,
 		},
+		NegativeExamples: []string{
+			`"AjentinaSamoa ye AmelikaAustriaAustraliaArubhaAzerbaijanB"`, // "naSa" inside a word
+		},
 	},
 	{
 		ID: "newsapi-key", Type: "newsapi_key", Name: "NewsAPI key",

@@ -354,8 +354,8 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 		if r.Pre != nil && !r.Pre(text, int(h.start), int(h.end)) {
 			continue
 		}
-		if r.Evidence == evKeyword && namesNonSecret(text, int(h.start), int(h.end)) {
-			continue // AUTH0_CLIENT_ID=..., OKTA_DOMAIN=...: the vendor's name on something else
+		if r.Evidence == evKeyword && (!wordStart(text, int(h.start)) || namesNonSecret(text, int(h.start), int(h.end))) {
+			continue // "AjentinaSamoa" holds no "nasa"; AUTH0_CLIENT_ID=...: the vendor's name on something else
 		}
 		a := int(h.start) - r.before
 		if a < 0 {
