@@ -463,8 +463,17 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if fileName(v) || sourceFileName(text[a.nameStart:a.nameEnd]) {
 		return 0, false // "fgetspent.c"; "pwd.h:108:1:"
 	}
-	if !a.quoted && !a.tight && (camelIdentifier(v) || numberLiteral(v)) {
+	if (!a.quoted && !a.tight || a.compare || c != assignPassword) && camelIdentifier(v) || !a.quoted && !a.tight && numberLiteral(v) {
 		return 0, false // a code reference or constant: "ClientCapabilities2026Schema", "-2146893773"
+	}
+	if structTag(v) || strings.HasPrefix(v, "urn:") {
+		return 0, false // json:"token,omitempty"; urn:ietf:params:oauth:token-type:jwt
+	}
+	if c != assignPassword && (strings.Contains(v, `\\`) || !a.quoted && strings.IndexByte(v, '*') >= 0) {
+		return 0, false // a Windows path ("Software\\Policies"), an expression ("map.pc*1024")
+	}
+	if i := strings.LastIndexByte(v, '.'); i > 0 && qualifiedName(v) && namesCredential(v[i+1:]) {
+		return 0, false // a reference even in NAME=value form: "this._password=s._password"
 	}
 	if c == assignPassword && (indexFold(v, "password") >= 0 || indexFold(v, "passwd") >= 0) && (constantName(v) || strings.Count(v, ".") >= 2) {
 		return 0, false // "PCP_CHANGEPASSWORD", "com.lyndir.masterpassword": names about a password
@@ -479,7 +488,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		}
 	case '/', '{', '[', '(', '<', '$':
 		return 0, false // path, template, reference
-	case '%', '~', '@', '&', '*', '!', ';':
+	case '%', '~', '@', '&', '*', '!', ';', '?':
 		// A password may start with a symbol; a reference, path, YAML tag
 		// or anchor may too: "%APPDATA%", "~/.key", "!vault", "&default".
 		if c != assignPassword || !symbolLeadOK(v) {
@@ -516,8 +525,8 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return 0, false // ARNs and URLs are not secrets (URL rules handle credentials)
 	}
 	name := strings.ToLower(text[a.nameStart:a.nameEnd])
-	if lv == name || len(name) >= 10 && strings.Contains(lv, name) {
-		return 0, false // value repeats its own name
+	if lv == name || len(name) >= 10 && strings.Contains(lv, name) || len(lv) >= 6 && strings.Contains(name, lv) {
+		return 0, false // value repeats its own name, or a part of it ("PGSSLPASSWORD": "sslpassword")
 	}
 	if namesAWSSecretKey(name) && !awsSecretShape(v) {
 		return 0, false // the name fixes the format, and the value is not of it
@@ -727,23 +736,60 @@ func numberLiteral(v string) bool {
 	return v != "" && strings.Trim(v, "0123456789") == ""
 }
 
-// camelIdentifier reports whether v reads as a CamelCase identifier: three
-// or more title-case words ("Client", "Capabilities2026", "Schema") of
-// three letters or more, each with a vowel, digits only at a word's end.
-// Random tokens break into runs of capitals, bare digits or consonants.
+// camelIdentifier reports whether v reads as a camelCase or CamelCase
+// identifier of three or more words: "ClientCapabilities2026Schema",
+// "scramSHA256PlusName", "SmartCardAssociatedECDHKey". A word is a
+// lower-case start or a title-case word of three letters or more with a
+// vowel, or an acronym of two to six capitals; a word may end in up to
+// four digits; at least half the words are spelled out. Random tokens and
+// typed stand-ins ("ABCD1234EFGH5678") break into short, vowel-less or
+// capital-only pieces.
 func camelIdentifier(v string) bool {
-	words := 0
-	for i := 0; i < len(v); {
-		if v[i] < 'A' || v[i] > 'Z' {
-			return false
-		}
-		j := i + 1
-		vowel := false
-		for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
-			vowel = vowel || strings.IndexByte("aeiouy", v[j]) >= 0
-			j++
-		}
-		if j-i < 3 || !vowel {
+	words, spelled := 0, 0 // spelled: words that are not acronyms
+	i := 0
+	for i < len(v) {
+		j := i
+		switch {
+		case v[i] >= 'a' && v[i] <= 'z':
+			if i > 0 {
+				return false // lower case only opens the name
+			}
+			for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
+				j++
+			}
+			if j-i < 3 || !hasVowel(v[i:j]) {
+				return false
+			}
+			spelled++
+		case v[i] >= 'A' && v[i] <= 'Z':
+			k := i
+			for k < len(v) && v[k] >= 'A' && v[k] <= 'Z' {
+				k++
+			}
+			if k-i >= 2 && (k == len(v) || v[k] < 'a' || v[k] > 'z') {
+				if k-i > 6 {
+					return false
+				}
+				j = k // an acronym: "SHA", "ECDH" before "Key"
+				break
+			}
+			if k-i >= 2 {
+				k-- // "ECDHKey": the last capital opens the next word
+				if k-i > 6 {
+					return false
+				}
+				j = k
+				break
+			}
+			j = k
+			for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
+				j++
+			}
+			if j-i < 3 || !hasVowel(v[i:j]) {
+				return false
+			}
+			spelled++
+		default:
 			return false
 		}
 		d := j
@@ -756,7 +802,23 @@ func camelIdentifier(v string) bool {
 		words++
 		i = j
 	}
-	return words >= 3
+	return words >= 3 && spelled*2 >= words
+}
+
+func hasVowel(w string) bool { return strings.IndexAny(w, "aeiouyAEIOUY") >= 0 }
+
+// structTag reports whether v is a Go struct tag: `json:"name,omitempty"`.
+func structTag(v string) bool {
+	i := strings.Index(v, `:"`)
+	if i <= 0 {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		if v[k] < 'a' || v[k] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // describesCredential reports whether v is a phrase of short words

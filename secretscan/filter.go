@@ -73,7 +73,7 @@ func isPlaceholder(v string) bool {
 	}
 	lv := strings.ToLower(v)
 	switch lv {
-	case "password", "passwd", "pass", "pwd", "token", "changeme", "none", "null", "empty":
+	case "password", "passwd", "pass", "pwd", "token", "changeme", "none", "null", "empty", "string":
 		return true
 	}
 	if i := strings.IndexByte(v, '$'); i >= 0 && i+1 < len(v) {

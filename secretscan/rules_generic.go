@@ -36,6 +36,8 @@ var genericRules = []*rule{
 			"setuser = 1\npassword = hashed_value",
 			"X_PWF_FILES = 0x1000 // pwd.h:145:1:",
 			"const NTE_INCORRECT_PASSWORD = -2146893773",                               // a numeric constant
+			`"PGSSLPASSWORD":        "sslpassword",`,                                   // part of its own name
+			"this._username=s._username,this._password=s._password;",                   // a reference, even tight
 			`const NCRYPT_PCP_CHANGEPASSWORD_PROPERTY = "PCP_CHANGEPASSWORD"`,          // a constant's name
 			`var masterPasswordSeed = "com.lyndir.masterpassword"`,                     // a header's line reference
 			"util.Shell(nil, \"rm\", filepath.Join(dir, \"passwd\", \"fgetspent.c\"))", // a file name
@@ -105,7 +107,10 @@ var genericRules = []*rule{
 			`max_tokens = 4096`,
 			`csrf_token = "qwEZmDabOLkEfP0YD52qjgQL4cjx1XRa"`,
 			`token = request.headers.get("X-Token")`,
-			"t.error===`invalid_token`?`invalid_token`:e===401?`token_expired`:`unauthorized`", // an expression
+			"t.error===`invalid_token`?`invalid_token`:e===401?`token_expired`:`unauthorized`",                          // an expression
+			"PersonalAccessTokenRequest *PersonalAccessTokenRequest `json:\"personal_access_token_request,omitempty\"`", // a struct tag
+			`TokenTypeIDToken = "urn:ietf:params:oauth:token-type:id_token"`,                                            // a URN
+			`if (lastSignificantToken === "?NonExpressionParenKeyword") state = 1`,
 		},
 	},
 	{
@@ -132,7 +137,10 @@ var genericRules = []*rule{
 			`# define OSSL_PROV_PARAM_X963KDF_KEY_CHECK "x963kdf-key-check"`,
 			`private _authorizationServerUrl2Option?;`,                      // a TypeScript declaration
 			`[CLIENT_CAPABILITIES_META_KEY]: ClientCapabilities2026Schema,`, // a code reference
-			`const key = "base64-encoded-public-key";`,                      // words about a key
+			`const NCRYPT_ASSOCIATED_ECDH_KEY = "SmartCardAssociatedECDHKey"`,
+			`const szKEY_CRYPTOAPI_PRIVATE_KEY_OPTIONS = "Software\\Policies\\Microsoft\\Cryptography"`, // a registry path
+			`} else if (key === "dangerouslySetInnerHTML" && value) {`,
+			`const key = "base64-encoded-public-key";`, // words about a key
 		},
 	},
 	{
