@@ -549,7 +549,7 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		return h, true
 	}
 	// Identifier-like: letters, '_' and '.' only, e.g. "config.dbPassword".
-	if !digit && !a.quoted && !a.tight && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == "" && !login() {
+	if !digit && !a.quoted && !a.tight && lettersDotsUnderscores(v) && !login() {
 		return 0, false
 	}
 	if c != assignPassword && !a.quoted {
@@ -730,10 +730,16 @@ func constantName(v string) bool {
 // with an optional sign, or 0x and hexadecimal digits.
 func numberLiteral(v string) bool {
 	v = strings.TrimPrefix(v, "-")
-	if h := strings.TrimPrefix(strings.TrimPrefix(v, "0x"), "0X"); len(h) < len(v) {
-		return h != "" && strings.Trim(h, "0123456789abcdefABCDEF") == ""
+	hex := len(v) > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')
+	if hex {
+		v = v[2:]
 	}
-	return v != "" && strings.Trim(v, "0123456789") == ""
+	for i := 0; i < len(v); i++ {
+		if !(isDigit(v[i]) || hex && isHex(v[i])) {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // camelIdentifier reports whether v reads as a camelCase or CamelCase
@@ -821,6 +827,35 @@ func structTag(v string) bool {
 	return true
 }
 
+// lettersDotsUnderscores reports whether v holds only letters, '_' and '.'.
+func lettersDotsUnderscores(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// shortWord reports whether w is letters then at most three digits
+// ("base64"), or at most four digits alone.
+func shortWord(w string) bool {
+	i := 0
+	for i < len(w) && (w[i] >= 'a' && w[i] <= 'z' || w[i] >= 'A' && w[i] <= 'Z') {
+		i++
+	}
+	d := len(w) - i
+	for ; i < len(w); i++ {
+		if !isDigit(w[i]) {
+			return false
+		}
+	}
+	if d == len(w) {
+		return d > 0 && d <= 4
+	}
+	return d <= 3
+}
+
 // describesCredential reports whether v is a phrase of short words
 // (letters, then at most three digits: "base64", "sha256"), one of which
 // names a credential: "my-idp-secret", "base64-encoded-public-key",
@@ -829,10 +864,7 @@ func describesCredential(v string) bool {
 	segs, named, ok := 0, false, true
 	eachWord(v, func(w string) bool {
 		segs++
-		body := strings.TrimRight(w, "0123456789")
-		letters := body != "" && len(w)-len(body) <= 3 && strings.Trim(body, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
-		digits := body == "" && len(w) <= 4
-		if len(w) > 12 || !(letters || digits) {
+		if len(w) > 12 || !shortWord(w) {
 			ok = false
 			return false
 		}
