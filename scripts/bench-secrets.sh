@@ -6,8 +6,9 @@
 #
 # Needs Go and GNU time (/usr/bin/time, Debian package "time").
 #
-# Environment: SIZE (default 100MB), SEED (default 1), KEEP=1 keeps the
-# temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
+# Environment: SIZE (default 100MB), SEED (default 1), RUNS (default 3:
+# each tool runs that many times, in turn, and its row shows the median
+# run by CPU time), KEEP=1 keeps the temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
 # MB per CPU-second, wall MB/s, peak RSS, and recall / decoys flagged /
 # findings on unplanted lines against the corpus ground truth.
 set -euo pipefail
@@ -20,6 +21,7 @@ gitleaks=$1
 betterleaks=${2:-}
 size=${SIZE:-100MB}
 seed=${SEED:-1}
+runs=${RUNS:-3}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -35,8 +37,9 @@ go build -o "$tmp/scandir" ./secretscan/internal/scandir
 "$tmp/corpusgen" -out "$tmp/corpus" -size "$size" -seed "$seed" >&2
 bytes=$(du -sb "$tmp/corpus" | cut -f1)
 
-# measure NAME CMD... runs CMD under /usr/bin/time and prints one table row.
-measure() {
+# run NAME CMD... runs CMD once under /usr/bin/time, appending
+# "wall user sys rss" to $tmp/NAME.times.
+run() {
 	local name=$1
 	shift
 	/usr/bin/time -f "%e %U %S %M" -o "$tmp/$name.time" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || {
@@ -44,23 +47,39 @@ measure() {
 		cat "$tmp/$name.err" >&2
 		return 1
 	}
-	read -r wall user sys rss <"$tmp/$name.time"
-	awk -v n="$name" -v b="$bytes" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" 'BEGIN {
-		cpu = u + s; if (cpu == 0) cpu = 0.01; if (w == 0) w = 0.01
-		printf "| %s | %.2f | %.2f | %.1f | %.1f | %.0f |\n", n, w, cpu, b / 1e6 / cpu, b / 1e6 / w, r / 1024
+	cat "$tmp/$name.time" >>"$tmp/$name.times"
+}
+
+# row NAME prints the table row of NAME's median run by CPU time (the
+# largest RSS of all runs).
+row() {
+	sort -n -k2 "$tmp/$1.times" | awk -v n="$1" -v b="$bytes" '{ c[NR] = $2 + $3; w[NR] = $1; if ($4 > r) r = $4 }
+	END {
+		m = int((NR + 1) / 2); cpu = c[m]; wall = w[m]
+		if (cpu == 0) cpu = 0.01; if (wall == 0) wall = 0.01
+		printf "| %s | %.2f | %.2f | %.1f | %.1f | %.0f |\n", n, wall, cpu, b / 1e6 / cpu, b / 1e6 / wall, r / 1024
 	}'
 }
 
 echo
-echo "corpus: $bytes bytes, seed $seed; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "corpus: $bytes bytes, seed $seed; $runs runs per tool, median by CPU time; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| tool | wall s | CPU s (user+sys) | MB per CPU-s | MB/s wall | max RSS MiB |"
 echo "|---|---|---|---|---|---|"
-measure keysweep "$tmp/scandir" "$tmp/corpus"
-cp "$tmp/keysweep.out" "$tmp/keysweep.jsonl"
-measure gitleaks "$gitleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/gitleaks.json"
+# The tools take turns, so that a change in the machine's load falls on
+# all of them.
+for _ in $(seq "$runs"); do
+	run keysweep "$tmp/scandir" "$tmp/corpus"
+	cp "$tmp/keysweep.out" "$tmp/keysweep.jsonl"
+	run gitleaks "$gitleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/gitleaks.json"
+	if [ -n "$betterleaks" ]; then
+		run betterleaks "$betterleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/betterleaks.json"
+	fi
+done
+row keysweep
+row gitleaks
 if [ -n "$betterleaks" ]; then
-	measure betterleaks "$betterleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/betterleaks.json"
+	row betterleaks
 fi
 echo
 evaluate() { # evaluate NAME FORMAT FINDINGS
