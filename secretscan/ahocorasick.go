@@ -169,7 +169,9 @@ const (
 // cut is found by the lane where it ends; hits are buffered per lane and
 // handed to fn lane by lane, which keeps them in order of their end.
 func (a *automaton) scan(text string, fn func(kw int, start int) bool) {
-	if len(text) < laneMin {
+	if len(text) < laneMin || a.maxLen > laneMin/4 {
+		// Short texts, or keywords so long that a lane's overlap could
+		// reach past a quarter block: one walk.
 		a.scanFrom(text, 0, 0, fn)
 		return
 	}

@@ -178,7 +178,7 @@ func argumentStart(text string, ns int) bool {
 	for p > 0 && (text[p-1] == ' ' || text[p-1] == '\t') {
 		p--
 	}
-	return p > 0 && (text[p-1] == '(' || text[p-1] == '[' || text[p-1] == ',')
+	return p > 0 && (text[p-1] == '(' || text[p-1] == '[' || text[p-1] == ',' || text[p-1] == '{')
 }
 
 // quoteAt reports the quote character at text[i] and the width of the
@@ -394,12 +394,12 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 				if i > 0 && keyQualifiers[words[i-1]] {
 					return true, true
 				}
-				if lastWord(words, i) {
+				if !aboutKey(words, i) {
 					return true, false
 				}
 				continue // "KeyAlgoECDSA256", "KEY_CACHE_SECONDS": about a key, not one
 			}
-			if strings.HasSuffix(w, "key") && len(w) > 6 && lastWord(words, i) {
+			if strings.HasSuffix(w, "key") && len(w) > 6 && !aboutKey(words, i) {
 				return true, false // vendor-prefixed: "scrapingantkey"
 			}
 			if w == "access" || w == "private" || strings.HasSuffix(w, "access") || strings.HasSuffix(w, "private") {
@@ -414,22 +414,35 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 	return false, false
 }
 
-// envWords may follow the word that names a credential without changing
-// what the name holds: API_KEY_PROD, stripeKeyLive, KEY_V2.
-var envWords = map[string]bool{"prod": true, "production": true, "dev": true, "development": true,
-	"test": true, "testing": true, "staging": true, "stage": true, "live": true, "sandbox": true,
-	"local": true, "old": true, "new": true, "backup": true, "primary": true, "secondary": true,
-	"v1": true, "v2": true, "v3": true, "b64": true, "base64": true, "hex": true, "value": true}
+// aboutKeyWords, after "key" in a name, make the name describe something
+// about a key (its algorithm, check, cache, exchange) rather than hold one;
+// other words after it (FIREBASE_KEY_JSON, KEY_MATERIAL, MAPS_KEY_ANDROID)
+// do not.
+var aboutKeyWords = map[string]bool{"algo": true, "algorithm": true, "algorithms": true,
+	"exchange": true, "check": true, "agree": true, "trans": true, "func": true, "blob": true,
+	"options": true, "option": true, "property": true, "conversion": true, "pair": true,
+	"ring": true, "bits": true, "info": true, "mgmt": true, "management": true, "metadata": true,
+	"meta": true, "auth": true, "thumbprint": true, "fingerprint": true, "pub": true,
+	"curve": true, "derivation": true, "wrap": true, "wrapping": true, "schedule": true,
+	"seconds": true, "interval": true, "purge": true, "lifetime": true, "items": true,
+	"code": true, "codes": true, "press": true, "down": true, "up": true, "event": true,
+	"handler": true, "listener": true, "map": true, "mapping": true, "binding": true,
+	"bindings": true, "values": true, "list": true, "set": true, "const": true,
+	"constant": true, "magic": true, "mode": true, "error": true, "errors": true, "exists": true,
+	"missing": true, "not": true, "found": true, "invalid": true, "usage": true, "use": true,
+	"string": true, "str": true, "bag": true, "meshing": true, "agreement": true, "encipherment": true,
+	"identifier": true, "ident": true, "cbc": true, "ecb": true, "gcm": true, "des": true, "hint": true}
 
-// lastWord reports whether words[i] ends the name, apart from digits and
-// environment words after it.
-func lastWord(words []string, i int) bool {
+// aboutKey reports whether a word after words[i] ("key") makes the name
+// describe a key rather than hold one.
+func aboutKey(words []string, i int) bool {
 	for _, w := range words[i+1:] {
-		if !envWords[w] && strings.Trim(w, "0123456789") != "" {
-			return false
+		w = strings.TrimRight(w, "0123456789")
+		if aboutKeyWords[w] || deniedLastWords[w] {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 var nonValues = map[string]bool{"true": true, "false": true, "null": true, "nil": true, "none": true,
@@ -454,26 +467,29 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 	if c != assignPassword && describesCredential(v) {
 		return 0, false // "my-idp-secret", "client_secret_basic": words about a credential
 	}
-	if !a.quoted && (comparison(v) || strings.Contains(v, "&&") || strings.Contains(v, "||") || strings.Contains(v, "=>")) {
-		return 0, false // an expression: "e===401?..."
+	if !a.quoted && !a.tight && (comparison(v) || strings.Contains(v, "&&") || strings.Contains(v, "||") || strings.Contains(v, "=>")) {
+		return 0, false // an expression: "e===401?..." (NAME=value lines are literals)
 	}
 	if a.wsSep && strings.IndexByte(v, '\\') >= 0 {
 		return 0, false // words of a string with escapes: "KEY column\x00Cannot"
 	}
-	if fileName(v) || sourceFileName(text[a.nameStart:a.nameEnd]) {
+	if fileName(v) && (c != assignPassword || !strings.ContainsAny(v, "0123456789")) || sourceFileName(text[a.nameStart:a.nameEnd]) {
 		return 0, false // "fgetspent.c"; "pwd.h:108:1:"
 	}
-	if (!a.quoted && !a.tight || a.compare || c != assignPassword) && camelIdentifier(v) || !a.quoted && !a.tight && numberLiteral(v) {
-		return 0, false // a code reference or constant: "ClientCapabilities2026Schema", "-2146893773"
+	if c != assignPassword && camelIdentifier(v) && (!a.quoted && !a.tight || a.compare || camelNamesCredential(v)) {
+		return 0, false // a code reference: "ClientCapabilities2026Schema", "SmartCardAssociatedECDHKey"
+	}
+	if !a.quoted && !a.tight && numberLiteral(v) && (c != assignPassword || v[0] == '-' || constDeclaration(text, a.nameStart)) {
+		return 0, false // a constant: "-2146893773", "LOGON_ZERO_PASSWORD_BUFFER = 2147483648"
 	}
 	if structTag(v) || strings.HasPrefix(v, "urn:") {
 		return 0, false // json:"token,omitempty"; urn:ietf:params:oauth:token-type:jwt
 	}
-	if c != assignPassword && (strings.Contains(v, `\\`) || !a.quoted && strings.IndexByte(v, '*') >= 0) {
+	if c != assignPassword && (registryPath(v) || !a.quoted && !a.tight && memberTimesNumber(v)) {
 		return 0, false // a Windows path ("Software\\Policies"), an expression ("map.pc*1024")
 	}
-	if i := strings.LastIndexByte(v, '.'); i > 0 && qualifiedName(v) && namesCredential(v[i+1:]) {
-		return 0, false // a reference even in NAME=value form: "this._password=s._password"
+	if i := strings.LastIndexByte(v, '.'); i > 0 && qualifiedName(v) && namesCredential(v[i+1:]) && (!a.tight || lowerWord(v[:strings.IndexByte(v, '.')])) {
+		return 0, false // a reference, in minified code even as NAME=value: "this._password=s._password"
 	}
 	if c == assignPassword && (indexFold(v, "password") >= 0 || indexFold(v, "passwd") >= 0) && (constantName(v) || strings.Count(v, ".") >= 2) {
 		return 0, false // "PCP_CHANGEPASSWORD", "com.lyndir.masterpassword": names about a password
@@ -566,6 +582,9 @@ func genericValueOK(a assignment, text string, c assignClass, strongName bool) (
 		}
 		if a.wsSep && (len(v) < 12 || !digit) {
 			return 0, false
+		}
+		if a.commaSep && lettersOnly {
+			return 0, false // {"password", "publickey"}: a list of words, not a login
 		}
 		if lettersOnly && !a.quoted && !a.tight && !(lower && upper) && !login() {
 			return 0, false
@@ -734,12 +753,58 @@ func numberLiteral(v string) bool {
 	if hex {
 		v = v[2:]
 	}
+	if v == "" || hex && len(v) > 16 || !hex && len(v) > 19 {
+		return false // wider than 64 bits: a key in hex, not a constant
+	}
 	for i := 0; i < len(v); i++ {
 		if !(isDigit(v[i]) || hex && isHex(v[i])) {
 			return false
 		}
 	}
-	return v != ""
+	return true
+}
+
+// constDeclaration reports whether the line holding text[nameStart]
+// declares a constant: it starts with const, #define or var.
+func constDeclaration(text string, nameStart int) bool {
+	ls := strings.LastIndexByte(text[:nameStart], '\n') + 1
+	line := strings.TrimLeft(text[ls:nameStart], " \t")
+	return strings.HasPrefix(line, "const ") || strings.HasPrefix(line, "#define ") || strings.HasPrefix(line, "# define ") || strings.HasPrefix(line, "var ")
+}
+
+// registryPath reports whether v is a Windows path of words:
+// "Software\\Policies\\Microsoft" (each part a capitalised word).
+func registryPath(v string) bool {
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '\\' })
+	if len(parts) < 2 || !strings.Contains(v, `\`) {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 2 || p[0] < 'A' || p[0] > 'Z' || !hasVowel(p[1:]) {
+			return false
+		}
+		for i := 1; i < len(p); i++ {
+			if !(p[i] >= 'a' && p[i] <= 'z' || p[i] >= 'A' && p[i] <= 'Z' || isDigit(p[i]) || p[i] == ' ') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// memberTimesNumber reports whether v is "x.y*1024": a member multiplied
+// by a number.
+func memberTimesNumber(v string) bool {
+	i := strings.IndexByte(v, '*')
+	if i <= 0 || strings.IndexByte(v[:i], '.') <= 0 || i+1 == len(v) {
+		return false
+	}
+	for _, c := range []byte(v[i+1:]) {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // camelIdentifier reports whether v reads as a camelCase or CamelCase
@@ -752,6 +817,7 @@ func numberLiteral(v string) bool {
 // capital-only pieces.
 func camelIdentifier(v string) bool {
 	words, spelled := 0, 0 // spelled: words that are not acronyms
+	long := false          // a spelled word of four letters or more
 	i := 0
 	for i < len(v) {
 		j := i
@@ -767,6 +833,7 @@ func camelIdentifier(v string) bool {
 				return false
 			}
 			spelled++
+			long = long || j-i >= 4
 		case v[i] >= 'A' && v[i] <= 'Z':
 			k := i
 			for k < len(v) && v[k] >= 'A' && v[k] <= 'Z' {
@@ -791,10 +858,11 @@ func camelIdentifier(v string) bool {
 			for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
 				j++
 			}
-			if j-i < 3 || !hasVowel(v[i:j]) {
+			if j-i < 3 || !hasVowel(v[i+1:j]) {
 				return false
 			}
 			spelled++
+			long = long || j-i >= 4
 		default:
 			return false
 		}
@@ -808,10 +876,25 @@ func camelIdentifier(v string) bool {
 		words++
 		i = j
 	}
-	return words >= 3 && spelled*2 >= words
+	return words >= 3 && spelled*2 >= words && long
 }
 
-func hasVowel(w string) bool { return strings.IndexAny(w, "aeiouyAEIOUY") >= 0 }
+// camelNamesCredential reports whether a camelCase value names a
+// credential in one of its words ("SmartCardAssociatedECDHKey"): a quoted
+// constant about a key, where "WhiteHorseKnightDawn" may be a secret.
+func camelNamesCredential(v string) bool {
+	lv := strings.ToLower(v)
+	for _, w := range [...]string{"key", "secret", "token", "password", "passwd", "credential", "auth"} {
+		if strings.HasSuffix(lv, w) || strings.Contains(v, strings.ToUpper(w[:1])+w[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasVowel reports whether w has a lower-case vowel (capitals are often
+// acronyms or random).
+func hasVowel(w string) bool { return strings.IndexAny(w, "aeiouy") >= 0 }
 
 // structTag reports whether v is a Go struct tag: `json:"name,omitempty"`.
 func structTag(v string) bool {
@@ -825,6 +908,16 @@ func structTag(v string) bool {
 		}
 	}
 	return true
+}
+
+// lowerWord reports whether w is a non-empty run of lower-case letters.
+func lowerWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // lettersDotsUnderscores reports whether v holds only letters, '_' and '.'.
@@ -1110,7 +1203,8 @@ func userAssignedNear(text string, nameStart int) bool {
 
 // statementStart reports whether the identifier holding text[i] opens a
 // statement: first on its line after blanks (and an optional quote, for
-// keys such as "user": ...), or after '$', '{', ';' or ','.
+// keys such as "user": ..., or export, set, ENV or a YAML dash), or after
+// '$', '{', ';' or ','.
 func statementStart(text string, i int) bool {
 	p := i
 	for p > 0 && i-p < 64 && isNameByte(text[p-1]) {
@@ -1124,6 +1218,16 @@ func statementStart(text string, i int) bool {
 	}
 	for p > 0 && (text[p-1] == ' ' || text[p-1] == '\t') {
 		p--
+	}
+	// A shell or Dockerfile keyword, or a YAML list dash, may come first.
+	for _, kw := range [...]string{"export", "set", "ENV", "declare", "local", "readonly", "-"} {
+		if p >= len(kw) && text[p-len(kw):p] == kw && p < i && (p == len(kw) || !isNameByte(text[p-len(kw)-1])) {
+			p -= len(kw)
+			for p > 0 && (text[p-1] == ' ' || text[p-1] == '\t') {
+				p--
+			}
+			break
+		}
 	}
 	return p == 0 || strings.IndexByte("\n\r{;,", text[p-1]) >= 0
 }

@@ -6,13 +6,13 @@ import (
 	"strconv"
 )
 
-// Detection is one finding. It never holds the secret in an exported field:
-// the value is kept behind an unexported pointer so that JSON, fmt and slog
-// output carry only the type, position, length and keyed fingerprint.
 // FamilyIdentifier is the family of the identifier rules: sensitive
 // values that are not credentials (see Options.SkipIdentifiers).
 const FamilyIdentifier = "identifier"
 
+// Detection is one finding. It never holds the secret in an exported field:
+// the value is kept behind an unexported pointer so that JSON, fmt and slog
+// output carry only the type, position, length and keyed fingerprint.
 type Detection struct {
 	RuleID   string   `json:"rule_id"`
 	Type     string   `json:"type"`

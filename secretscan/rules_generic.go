@@ -21,6 +21,13 @@ var genericRules = []*rule{
 			"user = alice\npassword = open_sesame\n",               // a login: a bare word counts
 			"$dbUser = 'svc';  $password = goodspec;",              // PHP, same line
 			"username: 'alice'\npassword: 'correct horse battery'", // a passphrase
+			"export DB_USER=app\nexport DB_PASSWORD=\"correct horse battery\"",
+			"password: 84920417",        // digits in YAML are a literal
+			"password = BlueOcean7Tree", // a title-case passphrase
+			`{ "password", "Wq8zLp3Nv2Rt" }`,
+			"DB_PASSWORD=Kx9||mP2vL", // NAME=value is a literal, not an expression
+			"DB_PASSWORD=p4ss==w0rdX",
+			"password=Wq8zLp3.key",
 		},
 		NegativeExamples: []string{
 			`password = "changeme"`,
@@ -99,6 +106,8 @@ var genericRules = []*rule{
 		Examples: []string{
 			`access_token = "HmO7ZNksc85keGIBEWBVM7Nay1QvpEw6lJ0PpEkz"`,
 			`os.environ.setdefault("API_TOKEN", "Qm7ZLksc85keGIBEWBVM7Nay1QvpEw6lJ0PpEkz")`, // an argument pair
+			`{"api_token", "Xk82mQ9xV4pL7nR3tW6yB1cE5hJ0aZuSd2Fq"},`,                        // a table row
+			`token: "WhiteHorseKnightDawn"`,
 			`SLACKBOT_TOKEN=zu4FdWs8pLHVUwD2yeyz79ysJwVzvwen`,
 			`authToken: "e10873f8b2232bc7c822c770f9e0ccf622805508"`,
 		},
@@ -124,6 +133,9 @@ var genericRules = []*rule{
 			`apiKey: "5YShhjyYQA5dUtKaybqxNLFQQLCrK4UZ"`,
 			`x-api-key: YFFOgJfZfa7a04g1kUWQF5KkhsGgDsAfIEGjhsDD`,
 			`MY_SERVICE_KEY=ksLTfzBrHNw2kAaxP86tc5iS8ZpV9N0H`,
+			`private_key: 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318`, // hex, wider than a constant
+			`FIREBASE_KEY_JSON=Kq82mV9xW4pL7nR3tZ6yB1cE5hJ0aXuSd2Fq`,
+			`CLIENT_KEY=Xk82*mQ9xV4pL7nR3tW6yB1cE5hJ`,
 		},
 		NegativeExamples: []string{
 			`public_key = "Ot10uBwGl4L5VrtkiNTBSyQEuTgmdTtq"`,
