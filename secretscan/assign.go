@@ -775,8 +775,11 @@ func constDeclaration(text string, nameStart int) bool {
 // registryPath reports whether v is a Windows path of words:
 // "Software\\Policies\\Microsoft" (each part a capitalised word).
 func registryPath(v string) bool {
+	if !strings.Contains(v, `\\`) {
+		return false
+	}
 	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '\\' })
-	if len(parts) < 2 || !strings.Contains(v, `\`) {
+	if len(parts) < 2 {
 		return false
 	}
 	for _, p := range parts {
@@ -883,10 +886,9 @@ func camelIdentifier(v string) bool {
 // credential in one of its words ("SmartCardAssociatedECDHKey"): a quoted
 // constant about a key, where "WhiteHorseKnightDawn" may be a secret.
 func camelNamesCredential(v string) bool {
-	lv := strings.ToLower(v)
 	for _, w := range [...]string{"key", "secret", "token", "password", "passwd", "credential", "auth"} {
-		if strings.HasSuffix(lv, w) || strings.Contains(v, strings.ToUpper(w[:1])+w[1:]) {
-			return true
+		if i := indexFold(v, w); i == 0 || i > 0 && v[i] >= 'A' && v[i] <= 'Z' {
+			return true // a word of its own: at the start or after a case change
 		}
 	}
 	return false
