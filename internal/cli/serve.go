@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/internal/gcdefault"
 	"github.com/warden-mcp/warden/mcp"
 )
 
@@ -99,6 +100,7 @@ func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error)
 }
 
 func (e *env) serve(ctx context.Context, f serveFlags) error {
+	gcdefault.Apply() // a long-running server: see the package
 	cfg, derivedURL, err := e.serveConfig(f)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}

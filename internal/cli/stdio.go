@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/warden-mcp/warden/internal/gcdefault"
 	"log/slog"
 	"os"
 
@@ -18,6 +19,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			"under the principal \"local\".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			gcdefault.Apply() // a long-running server: see the package
 			cfg, err := loadConfig(configPath, os.Getenv)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}

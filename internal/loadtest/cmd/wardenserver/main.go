@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/warden-mcp/warden/internal/gcdefault"
 	"net/http"
 	"os"
 	"os/signal"
@@ -31,6 +32,8 @@ func run() error {
 	tools := flag.Int("tools", 50, "number of echo tools")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `file`")
 	flag.Parse()
+	// As warden serve does, for both servers alike.
+	gcdefault.Apply()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *cpuprofile != "" {
