@@ -662,15 +662,24 @@ func namesCredential(v string) bool {
 	}
 	found := false
 	eachWord(v, func(w string) bool {
-		for _, c := range [...]string{"key", "keys", "secret", "token", "password", "passwd", "pwd", "pass", "credential", "credentials", "apikey"} {
-			if strings.EqualFold(w, c) {
-				found = true
-				return false
-			}
-		}
-		return true
+		found = credentialWord(w) || strings.EqualFold(w, "pass")
+		return !found
 	})
 	return found
+}
+
+// credentialWords name a credential, as one word of an identifier.
+var credentialWords = [...]string{"key", "keys", "secret", "token", "password", "passwd", "pwd", "credential", "credentials", "apikey"}
+
+// credentialWord reports whether w is one of credentialWords, ignoring
+// case.
+func credentialWord(w string) bool {
+	for _, c := range credentialWords {
+		if strings.EqualFold(w, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileExts are the extensions that make a dotted word a file name.
@@ -963,10 +972,7 @@ func describesCredential(v string) bool {
 			ok = false
 			return false
 		}
-		switch strings.ToLower(w) {
-		case "key", "keys", "secret", "token", "password", "passwd", "pwd", "credential", "credentials", "apikey":
-			named = true
-		}
+		named = named || credentialWord(w)
 		return true
 	})
 	return ok && named && segs >= 2
@@ -1136,19 +1142,26 @@ func namesNonSecret(text string, ks, ke int) bool {
 	return deniedLastWords[last] || nonSecretLastWords[last]
 }
 
-// anonymousLogin reports whether the user set on the password's line or
-// on one of the three lines before it is "anonymous": the password of an
-// anonymous (FTP) login is by convention an e-mail address or any word,
-// not a secret (RFC 1635).
-func anonymousLogin(text string, nameStart int) bool {
-	start := nameStart
-	for lines := 0; start > 0 && nameStart-start < 400; start-- {
+// nearbyStart returns where the text near pos begins: the start of pos's
+// line or of one of the three lines before it, at most 400 bytes back.
+func nearbyStart(text string, pos int) int {
+	start := pos
+	for lines := 0; start > 0 && pos-start < 400; start-- {
 		if text[start-1] == '\n' {
 			if lines++; lines > 3 {
 				break
 			}
 		}
 	}
+	return start
+}
+
+// anonymousLogin reports whether the user set on the password's line or
+// on one of the three lines before it is "anonymous": the password of an
+// anonymous (FTP) login is by convention an e-mail address or any word,
+// not a secret (RFC 1635).
+func anonymousLogin(text string, nameStart int) bool {
+	start := nearbyStart(text, nameStart)
 	region := text[start:nameStart]
 	for {
 		i := indexFold(region, "anonymous")
@@ -1167,14 +1180,7 @@ func anonymousLogin(text string, nameStart int) bool {
 // password's line, before it, or on one of the three lines above:
 // "user = alice", "$user = \"mg1021\";", "username: bob".
 func userAssignedNear(text string, nameStart int) bool {
-	start := nameStart
-	for lines := 0; start > 0 && nameStart-start < 400; start-- {
-		if text[start-1] == '\n' {
-			if lines++; lines > 3 {
-				break
-			}
-		}
-	}
+	start := nearbyStart(text, nameStart)
 	// Backwards from the password, one byte compare per position.
 	for i := nameStart - 4; i >= start; i-- {
 		if text[i]|0x20 != 'u' || text[i+1]|0x20 != 's' || text[i+2]|0x20 != 'e' || text[i+3]|0x20 != 'r' {
