@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -129,24 +127,4 @@ func newPeerFixture(t testing.TB) *peerFixture {
 	fx.srv = mcp.NewServer(fx.reg, &mcp.Options{Name: "warden-test", Version: "0.0.0-test", StateKey: peerStateKey})
 	t.Cleanup(fx.srv.Close)
 	return fx
-}
-
-// repoRoot walks up from the working directory to the directory holding
-// go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
 }

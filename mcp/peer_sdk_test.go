@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/warden-mcp/warden/internal/repotest"
 	"io"
 	"net/http/httptest"
 	"os/exec"
@@ -422,7 +423,7 @@ func buildWarden(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "warden")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/warden")
-	cmd.Dir = repoRoot(t)
+	cmd.Dir = repotest.Root(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/warden: %v\n%s", err, out)
 	}

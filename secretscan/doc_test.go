@@ -2,6 +2,7 @@ package secretscan
 
 import (
 	"fmt"
+	"github.com/warden-mcp/warden/internal/repotest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func rulesTable() string {
 // TestRulesDoc keeps the rules table of docs/keysweep.md in step with the
 // rules; -update rewrites it.
 func TestRulesDoc(t *testing.T) {
-	p := filepath.Join(repoRoot(t), "docs", "keysweep.md")
+	p := filepath.Join(repotest.Root(t), "docs", "keysweep.md")
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Skipf("docs not found: %v", err)

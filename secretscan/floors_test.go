@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/warden-mcp/warden/internal/repotest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,29 +16,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/keysweep-detection.md from the detection floors test")
 
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
 // sharedData returns the path of the shared test data directory, which CI
 // places beside the repository.
 func sharedData(t testing.TB) string {
-	p := filepath.Join(repoRoot(t), "..", "shared", "data")
+	p := filepath.Join(repotest.Root(t), "..", "shared", "data")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared test data not found at %s", p)
 	}
@@ -287,7 +269,7 @@ func TestDetectionFloors(t *testing.T) {
 		}
 	}
 	if *update {
-		p := filepath.Join(repoRoot(t), "docs", "keysweep-detection.md")
+		p := filepath.Join(repotest.Root(t), "docs", "keysweep-detection.md")
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

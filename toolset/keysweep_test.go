@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/warden-mcp/warden/internal/repotest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -95,22 +96,6 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// repoRoot finds the module root, so the shared test data beside it can
-// be read as CI lays it out.
-func repoRoot(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-}
-
 // leaks returns a window of at least 12 characters of the example that
 // appears in out, ignoring windows that are plain words (rule types and
 // field names are made of those).
@@ -137,7 +122,7 @@ func leaks(example string, out []byte) string {
 // through the tool and checks that no piece of it appears in the
 // response, the notifications or the server log.
 func TestNoSecretLeaves(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "..", "shared", "data")
+	dir := filepath.Join(repotest.Root(t), "..", "shared", "data")
 	files, _ := filepath.Glob(filepath.Join(dir, "secret-examples-*.jsonl"))
 	if len(files) == 0 {
 		if os.Getenv("CI") != "" {
