@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"github.com/warden-mcp/warden/internal/gcdefault"
 	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/warden-mcp/warden/internal/gcdefault"
 )
 
 func (e *env) stdioCommand() *cobra.Command {

@@ -6,14 +6,9 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"github.com/warden-mcp/warden/internal/gcdefault"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,36 +17,19 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	err := loadtest.ServerMain("127.0.0.1:8702", func(tools int) (http.Handler, error) {
+		s, err := fixture.GoSDKServer(tools)
+		if err != nil {
+			return nil, err
+		}
+		get := func(*http.Request) *gosdk.Server { return s }
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+		mux.Handle("/legacy", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{JSONResponse: true}))
+		return mux, nil
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gosdkserver:", err)
 		os.Exit(1)
 	}
-}
-
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:8702", "loopback `address` to listen on")
-	tools := flag.Int("tools", 50, "number of echo tools")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `file`")
-	flag.Parse()
-	// As warden serve does, for both servers alike.
-	gcdefault.Apply()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *cpuprofile != "" {
-		finish, err := loadtest.StartCPUProfile(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer finish()
-	}
-
-	s, err := fixture.GoSDKServer(*tools)
-	if err != nil {
-		return err
-	}
-	get := func(*http.Request) *gosdk.Server { return s }
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	mux.Handle("/legacy", gosdk.NewStreamableHTTPHandler(get, &gosdk.StreamableHTTPOptions{JSONResponse: true}))
-	return loadtest.Serve(ctx, *addr, mux, os.Stdout)
 }

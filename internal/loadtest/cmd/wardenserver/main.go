@@ -6,14 +6,9 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"github.com/warden-mcp/warden/internal/gcdefault"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/warden-mcp/warden/internal/loadtest"
 	"github.com/warden-mcp/warden/internal/loadtest/fixture"
@@ -21,32 +16,15 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	err := loadtest.ServerMain("127.0.0.1:8701", func(tools int) (http.Handler, error) {
+		s := fixture.WardenServer(tools)
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/mcp"}))
+		mux.Handle("/legacy", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/legacy"}))
+		return mux, nil
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "wardenserver:", err)
 		os.Exit(1)
 	}
-}
-
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:8701", "loopback `address` to listen on")
-	tools := flag.Int("tools", 50, "number of echo tools")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to `file`")
-	flag.Parse()
-	// As warden serve does, for both servers alike.
-	gcdefault.Apply()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *cpuprofile != "" {
-		finish, err := loadtest.StartCPUProfile(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer finish()
-	}
-
-	s := fixture.WardenServer(*tools)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/mcp"}))
-	mux.Handle("/legacy", mcp.NewHTTPHandler(s, &mcp.HTTPOptions{Path: "/legacy"}))
-	return loadtest.Serve(ctx, *addr, mux, os.Stdout)
 }
