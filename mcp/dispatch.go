@@ -55,7 +55,7 @@ func (x *exchange) progress(p, total float64, message string) {
 }
 
 func (x *exchange) logf(level, logger string, data any) {
-	if !x.logOn || tool.LogLevelRank(level) < tool.LogLevelRank(x.logLevel) || tool.LogLevelRank(level) < 0 {
+	if !x.logOn || logLevelRank(level) < logLevelRank(x.logLevel) || logLevelRank(level) < 0 {
 		return
 	}
 	body := struct {
@@ -266,11 +266,6 @@ func (s *Server) callEnv(ctx context.Context, x *exchange, r *rounds) tool.CallE
 	if x.progressToken != nil {
 		env.Progress = x.progress
 	}
-	if s.opts.ResolveView != nil {
-		if v, ok := s.opts.ResolveView(ctx); ok {
-			env.View = v
-		}
-	}
 	if x.modern {
 		env.Input = r.input
 		env.State = r.state
@@ -319,15 +314,24 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 		}
 	}
 	env := s.callEnv(ctx, x, r)
-	res := s.runTool(ctx, t, args, env)
-	if res.Interrupt != nil {
-		return s.interrupted(x, r, res)
+	out := s.runTool(ctx, t, args, env, sessionKey(x.sess))
+	if out.Interrupt != nil {
+		return s.interrupted(x, r, out.Interrupt)
 	}
-	return s.toolResult(x, res)
+	return s.toolResult(x, out.Result)
 }
 
-// runTool resolves the view, runs the hooks and the tool.
-func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv) *tool.Result {
+// sessionKey is the key tools and resolvers know a legacy session by.
+func sessionKey(sess *Session) string {
+	if sess == nil {
+		return ""
+	}
+	return sess.key
+}
+
+// runTool runs the hooks and, inside them, the tool with its view
+// resolved.
+func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv, session string) tool.Outcome {
 	if s.opts.Admit != nil {
 		// Begin is called by the handler with the context the hooks
 		// decorated (the caller, the audit record), so the admission
@@ -353,41 +357,33 @@ func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage
 			}
 		}()
 	}
-	call := tool.NewCall(t.Name, env)
-	next := func(ctx context.Context) *tool.Result {
-		if t.Scope == tool.ViewScoped && env.View == nil {
-			return noActiveView(t)
+	env.Session = session
+	if s.opts.ResolveView != nil && t.Scope == tool.ViewScoped {
+		env.ResolveView = func(ctx context.Context, handle string) (tool.View, []tool.Warning, error) {
+			return s.opts.ResolveView(ctx, ViewQuery{Tool: t, Handle: handle, Session: session})
 		}
-		return t.Invoke(ctx, call, args)
 	}
+	next := func(ctx context.Context) tool.Outcome { return tool.Run(ctx, t, env, args) }
 	for i := len(s.opts.Hooks) - 1; i >= 0; i-- {
 		h, inner := s.opts.Hooks[i], next
-		next = func(ctx context.Context) *tool.Result { return h(ctx, t, args, inner) }
+		next = func(ctx context.Context) tool.Outcome { return h(ctx, t, args, inner) }
 	}
-	res := next(ctx)
-	if res.Interrupt != nil && errors.Is(res.Interrupt.Err, tool.ErrInputRequired) {
-		res.Interrupt.Pending, res.Interrupt.State = call.Pending()
-	}
-	return res
+	return next(ctx)
 }
 
-func noActiveView(t *tool.Tool) *tool.Result {
-	return tool.ErrorResult(t, &tool.Error{Code: tool.CodeNoActiveView, Message: "no active target: open one and make it active first"})
-}
-
-func (s *Server) interrupted(x *exchange, r *rounds, res *tool.Result) ([]byte, *Error) {
+func (s *Server) interrupted(x *exchange, r *rounds, it *tool.Interrupt) ([]byte, *Error) {
 	var mc *tool.MissingCapabilityError
-	if errors.As(res.Interrupt.Err, &mc) {
+	if errors.As(it.Err, &mc) {
 		return nil, missingCapability(mc.Capability)
 	}
 	var pe *tool.ProtocolError
-	if errors.As(res.Interrupt.Err, &pe) {
+	if errors.As(it.Err, &pe) {
 		return nil, rpcErr(pe.Code, 200, pe.Message)
 	}
 	if !x.modern || r == nil {
 		return nil, rpcErr(CodeInternalError, 500, "internal error")
 	}
-	return r.inputRequired(res.Interrupt.Pending, res.Interrupt.State)
+	return r.inputRequired(it.Pending, it.State)
 }
 
 func (s *Server) toolResult(x *exchange, res *tool.Result) ([]byte, *Error) {

@@ -66,14 +66,9 @@ func (s *Server) guard(ctx context.Context, what string, fn func() error) (err e
 }
 
 // featureError maps what a prompt or resource handler returned.
-func (s *Server) featureError(ctx context.Context, x *exchange, r *rounds, call *tool.Call, err error, uri string) ([]byte, *Error) {
-	if errors.Is(err, tool.ErrInputRequired) && x.modern && r != nil {
-		pending, st := call.Pending()
-		return r.inputRequired(pending, st)
-	}
-	var mc *tool.MissingCapabilityError
-	if errors.As(err, &mc) {
-		return nil, missingCapability(mc.Capability)
+func (s *Server) featureError(ctx context.Context, x *exchange, r *rounds, it *tool.Interrupt, err error, uri string) ([]byte, *Error) {
+	if it != nil {
+		return s.interrupted(x, r, it)
 	}
 	if errors.Is(err, ErrResourceNotFound) {
 		return nil, resourceNotFound(x, uri)
@@ -124,15 +119,16 @@ func (s *Server) promptsGet(ctx context.Context, x *exchange, m *Message, p *par
 			return nil, err
 		}
 	}
-	call := tool.NewCall(name, s.callEnv(ctx, x, r))
 	var res *PromptResult
-	err := s.guard(ctx, "prompt "+name, func() error {
-		var err error
-		res, err = pr.Get(ctx, call, args)
-		return err
+	it, err := tool.Serve(ctx, name, s.callEnv(ctx, x, r), func(ctx context.Context, call *tool.Call) error {
+		return s.guard(ctx, "prompt "+name, func() error {
+			var err error
+			res, err = pr.Get(ctx, call, args)
+			return err
+		})
 	})
-	if err != nil {
-		return s.featureError(ctx, x, r, call, err, "")
+	if it != nil || err != nil {
+		return s.featureError(ctx, x, r, it, err, "")
 	}
 	if res == nil {
 		return nil, rpcErr(CodeInternalError, 500, "internal error")
@@ -163,19 +159,20 @@ func (s *Server) resourcesRead(ctx context.Context, x *exchange, p *params) ([]b
 			return nil, err
 		}
 	}
-	call := tool.NewCall(uri, s.callEnv(ctx, x, r))
 	var contents []tool.ResourceContents
-	err := s.guard(ctx, "resource", func() error {
-		var err error
-		if res != nil {
-			contents, err = res.Read(ctx, call, uri)
-		} else {
-			contents, err = tmpl.Read(ctx, call, uri, vars)
-		}
-		return err
+	it, err := tool.Serve(ctx, uri, s.callEnv(ctx, x, r), func(ctx context.Context, call *tool.Call) error {
+		return s.guard(ctx, "resource", func() error {
+			var err error
+			if res != nil {
+				contents, err = res.Read(ctx, call, uri)
+			} else {
+				contents, err = tmpl.Read(ctx, call, uri, vars)
+			}
+			return err
+		})
 	})
-	if err != nil {
-		return s.featureError(ctx, x, r, call, err, uri)
+	if it != nil || err != nil {
+		return s.featureError(ctx, x, r, it, err, uri)
 	}
 	if len(contents) == 0 {
 		return nil, resourceNotFound(x, uri)

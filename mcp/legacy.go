@@ -19,6 +19,9 @@ import (
 type Session struct {
 	s  *Server
 	ID string
+	// key identifies the session to tools and view resolvers on every
+	// transport (stdio sessions have no ID).
+	key string
 
 	mu        sync.Mutex
 	version   string
@@ -43,7 +46,7 @@ type Session struct {
 // NewSession starts a legacy session. id is the transport's session id
 // (empty on stdio).
 func (s *Server) NewSession(id string) *Session {
-	sess := &Session{s: s, ID: id, pending: map[string]chan *Message{}, inflight: map[string]context.CancelFunc{}, lastUsed: time.Now()}
+	sess := &Session{s: s, ID: id, key: newID(), pending: map[string]chan *Message{}, inflight: map[string]context.CancelFunc{}, lastUsed: time.Now()}
 	sess.listener = newListener()
 	sess.listener.tools = true
 	sess.listener.prompts = true
@@ -331,7 +334,7 @@ func (sess *Session) legacyMethod(ctx context.Context, x *exchange, m *Message, 
 		var req struct {
 			Level string `json:"level"`
 		}
-		if json.Unmarshal(m.Params, &req) != nil || !tool.ValidLogLevel(req.Level) {
+		if json.Unmarshal(m.Params, &req) != nil || !validLogLevel(req.Level) {
 			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: unknown log level")
 		}
 		sess.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/warden-mcp/warden/internal/jsonwalk"
-	"github.com/warden-mcp/warden/tool"
 )
 
 // clientCaps is what a client declared it can do: in the request's _meta
@@ -210,7 +209,7 @@ func checkVersion(v string) *Error {
 
 // checkLogLevel validates the opt-in log level.
 func checkLogLevel(m *reqMeta) *Error {
-	if m.hasLogLevel && !tool.ValidLogLevel(m.logLevel) {
+	if m.hasLogLevel && !validLogLevel(m.logLevel) {
 		return rpcErr(CodeInvalidParams, 400, "invalid params: unknown log level")
 	}
 	return nil
@@ -220,4 +219,30 @@ func missingCapability(name string) *Error {
 	e := rpcErr(CodeMissingCapability, 400, "the client must declare the "+name+" capability for this request")
 	e.Data = map[string]any{"requiredCapabilities": map[string]any{name: map[string]any{}}}
 	return e
+}
+
+// validLogLevel reports whether s is an MCP logging level.
+func validLogLevel(s string) bool { return logLevelRank(s) >= 0 }
+
+// logLevelRank orders the MCP logging levels; -1 for an unknown one.
+func logLevelRank(s string) int {
+	switch s {
+	case "debug":
+		return 0
+	case "info":
+		return 1
+	case "notice":
+		return 2
+	case "warning":
+		return 3
+	case "error":
+		return 4
+	case "critical":
+		return 5
+	case "alert":
+		return 6
+	case "emergency":
+		return 7
+	}
+	return -1
 }

@@ -42,8 +42,25 @@ const (
 
 // CallHook wraps every tool call. The policy, quota and audit layers plug
 // in here; next runs the tool (or the next hook). A hook that refuses a
-// call returns its own error result without calling next.
-type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result
+// call returns its own error result (tool.ErrorResult) without calling
+// next.
+type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome
+
+// ViewQuery is what a view resolver sees of a call to a view-scoped tool.
+type ViewQuery struct {
+	Tool *tool.Tool
+	// Handle is the call's view argument; "" when the call names none.
+	Handle string
+	// Session is the key of the legacy session the call belongs to; ""
+	// on the stateless revision.
+	Session string
+}
+
+// ViewResolver finds the view a call to a view-scoped tool acts on. It
+// returns the view and any warnings for the result (implicit_view, say),
+// or a *tool.Error the client reads (no_active_binary_view with the open
+// handles in its details, view_not_found).
+type ViewResolver func(ctx context.Context, q ViewQuery) (tool.View, []tool.Warning, error)
 
 // AdmitFunc admits a tool call's work when the tool calls Call.Begin:
 // on a hosted server it takes a concurrency slot and charges quota. It
@@ -75,9 +92,11 @@ type Options struct {
 	// ListTTL is the ttlMs published on list and discover results. Zero:
 	// 60 seconds. Clients also hear of changes on subscriptions/listen.
 	ListTTL time.Duration
-	// ResolveView returns the caller's active target. Nil: callers have
-	// none, and view-scoped tools answer no_active_view.
-	ResolveView func(ctx context.Context) (tool.View, bool)
+	// ResolveView finds the view of each call to a view-scoped tool,
+	// after the hooks admitted the call and before its arguments are
+	// decoded. Nil: no views, and view-scoped tools answer
+	// no_active_binary_view.
+	ResolveView ViewResolver
 	// Visible filters the tools a caller sees and may call. Nil: all.
 	// When set, list results are marked cacheScope "private".
 	Visible func(ctx context.Context, t *tool.Tool) bool

@@ -28,16 +28,44 @@ func scopedRegistry() *tool.Registry {
 }
 
 func TestViewScopedTools(t *testing.T) {
-	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_name",` + testMeta + `}}`
-	srv := NewServer(scopedRegistry(), nil)
-	got := string(srv.ServeMessage(context.Background(), []byte(call), nil))
-	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `no_active_view: `) {
-		t.Errorf("without a view: %s", got)
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_name","arguments":` + args + `,` + testMeta + `}}`
 	}
-	srv = NewServer(scopedRegistry(), &Options{ResolveView: func(context.Context) (tool.View, bool) { return testView{}, true }})
-	got = string(srv.ServeMessage(context.Background(), []byte(call), nil))
-	if !strings.Contains(got, `"text":"t.bin"`) {
-		t.Errorf("with a view: %s", got)
+	srv := NewServer(scopedRegistry(), nil)
+	got := string(srv.ServeMessage(context.Background(), []byte(call(`{}`)), nil))
+	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `no_active_binary_view: `) {
+		t.Errorf("without a resolver: %s", got)
+	}
+	var seen []ViewQuery
+	resolve := func(ctx context.Context, q ViewQuery) (tool.View, []tool.Warning, error) {
+		seen = append(seen, q)
+		switch q.Handle {
+		case "":
+			return testView{}, []tool.Warning{{Code: "implicit_view", Message: "used the only open view"}}, nil
+		case "v1":
+			return testView{}, nil, nil
+		}
+		return nil, nil, &tool.Error{Code: tool.CodeNoActiveView, Message: "no such view", Details: map[string]any{"views": []string{"v1"}}}
+	}
+	srv = NewServer(scopedRegistry(), &Options{ResolveView: resolve})
+	got = string(srv.ServeMessage(context.Background(), []byte(call(`{}`)), nil))
+	if !strings.Contains(got, `"text":"t.bin"`) || !strings.Contains(got, `implicit_view: used the only open view`) {
+		t.Errorf("implicit view: %s", got)
+	}
+	got = string(srv.ServeMessage(context.Background(), []byte(call(`{"view":"v1"}`)), nil))
+	if !strings.Contains(got, `"text":"t.bin"`) || strings.Contains(got, "implicit_view") {
+		t.Errorf("named view: %s", got)
+	}
+	got = string(srv.ServeMessage(context.Background(), []byte(call(`{"view":"v9"}`)), nil))
+	if !strings.Contains(got, `"errorCode":"no_active_binary_view"`) || !strings.Contains(got, `"details":{"views":["v1"]}`) {
+		t.Errorf("unknown view: %s", got)
+	}
+	got = string(srv.ServeMessage(context.Background(), []byte(call(`{"view":7}`)), nil))
+	if !strings.Contains(got, `invalid_params`) {
+		t.Errorf("a non-string view: %s", got)
+	}
+	if len(seen) != 3 || seen[0].Tool.Name != "view_name" || seen[1].Handle != "v1" || seen[0].Session != "" {
+		t.Errorf("resolver saw %+v", seen)
 	}
 }
 

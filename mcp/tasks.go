@@ -159,8 +159,8 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 		})
 		return ok
 	}
-	done := make(chan *tool.Result, 1)
-	go func() { done <- s.runTool(tctx, t, args, env) }()
+	done := make(chan tool.Outcome, 1)
+	go func() { done <- s.runTool(tctx, t, args, env, sessionKey(x.sess)) }()
 	isDetached := func() bool {
 		select {
 		case <-detached:
@@ -177,9 +177,9 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 		}
 		tcancel()
 		if res.Interrupt != nil {
-			return s.interrupted(x, r, res)
+			return s.interrupted(x, r, res.Interrupt)
 		}
-		return s.toolResult(x, res)
+		return s.toolResult(x, res.Result)
 	case <-detached:
 		go func() { s.settle(tk, <-done, r) }()
 		return s.createTaskResult(tk), nil
@@ -200,7 +200,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 }
 
 // settle records how a task's run ended.
-func (s *Server) settle(tk *task, res *tool.Result, r *rounds) {
+func (s *Server) settle(tk *task, res tool.Outcome, r *rounds) {
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	tk.updated = time.Now()
@@ -208,7 +208,7 @@ func (s *Server) settle(tk *task, res *tool.Result, r *rounds) {
 		return
 	}
 	if res.Interrupt == nil {
-		b, err := res.MarshalJSON()
+		b, err := res.Result.MarshalJSON()
 		if err != nil {
 			tk.status, tk.errCode, tk.errMsg = taskFailed, CodeInternalError, "internal error"
 			return
@@ -334,12 +334,7 @@ func (s *Server) resume(tk *task) {
 		State:    r.state,
 		Detach:   func() bool { return true },
 	}
-	if s.opts.ResolveView != nil {
-		if v, ok := s.opts.ResolveView(tk.base); ok {
-			env.View = v
-		}
-	}
-	res := s.runTool(ctx, tk.tool, tk.args, env)
+	res := s.runTool(ctx, tk.tool, tk.args, env, "")
 	s.settle(tk, res, r)
 }
 

@@ -95,21 +95,26 @@ func (c *Controls) Hooks() []mcp.CallHook {
 
 // entitle refuses a call whose credential lacks the tool's entitlement, as
 // a tool-level error the model can read.
-func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result {
+func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
 	p, ok := c.principal(ctx)
 	if !ok {
-		return tool.ErrorResult(t, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"})
+		return refuse(t, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"})
 	}
 	if !p.Entitled(t.Name) {
-		return tool.ErrorResult(t, &tool.Error{Code: "forbidden", Message: "credential lacks the " + t.Name + " entitlement"})
+		return refuse(t, &tool.Error{Code: "forbidden", Message: "credential lacks the " + t.Name + " entitlement"})
 	}
 	return next(ctx)
+}
+
+// refuse ends a call with a tool error in the tool's own format.
+func refuse(t *tool.Tool, e *tool.Error) tool.Outcome {
+	return tool.Outcome{Result: tool.ErrorResult(t, e)}
 }
 
 // audit records every call: when, which request, who, which tool, how it
 // ended, how long it took and what it was charged. Never the arguments or
 // the result.
-func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) *tool.Result) *tool.Result {
+func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
 	rec := &callRecord{}
 	start := time.Now()
 	res := next(context.WithValue(ctx, recordKey{}, rec))
@@ -117,9 +122,9 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	switch {
 	case res.Interrupt != nil:
 		outcome = "input_required"
-	case res.IsError && res.ErrorCode != "":
-		outcome = res.ErrorCode
-	case res.IsError:
+	case res.Result.IsError && res.Result.ErrorCode != "":
+		outcome = res.Result.ErrorCode
+	case res.Result.IsError:
 		outcome = "tool_error"
 	}
 	p, _ := c.principal(ctx)

@@ -48,15 +48,27 @@ type readOut struct {
 	Length  uint64  `json:"length"`
 }
 
+// viewEnv serves every call the view v.
+func viewEnv(v View) CallEnv {
+	return CallEnv{ResolveView: func(context.Context, string) (View, []Warning, error) { return v, nil, nil }}
+}
+
 func TestAddressParameters(t *testing.T) {
-	tl, err := New(sampleDef("read_bytes"), func(ctx context.Context, c *Call, in readArgs) (readOut, error) {
+	d := sampleDef("read_bytes")
+	d.Scope = ViewScoped
+	read := func(ctx context.Context, c *Call, in readArgs) (readOut, error) {
 		return readOut{Address: in.Address, Length: uint64(in.Length)}, nil
-	})
+	}
+	tl, err := New(d, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	global, err := New(sampleDef("read_numbers"), read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	call := func(args string) *Result {
-		return tl.Invoke(context.Background(), NewCall(tl.Name, CallEnv{View: fakeBinary{}}), json.RawMessage(args))
+		return Run(context.Background(), tl, viewEnv(fakeBinary{}), json.RawMessage(args)).Result
 	}
 	good := map[string]string{
 		`{"address":"main"}`:                                `{"address":"0x401000","length":16}`,
@@ -91,7 +103,7 @@ func TestAddressParameters(t *testing.T) {
 		t.Errorf("failed read: %+v", r.Content)
 	}
 	// Without a target only numbers evaluate.
-	r = tl.Invoke(context.Background(), NewCall(tl.Name, CallEnv{}), json.RawMessage(`{"address":"0x10 * 2"}`))
+	r = Run(context.Background(), global, viewEnv(fakeBinary{}), json.RawMessage(`{"address":"0x10 * 2"}`)).Result
 	if r.IsError || string(r.Structured) != `{"address":"0x20","length":16}` {
 		t.Errorf("no target: %s %v", r.Structured, r.Content)
 	}

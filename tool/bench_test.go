@@ -47,10 +47,10 @@ func newEcho(tb testing.TB, name string) *tool.Tool {
 	return t
 }
 
-// BenchmarkInvoke runs the typed echo tool on raw arguments: checked
+// BenchmarkRun runs the typed echo tool on raw arguments: checked
 // (maxLength, bounds), defaulted, handled and shaped into a Result. The
 // invalid case is refused by the checks, before the handler.
-func BenchmarkInvoke(b *testing.B) {
+func BenchmarkRun(b *testing.B) {
 	t := newEcho(b, "echo")
 	cases := []struct {
 		name, args string
@@ -67,7 +67,7 @@ func BenchmarkInvoke(b *testing.B) {
 			env := tool.CallEnv{}
 			b.ReportAllocs()
 			for b.Loop() {
-				res := t.Invoke(b.Context(), tool.NewCall("echo", env), args)
+				res := tool.Run(b.Context(), t, env, args).Result
 				if res.IsError != c.isError || string(res.Structured) != c.want {
 					b.Fatalf("result %+v", res)
 				}
@@ -136,7 +136,7 @@ func TestBenchEcho(t *testing.T) {
 		{`{"text":"` + string(bytes.Repeat([]byte("x"), 257)) + `"}`, "", true},
 	}
 	for _, tt := range tests {
-		res := e.Invoke(context.Background(), nil, json.RawMessage(tt.args))
+		res := tool.Run(context.Background(), e, tool.CallEnv{}, json.RawMessage(tt.args)).Result
 		if tt.isError {
 			if !res.IsError || res.ErrorCode != tool.CodeInvalidParams || res.Structured != nil {
 				t.Errorf("Invoke(%.40s) = %+v; want an invalid_params error without structured content", tt.args, res)
@@ -170,7 +170,7 @@ func TestParameterNamesFastPath(t *testing.T) {
 		{args: "{\"text\":\"a\",\"t\xffxt\":1}", isError: true, errSubstr: `unexpected parameter`},
 	}
 	for _, tt := range tests {
-		res := e.Invoke(context.Background(), nil, json.RawMessage(tt.args))
+		res := tool.Run(context.Background(), e, tool.CallEnv{}, json.RawMessage(tt.args)).Result
 		if res.IsError != tt.isError {
 			t.Errorf("Invoke(%s): isError %v, want %v (%+v)", tt.args, res.IsError, tt.isError, res)
 			continue

@@ -6,17 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 )
-
-// View is a caller's active target: an open binary, say. Tools scoped to a
-// view receive it resolved; a target that also implements
-// addrexpr.Target evaluates address parameters.
-type View interface {
-	// ViewName identifies the target in messages (never a full path).
-	ViewName() string
-}
 
 // Input request methods a tool may ask the client for.
 const (
@@ -76,9 +69,6 @@ func capabilityOf(method string) string {
 	return ""
 }
 
-// CapabilityOf names the client capability an input request method needs.
-func CapabilityOf(method string) string { return capabilityOf(method) }
-
 // ErrInputRequired is returned by Call.Input when the client must answer
 // before the handler can go on. Return it (or an error wrapping it) from
 // the handler: the server turns it into an input request and runs the
@@ -105,44 +95,16 @@ func (e *MissingCapabilityError) Error() string {
 	return "client lacks the " + e.Capability + " capability"
 }
 
-// CallEnv is what the serving side gives a call. The zero value serves a
-// call with no view, no client and no input: progress and logs are
-// dropped and Input fails.
-type CallEnv struct {
-	View View
-	// Progress delivers a progress notification, or nil.
-	Progress func(progress, total float64, message string)
-	// Log delivers a log message at or above the client's level, or nil.
-	Log func(level, logger string, data any)
-	// Input asks the client; see Call.Input. Nil means no client to ask.
-	Input func(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error)
-	// Supports reports whether the client declared a capability
-	// ("elicitation", "sampling", "roots"). Nil means none.
-	Supports func(capability string) bool
-	// Eval evaluates address expressions; nil uses the view when it can,
-	// else numbers only. The protocol layer leaves it nil.
-	Eval func(expr string, integer bool, base uint64) (uint64, error)
-	// Logger receives causes that never reach the client. Nil discards.
-	Logger *slog.Logger
-	// State is the handler state carried from an earlier input round.
-	State []byte
-	// Detach turns the call into a task, if the client supports tasks
-	// and the tool allows it; nil never detaches. See Call.Detach.
-	Detach func() bool
-	// CloseStream ends the call's response stream early where the
-	// transport can resume it; nil cannot. See Call.CloseStream.
-	CloseStream func() bool
-	// Begin admits the call's work: on a hosted server it takes a scan
-	// slot and charges quota for tools that consume it. Nil admits
-	// everything. See Call.Begin.
-	Begin func(ctx context.Context) (context.Context, error)
-}
-
-// Call is a handler's view of the call in progress.
+// Call is a handler's view of the call in progress. It lives as long as
+// the handler: once the handler returns, the call is over, and a goroutine
+// the handler left behind finds its context cancelled, no view, and its
+// progress, logs, warnings and questions dropped.
 type Call struct {
 	tool     string
 	env      CallEnv
+	view     View // resolved before the handler runs (view-scoped tools)
 	mu       sync.Mutex
+	ended    bool
 	warnings []Warning
 	pending  map[string]InputRequest
 	state    []byte
@@ -152,22 +114,29 @@ type Call struct {
 	begun    bool
 }
 
-// NewCall makes the call context for one invocation of tool.
-func NewCall(tool string, env CallEnv) *Call {
-	return &Call{tool: tool, env: env}
-}
-
-// ToolName is the name of the tool being called.
+// ToolName is the name of the tool (or the prompt or resource) being
+// served.
 func (c *Call) ToolName() string { return c.tool }
 
-// View returns the caller's active target, if any. Scoped tools always have
-// one.
-func (c *Call) View() (View, bool) { return c.env.View, c.env.View != nil }
+// View returns the target a view-scoped tool acts on: the view the call
+// named, the session's active view, or the caller's only open view. Global
+// tools have none, and no call has one after its handler returned.
+func (c *Call) View() (View, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.view == nil {
+		return nil, false
+	}
+	return c.view, true
+}
 
-// Warn attaches a warning to the result.
+// Warn attaches a warning to the result. Warnings after the handler
+// returned are dropped.
 func (c *Call) Warn(code, message string) {
 	c.mu.Lock()
-	c.warnings = append(c.warnings, Warning{Code: code, Message: message})
+	if !c.ended {
+		c.warnings = append(c.warnings, Warning{Code: code, Message: message})
+	}
 	c.mu.Unlock()
 }
 
@@ -178,7 +147,7 @@ func (c *Call) Progress(progress, total float64, message string) {
 		return
 	}
 	c.mu.Lock()
-	if c.sent && progress <= c.last {
+	if c.ended || (c.sent && progress <= c.last) {
 		c.mu.Unlock()
 		return
 	}
@@ -191,9 +160,27 @@ func (c *Call) Progress(progress, total float64, message string) {
 // below. Levels: debug, info, notice, warning, error, critical, alert,
 // emergency. Never log a secret.
 func (c *Call) Log(level string, data any) {
-	if c.env.Log != nil {
+	if c.env.Log != nil && !c.isEnded() {
 		c.env.Log(level, c.tool, data)
 	}
+}
+
+// Session returns an opaque key of the legacy session this call belongs
+// to, for tools that keep state per session (an active view, say). It is
+// "" on the stateless protocol, where each call stands alone.
+func (c *Call) Session() string { return c.env.Session }
+
+func (c *Call) isEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
+}
+
+// end closes the call when its handler returns.
+func (c *Call) end() {
+	c.mu.Lock()
+	c.ended = true
+	c.mu.Unlock()
 }
 
 // Logger returns the server-side logger for causes that must not reach the
@@ -223,7 +210,7 @@ func (c *Call) Supports(capability string) bool {
 // A request whose capability the client did not declare fails with a
 // *MissingCapabilityError; check Supports first to offer an alternative.
 func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
-	for _, k := range sortedKeys(reqs) {
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
 		capName := capabilityOf(reqs[k].Method)
 		if capName == "" {
 			return nil, fmt.Errorf("input %q: unknown method %q", k, reqs[k].Method)
@@ -232,7 +219,7 @@ func (c *Call) Input(ctx context.Context, reqs map[string]InputRequest) (map[str
 			return nil, &MissingCapabilityError{Capability: capName}
 		}
 	}
-	if c.env.Input == nil {
+	if c.env.Input == nil || c.isEnded() {
 		return nil, &Error{Code: "input_unavailable", Message: "this call cannot ask the client for input"}
 	}
 	answers, err := c.env.Input(ctx, reqs)
@@ -317,9 +304,9 @@ func (c *Call) SetState(b []byte) {
 	c.mu.Unlock()
 }
 
-// Pending returns the input requests still unanswered after the handler
-// returned ErrInputRequired, and the state to carry.
-func (c *Call) Pending() (map[string]InputRequest, []byte) {
+// pendingInput returns the input requests still unanswered after the
+// handler returned ErrInputRequired, and the state to carry.
+func (c *Call) pendingInput() (map[string]InputRequest, []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.env.State
@@ -341,40 +328,5 @@ func (c *Call) eval(ctx context.Context) func(string, bool, uint64) (uint64, err
 	if c.env.Eval != nil {
 		return c.env.Eval
 	}
-	return viewEvaluator(ctx, c.env.View)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// ValidLogLevel reports whether s is an MCP logging level.
-func ValidLogLevel(s string) bool { return LogLevelRank(s) >= 0 }
-
-// LogLevelRank orders the MCP logging levels; -1 for an unknown one.
-func LogLevelRank(s string) int {
-	switch s {
-	case "debug":
-		return 0
-	case "info":
-		return 1
-	case "notice":
-		return 2
-	case "warning":
-		return 3
-	case "error":
-		return 4
-	case "critical":
-		return 5
-	case "alert":
-		return 6
-	case "emergency":
-		return 7
-	}
-	return -1
+	return viewEvaluator(ctx, c.view)
 }

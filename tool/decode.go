@@ -129,6 +129,15 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 			}
 			val = nil // null means absent
 		}
+		if f.reserved {
+			if val != nil {
+				var s string
+				if err := decodeValue(f.node, val, reflect.ValueOf(&s).Elem(), join(path, f.name), env); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		switch {
 		case val != nil:
 		case f.def != nil:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/warden-mcp/warden/tool"
+	"github.com/warden-mcp/warden/tool/tooltest"
 )
 
 type wordCountArgs struct {
@@ -16,6 +17,15 @@ type wordCountArgs struct {
 
 type wordCount struct {
 	Words int `json:"words"`
+}
+
+// call invokes a tool the way a client would and returns what it reads.
+func call(reg *tool.Registry, name, args string) *tooltest.CallResult {
+	rep, err := tooltest.Invoke(context.Background(), reg, name, args, nil)
+	if err != nil {
+		panic(err)
+	}
+	return rep.Result
 }
 
 // A typed tool: the schema, argument checks and result shape come from
@@ -37,10 +47,8 @@ func ExampleAdd() {
 		return wordCount{Words: n}, nil
 	})
 	fmt.Println(string(t.InputSchema()))
-	r := t.Invoke(context.Background(), nil, json.RawMessage(`{"text":"to be or not"}`))
-	fmt.Println(string(r.Structured))
-	r = t.Invoke(context.Background(), nil, json.RawMessage(`{"text":"x","min":0}`))
-	fmt.Println(r.Content[0].Text)
+	fmt.Println(string(call(reg, "example_word_count", `{"text":"to be or not"}`).StructuredContent))
+	fmt.Println(call(reg, "example_word_count", `{"text":"x","min":0}`).Content[0].Text)
 	// Output:
 	// {"type":"object","properties":{"text":{"type":"string","description":"Text to count words in","maxLength":10000},"min":{"type":"integer","description":"Shortest word to count","default":1,"minimum":1,"maximum":100}},"required":["text"],"additionalProperties":false}
 	// {"words":4}
@@ -50,7 +58,8 @@ func ExampleAdd() {
 // A tool error carries a stable code and a short public message; any other
 // error becomes internal_error and its cause stays in the server log.
 func ExampleErrorf() {
-	t, _ := tool.New(tool.Def{
+	reg := tool.NewRegistry()
+	tool.Add(reg, tool.Def{
 		Name:        "example_lookup",
 		Description: "Look a name up.",
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
@@ -59,9 +68,9 @@ func ExampleErrorf() {
 	}) (string, error) {
 		return "", tool.Errorf("name_not_found", "no entry is called %q", in.Name)
 	})
-	r := t.Invoke(context.Background(), nil, json.RawMessage(`{"name":"bob"}`))
+	r := call(reg, "example_lookup", `{"name":"bob"}`)
 	fmt.Println(r.IsError, r.Content[0].Text)
-	fmt.Println(string(r.Structured))
+	fmt.Println(string(r.StructuredContent))
 	// Output:
 	// true name_not_found: no entry is called "bob"
 	// {"errorCode":"name_not_found","errorMessage":"no entry is called \"bob\""}
@@ -70,7 +79,8 @@ func ExampleErrorf() {
 // Warnings are advice attached to a result: structured under "warnings"
 // and listed as text after it.
 func ExampleCall_Warn() {
-	t, _ := tool.New(tool.Def{
+	reg := tool.NewRegistry()
+	tool.Add(reg, tool.Def{
 		Name:        "example_read",
 		Description: "Read some bytes.",
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
@@ -78,8 +88,7 @@ func ExampleCall_Warn() {
 		call.Warn("partial_read", "only 8 of 16 bytes are mapped")
 		return &tool.Result{Content: []tool.Content{tool.Text("00 01 02 03 04 05 06 07")}}, nil
 	})
-	r := t.Invoke(context.Background(), nil, nil)
-	for _, c := range r.Content {
+	for _, c := range call(reg, "example_read", "").Content {
 		fmt.Println(c.Text)
 	}
 	// Output:
@@ -92,7 +101,7 @@ func ExampleCall_Warn() {
 // against it before the handler sees them.
 func ExampleAddRaw() {
 	reg := tool.NewRegistry()
-	t := tool.AddRaw(reg, tool.Def{
+	tool.AddRaw(reg, tool.Def{
 		Name:        "example_raw",
 		Description: "Echo a color.",
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
@@ -100,26 +109,26 @@ func ExampleAddRaw() {
 		func(ctx context.Context, call *tool.Call, args json.RawMessage) (*tool.Result, error) {
 			return &tool.Result{Content: []tool.Content{tool.Text(string(args))}}, nil
 		})
-	fmt.Println(t.Invoke(context.Background(), nil, json.RawMessage(`{"color":"red"}`)).Content[0].Text)
-	fmt.Println(t.Invoke(context.Background(), nil, json.RawMessage(`{"color":"blue"}`)).Content[0].Text)
+	fmt.Println(call(reg, "example_raw", `{"color":"red"}`).Content[0].Text)
+	fmt.Println(call(reg, "example_raw", `{"color":"blue"}`).Content[0].Text)
 	// Output:
 	// {"color":"red"}
 	// invalid_params: parameter "color" fails the "enum" constraint
 }
 
-// Built-in prefixes are reserved: only the family that claims a prefix may
-// register under it.
+// A family claims a prefix: from then on only the family may register
+// tools under it, so no other tool can pass itself off as one of its own.
 func ExampleRegistry_Family() {
 	reg := tool.NewRegistry()
-	def := tool.Def{Name: "keysweep_fake", Description: "Pretends to be a built-in.",
+	acme := reg.MustFamily("acme_")
+	def := tool.Def{Name: "acme_scan", Description: "Scan the acme way.",
 		Catalog: tool.Catalog{Category: "example", Trust: tool.TrustAuto}}
 	t, _ := tool.New(def, func(context.Context, *tool.Call, struct{}) (string, error) { return "", nil })
-	fmt.Println(reg.Register(t))
-	fam, _ := reg.Family("acme_")
-	def.Name = "acme_scan"
+	fmt.Println(acme.Register(t))
+	def.Name = "acme_fake"
 	t, _ = tool.New(def, func(context.Context, *tool.Call, struct{}) (string, error) { return "", nil })
-	fmt.Println(fam.Register(t))
+	fmt.Println(reg.Register(t))
 	// Output:
-	// tool keysweep_fake: prefix "keysweep_" is reserved for a tool family
 	// <nil>
+	// tool acme_fake: prefix "acme_" is reserved for a tool family
 }

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/warden-mcp/warden/internal/jsonwalk"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
@@ -16,6 +19,7 @@ type rawSchema struct {
 	published json.RawMessage
 	schema    *jsonschema.Schema
 	headers   []HeaderParam
+	required  map[string]bool // top-level required parameters
 }
 
 // noLoader refuses every external reference: a schema is checked against
@@ -28,7 +32,8 @@ func (noLoader) Load(url string) (any, error) {
 
 const rawSchemaURL = "urn:warden:tool-input"
 
-func compileRawSchema(raw json.RawMessage) (*rawSchema, error) {
+// parseObjectSchema reads a schema whose root must be an object schema.
+func parseObjectSchema(raw json.RawMessage) (map[string]any, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
@@ -36,6 +41,43 @@ func compileRawSchema(raw json.RawMessage) (*rawSchema, error) {
 	obj, ok := doc.(map[string]any)
 	if !ok || obj["type"] != "object" {
 		return nil, errors.New(`the root must be an object schema ("type": "object")`)
+	}
+	return obj, nil
+}
+
+// addProperty adds a property to an object schema held as a value,
+// refusing a name the schema already uses.
+func addProperty(obj map[string]any, name string, prop any) error {
+	props, _ := obj["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+		obj["properties"] = props
+	}
+	if _, taken := props[name]; taken {
+		return fmt.Errorf("property %q is reserved", name)
+	}
+	props[name] = prop
+	return nil
+}
+
+func compileRawSchema(raw json.RawMessage, viewScoped bool) (*rawSchema, error) {
+	obj, err := parseObjectSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	var doc any = obj
+	if viewScoped {
+		if err := addProperty(obj, ViewParam, map[string]any{
+			"type": "string", "description": viewParamDesc, "minLength": 1, "maxLength": maxViewHandle,
+		}); err != nil {
+			return nil, err
+		}
+		if raw, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
+			return nil, err
+		}
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -51,10 +93,17 @@ func compileRawSchema(raw json.RawMessage) (*rawSchema, error) {
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, err
 	}
-	rs := &rawSchema{published: buf.Bytes(), schema: sch}
+	rs := &rawSchema{published: buf.Bytes(), schema: sch, required: map[string]bool{}}
+	if req, ok := obj["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				rs.required[name] = true
+			}
+		}
+	}
 	props, _ := obj["properties"].(map[string]any)
 	seen := map[string]bool{}
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[name].(map[string]any)
 		h, ok := p["x-mcp-header"].(string)
 		if !ok {
@@ -71,6 +120,73 @@ func compileRawSchema(raw json.RawMessage) (*rawSchema, error) {
 		rs.headers = append(rs.headers, HeaderParam{Arg: name, Header: h, Kind: kind})
 	}
 	return rs, nil
+}
+
+// dropNullOptionals removes the top-level members that are null and not
+// required: null for an optional parameter means absent, for raw tools as
+// for typed ones. args are returned as they are when nothing is null.
+func (rs *rawSchema) dropNullOptionals(args json.RawMessage) (json.RawMessage, error) {
+	if !json.Valid(args) || jsonwalk.Kind(args) != "object" {
+		return nil, errors.New("not an object")
+	}
+	found := false
+	_ = jsonwalk.EachMember(args, func(rawKey, val []byte) error {
+		if jsonwalk.IsNull(val) {
+			if k, ok := jsonwalk.Unquote(rawKey); ok && !rs.required[k] {
+				found = true
+			}
+		}
+		return nil
+	})
+	if !found {
+		return args, nil
+	}
+	obj, err := decodeObjectValue(args)
+	if err != nil {
+		return nil, err
+	}
+	kept := &ordered[json.RawMessage]{}
+	for i, name := range obj.names {
+		if jsonwalk.IsNull(obj.values[i]) && !rs.required[name] {
+			continue
+		}
+		kept.set(name, obj.values[i])
+	}
+	return json.Marshal(kept)
+}
+
+// rawOutputSchema checks a raw tool's output schema and declares the
+// reserved warnings member in it, so every result validates.
+func rawOutputSchema(raw json.RawMessage) (json.RawMessage, error) {
+	obj, err := parseObjectSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := json.Marshal(warningsSchema())
+	if err != nil {
+		return nil, err
+	}
+	if err := addProperty(obj, "warnings", json.RawMessage(ws)); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AddResource(rawSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	if _, err := c.Compile(rawSchemaURL); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // validate returns "" when args are valid, else a short public message

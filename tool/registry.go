@@ -1,17 +1,11 @@
 package tool
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 )
-
-// BuiltinPrefixes are the name prefixes of Warden's own tool families. A
-// registry refuses them from Register, so a third-party tool cannot pass
-// itself off as a built-in; built-ins register through a claimed Family.
-var BuiltinPrefixes = []string{"warden_", "keysweep_", "microdefend_", "bininspect_"}
 
 // Registry holds the tools a server offers. It is safe for concurrent use;
 // tools may be added and removed while serving, and subscribers hear of
@@ -26,25 +20,25 @@ type Registry struct {
 	nextSub  int
 }
 
-// NewRegistry returns an empty registry with the built-in prefixes
-// reserved.
+// NewRegistry returns an empty registry. It reserves no names: a server
+// that serves families of its own claims their prefixes with Family before
+// it registers anyone else's tools.
 func NewRegistry() *Registry {
-	r := &Registry{tools: map[string]*Tool{}, reserved: map[string]bool{}, subs: map[int]func(){}}
-	for _, p := range BuiltinPrefixes {
-		r.reserved[p] = false
-	}
-	return r
+	return &Registry{tools: map[string]*Tool{}, reserved: map[string]bool{}, subs: map[int]func(){}}
 }
 
-// Family is the right to register tools under one reserved prefix.
+// Family is the right to register tools under one reserved prefix. Once a
+// prefix is claimed, Register refuses every name under it (compared
+// without regard to case), so no other tool can pass itself off as one of
+// the family's.
 type Family struct {
 	r      *Registry
 	prefix string
 }
 
 // Family claims a name prefix (ending in "_") for one family of tools.
-// Each prefix can be claimed once per registry; a prefix that is not built
-// in becomes reserved by the claim.
+// Each prefix can be claimed once per registry, and claimed prefixes may
+// not overlap.
 func (r *Registry) Family(prefix string) (*Family, error) {
 	if !strings.HasSuffix(prefix, "_") || !nameRE.MatchString(prefix) {
 		return nil, fmt.Errorf("family prefix %q: want a valid name ending in _", prefix)
@@ -84,7 +78,7 @@ func (f *Family) Register(t *Tool) error {
 // Registry returns the family's registry.
 func (f *Family) Registry() *Registry { return f.r }
 
-// Register adds a tool. Names are unique, and names under a reserved
+// Register adds a tool. Names are unique, and names under a claimed family
 // prefix are refused (compared without regard to case).
 func (r *Registry) Register(t *Tool) error { return r.add(t, false) }
 
@@ -195,24 +189,4 @@ func (r *Registry) Subscribe(fn func()) (cancel func()) {
 		delete(r.subs, id)
 		r.mu.Unlock()
 	}
-}
-
-// ListJSON renders a page of tools/list entries as a JSON array, from the
-// precomputed listing of each tool.
-func ListJSON(tools []*Tool) []byte {
-	n := 2
-	for _, t := range tools {
-		n += len(t.listing) + 1
-	}
-	var b bytes.Buffer
-	b.Grow(n)
-	b.WriteByte('[')
-	for i, t := range tools {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(t.listing)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
 }

@@ -4,15 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
+	"time"
+
+	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
 
 // Content is one block of a tool result: text, image, audio, a link to a
 // resource, or an embedded resource. Build blocks with Text, Image, Audio,
-// ResourceLink and EmbeddedResource.
+// ResourceLink and EmbeddedResource. A text block always carries its text,
+// even when it is empty ("text":""), as the MCP schema requires.
 type Content struct {
 	Type        string              `json:"type"`
-	Text        string              `json:"text,omitempty"`
+	Text        string              `json:"text,omitempty"` // always written for a text block; see MarshalJSON
 	Data        string              `json:"data,omitempty"` // base64, for image and audio
 	MIMEType    string              `json:"mimeType,omitempty"`
 	URI         string              `json:"uri,omitempty"` // resource_link
@@ -39,6 +45,35 @@ type ResourceContents struct {
 	Text     *string         `json:"text,omitempty"`
 	Blob     *string         `json:"blob,omitempty"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// contentJSON is Content as written: Text is a pointer so that a text block
+// keeps an empty text and other blocks leave it out.
+type contentJSON struct {
+	Type        string              `json:"type"`
+	Text        *string             `json:"text,omitempty"`
+	Data        string              `json:"data,omitempty"`
+	MIMEType    string              `json:"mimeType,omitempty"`
+	URI         string              `json:"uri,omitempty"`
+	Name        string              `json:"name,omitempty"`
+	Title       string              `json:"title,omitempty"`
+	Description string              `json:"description,omitempty"`
+	Size        *int64              `json:"size,omitempty"`
+	Resource    *ResourceContents   `json:"resource,omitempty"`
+	Annotations *ContentAnnotations `json:"annotations,omitempty"`
+}
+
+// MarshalJSON writes the block, with "text" always present in a text
+// block.
+func (c Content) MarshalJSON() ([]byte, error) {
+	w := contentJSON{
+		Type: c.Type, Data: c.Data, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name, Title: c.Title,
+		Description: c.Description, Size: c.Size, Resource: c.Resource, Annotations: c.Annotations,
+	}
+	if c.Type == "text" || c.Text != "" {
+		w.Text = &c.Text
+	}
+	return json.Marshal(w)
 }
 
 // Text returns a text block.
@@ -74,6 +109,13 @@ type Warning struct {
 // Result is what a tool call returns, in the shape of the MCP
 // CallToolResult. Typed handlers rarely build one: Add turns their output
 // into a Result.
+//
+// The SDK completes every result the same way before a client sees it:
+//   - a handler that returns "" gets one text block with "text":"";
+//   - a result with structured content and no content blocks also gets the
+//     structured JSON as a text block, for clients that read text only;
+//   - warnings join the structured object as "warnings" (merged as a JSON
+//     value) and follow the text as a "Warnings:" block.
 type Result struct {
 	Content []Content
 	// Structured is the structured content: a JSON value, usually an object.
@@ -82,10 +124,10 @@ type Result struct {
 	Warnings   []Warning
 	// ErrorCode is the code of an error result, for audit and metrics.
 	ErrorCode string
-	// Interrupt is set instead of content when the call cannot finish
-	// without the protocol layer: the client must answer input requests,
-	// or lacks a capability. Servers handle it; clients never see it.
-	Interrupt *Interrupt
+	// built marks a result the SDK made itself from a typed handler's
+	// output: compact, valid JSON that no one else holds, so completing it
+	// may change it in place.
+	built bool
 }
 
 // resultJSON is the wire form of a Result.
@@ -111,22 +153,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // Error is a tool error: a stable snake_case code, a short public message,
 // and optional details (a JSON object). It becomes an error result the
 // model can read and act on. The cause, if any, is logged, never returned.
-type Error struct {
-	Code    string
-	Message string
-	Details map[string]any
-	Cause   error
-}
-
-func (e *Error) Error() string {
-	if e.Cause != nil {
-		return e.Code + ": " + e.Message + ": " + e.Cause.Error()
-	}
-	return e.Code + ": " + e.Message
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Cause }
+// It is the same type the engines return (package errcode), so a handler
+// may return an engine's error as it is. A RetryAfter becomes the
+// retryAfterSeconds detail.
+type Error = errcode.Error
 
 // Errorf returns a tool error with a formatted public message. Never put a
 // secret, a path or an upstream body into it.
@@ -138,39 +168,62 @@ func Errorf(code, format string, args ...any) *Error {
 const (
 	CodeInvalidParams = "invalid_params"
 	CodeInternal      = "internal_error"
-	CodeNoActiveView  = "no_active_view"
+	// CodeNoActiveView: a view-scoped tool was called with no view named
+	// and none active (Binary Ninja's code; the details list the open
+	// view handles).
+	CodeNoActiveView = "no_active_binary_view"
 	CodeCancelled     = "cancelled"
 )
 
-// errorResult shapes a tool error. Tools with an output schema get the text
-// alone, because {errorCode, ...} would not match their schema.
+// errorResult shapes a tool error. The text is "code: message". Tools
+// without an output schema also get {errorCode, errorMessage, details} as
+// structured content; tools with one (whose schema an error object would
+// not match) get the details as a JSON line after the text instead, so a
+// client reads retryAfterSeconds either way.
 func errorResult(e *Error, hasOutputSchema bool) *Result {
-	r := &Result{
-		IsError:   true,
-		ErrorCode: e.Code,
-		Content:   []Content{Text(e.Code + ": " + e.Message)},
-	}
-	if !hasOutputSchema {
-		body := struct {
-			Code    string         `json:"errorCode"`
-			Message string         `json:"errorMessage"`
-			Details map[string]any `json:"details,omitempty"`
-		}{e.Code, e.Message, e.Details}
-		if b, err := json.Marshal(body); err == nil {
-			r.Structured = b
-		} else {
-			body.Details = nil
-			r.Structured, _ = json.Marshal(body)
+	r := &Result{IsError: true, ErrorCode: e.Code}
+	details := e.Details
+	if s := retryAfterSeconds(e.RetryAfter); s > 0 {
+		if _, set := details["retryAfterSeconds"]; !set {
+			details = make(map[string]any, len(e.Details)+1)
+			maps.Copy(details, e.Details)
+			details["retryAfterSeconds"] = s
 		}
 	}
+	db, err := json.Marshal(details)
+	if err != nil || len(details) == 0 {
+		details, db = nil, nil // details that cannot be written are dropped, never half-written
+	}
+	text := e.Code + ": " + e.Message
+	if hasOutputSchema {
+		if db != nil {
+			text += "\n" + string(db)
+		}
+		r.Content = []Content{Text(text)}
+		return r
+	}
+	r.Content = []Content{Text(text)}
+	r.Structured, _ = json.Marshal(struct {
+		Code    string          `json:"errorCode"`
+		Message string          `json:"errorMessage"`
+		Details json.RawMessage `json:"details,omitempty"`
+	}{e.Code, e.Message, db})
 	return r
 }
 
-// addWarnings merges warnings into the result: into the structured object
-// as "warnings", and as text lines after any text.
-func addWarnings(r *Result, ws []Warning) {
+// retryAfterSeconds rounds a retry delay up to whole seconds.
+func retryAfterSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// addWarnings merges warnings into the result: as the "warnings" member of
+// a structured object, and as a text block after any text.
+func addWarnings(r *Result, ws []Warning) error {
 	if len(ws) == 0 {
-		return
+		return nil
 	}
 	r.Warnings = append(r.Warnings, ws...)
 	var sb strings.Builder
@@ -182,23 +235,24 @@ func addWarnings(r *Result, ws []Warning) {
 		sb.WriteString(w.Message)
 	}
 	r.Content = append(r.Content, Text(sb.String()))
-	if len(r.Structured) > 0 && r.Structured[0] == '{' {
-		wb, err := json.Marshal(r.Warnings)
-		if err != nil {
-			return
-		}
-		body := r.Structured[1 : len(r.Structured)-1]
-		merged := make([]byte, 0, len(r.Structured)+len(wb)+16)
-		merged = append(merged, '{')
-		merged = append(merged, body...)
-		if len(strings.TrimSpace(string(body))) > 0 {
-			merged = append(merged, ',')
-		}
-		merged = append(merged, `"warnings":`...)
-		merged = append(merged, wb...)
-		merged = append(merged, '}')
-		r.Structured = merged
+	if jsonwalk.Kind(r.Structured) != "object" {
+		return nil
 	}
+	obj, err := decodeObjectValue(r.Structured)
+	if err != nil {
+		return err
+	}
+	wb, err := json.Marshal(r.Warnings)
+	if err != nil {
+		return err
+	}
+	obj.set("warnings", wb)
+	merged, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	r.Structured = merged
+	return nil
 }
 
 // asToolError finds a *Error in err's chain.

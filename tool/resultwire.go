@@ -37,18 +37,15 @@ func appendPlainResult(dst []byte, r *Result) ([]byte, bool) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"type":"text"`...)
-		if t := r.Content[i].Text; t != "" { // omitempty
-			dst = append(dst, `,"text":"`...)
-			for j := 0; j < len(t); j++ {
-				if t[j] == '"' || t[j] == '\\' {
-					dst = append(dst, '\\')
-				}
-				dst = append(dst, t[j])
+		dst = append(dst, `{"type":"text","text":"`...)
+		t := r.Content[i].Text
+		for j := 0; j < len(t); j++ {
+			if t[j] == '"' || t[j] == '\\' {
+				dst = append(dst, '\\')
 			}
-			dst = append(dst, '"')
+			dst = append(dst, t[j])
 		}
-		dst = append(dst, '}')
+		dst = append(dst, `"}`...)
 	}
 	dst = append(dst, ']')
 	if len(r.Structured) > 0 { // omitempty

@@ -98,6 +98,9 @@ type field struct {
 	def      json.RawMessage // published default
 	header   string
 	relative string // earlier parameter that sets $here
+	// reserved marks a parameter the SDK adds (view): checked, published,
+	// never stored in the arguments struct.
+	reserved bool
 }
 
 func (f *field) required() bool { return !f.optional && f.def == nil }
@@ -344,6 +347,9 @@ func applyConstraints(n *node, tag reflect.StructTag) error {
 		if n.kind != kString {
 			return fmt.Errorf("pattern applies to strings only")
 		}
+		if err := portablePattern(p); err != nil {
+			return fmt.Errorf("pattern: %v", err)
+		}
 		re, err := regexp.Compile("^(?:" + p + ")$")
 		if err != nil {
 			return fmt.Errorf("pattern: %v", err)
@@ -362,6 +368,35 @@ func applyConstraints(n *node, tag reflect.StructTag) error {
 			}
 		default:
 			return fmt.Errorf("enum applies to strings and integers only")
+		}
+	}
+	return nil
+}
+
+// re2Only are spellings that Go's RE2 accepts and ECMA-262 (the dialect of
+// JSON Schema patterns) does not, or reads differently. A pattern is
+// published as the decoder matches it, so it must mean the same in both.
+var re2Only = []struct{ spelling, why string }{
+	{`(?i`, "inline flags"}, {`(?m`, "inline flags"}, {`(?s`, "inline flags"}, {`(?U`, "inline flags"},
+	{`(?P<`, "(?P<name>) groups; write (?<name>)"},
+	{`\A`, `\A; the whole string is matched already`}, {`\z`, `\z; the whole string is matched already`},
+	{`\Q`, `\Q...\E quoting`}, {`[[:`, "POSIX classes"}, {`\C`, `\C`},
+}
+
+// portablePattern refuses RE2-only syntax.
+func portablePattern(p string) error {
+	for _, r := range re2Only {
+		if strings.Contains(p, r.spelling) {
+			return fmt.Errorf("%q uses %s, which JSON Schema's ECMA-262 patterns lack", p, r.why)
+		}
+	}
+	// \pL and \PL (one-letter classes without braces) are RE2 only.
+	for i := 0; i+2 < len(p); i++ {
+		if p[i] == '\\' && (p[i+1] == 'p' || p[i+1] == 'P') && p[i+2] != '{' {
+			return fmt.Errorf("%q uses \\%c without braces; write \\%c{...}", p, p[i+1], p[i+1])
+		}
+		if p[i] == '\\' {
+			i++ // skip the escaped character
 		}
 	}
 	return nil
@@ -387,161 +422,142 @@ func defaultJSON(n *node, d string) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
-// schemaWriter renders a node as JSON Schema (2020-12) with a fixed key
-// order, so published bytes are deterministic.
-type schemaWriter struct{ bytes.Buffer }
-
-func (w *schemaWriter) key(first *bool, k string) {
-	if !*first {
-		w.WriteByte(',')
-	}
-	*first = false
-	b, _ := json.Marshal(k)
-	w.Write(b)
-	w.WriteByte(':')
+// jsonSchema is a JSON Schema (2020-12) value. Schemas are built as values
+// and marshalled once; the field order here is the published key order, so
+// the bytes are deterministic.
+type jsonSchema struct {
+	Type        any             `json:"type,omitempty"` // a string, or a list of strings
+	Kind        string          `json:"x-warden-kind,omitempty"`
+	Format      string          `json:"format,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Default     json.RawMessage `json:"default,omitempty"`
+	Enum        json.RawMessage `json:"enum,omitempty"`
+	Minimum     *float64        `json:"minimum,omitempty"`
+	Maximum     *float64        `json:"maximum,omitempty"`
+	MinLength   *int            `json:"minLength,omitempty"`
+	MaxLength   *int            `json:"maxLength,omitempty"`
+	Pattern     string          `json:"pattern,omitempty"`
+	Items       *jsonSchema     `json:"items,omitempty"`
+	MinItems    *int            `json:"minItems,omitempty"`
+	MaxItems    *int            `json:"maxItems,omitempty"`
+	Properties  *properties     `json:"properties,omitempty"`
+	Required    []string        `json:"required,omitempty"`
+	// AdditionalProperties is false (a closed object) or a schema (a
+	// map's values); nil leaves it out.
+	AdditionalProperties any    `json:"additionalProperties,omitempty"`
+	Header               string `json:"x-mcp-header,omitempty"`
 }
 
-func (w *schemaWriter) value(v any) {
-	b, _ := json.Marshal(v)
-	w.Write(b)
-}
+// properties keeps an object's properties in declaration order.
+type properties = ordered[*jsonSchema]
 
-func (w *schemaWriter) node(n *node, f *field) {
-	first := true
-	w.WriteByte('{')
+// schemaMode says whose schema is being built: arguments are closed
+// objects (an unknown parameter is refused), results are open (fields only
+// ever grow, so a client holding an older schema still validates a newer
+// result).
+type schemaMode int
+
+const (
+	inputSchema schemaMode = iota
+	outputSchema
+)
+
+func intp(v int) *int { return &v }
+
+// schemaValue builds the schema of a node; f is the field that holds it,
+// if any (for its default and header).
+func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
+	s := &jsonSchema{Description: n.desc}
 	switch n.kind {
 	case kString:
-		w.key(&first, "type")
-		w.value("string")
+		s.Type = "string"
 	case kAddress:
-		w.key(&first, "type")
-		w.value("string")
-		w.key(&first, "x-warden-kind")
-		w.value("address")
+		s.Type, s.Kind = "string", "address"
 	case kIntExpr:
-		w.key(&first, "type")
-		w.value([]string{"integer", "string"})
-		w.key(&first, "x-warden-kind")
-		w.value("integer-expression")
+		s.Type, s.Kind = []string{"integer", "string"}, "integer-expression"
 	case kBool:
-		w.key(&first, "type")
-		w.value("boolean")
+		s.Type = "boolean"
 	case kInt, kUint:
-		w.key(&first, "type")
-		w.value("integer")
+		s.Type = "integer"
 	case kFloat:
-		w.key(&first, "type")
-		w.value("number")
+		s.Type = "number"
 	case kArray:
-		w.key(&first, "type")
-		w.value("array")
+		s.Type = "array"
 	case kObject, kMap:
-		w.key(&first, "type")
-		w.value("object")
+		s.Type = "object"
 	case kRaw:
 		if n.format != "" {
-			w.key(&first, "type")
-			w.value("string")
-			w.key(&first, "format")
-			w.value(n.format)
+			s.Type, s.Format = "string", n.format
 		}
 	}
-	if n.desc != "" {
-		w.key(&first, "description")
-		w.value(n.desc)
-	}
 	if f != nil && f.def != nil {
-		w.key(&first, "default")
-		w.Write(f.def)
+		s.Default = f.def
 	}
 	if len(n.enum) > 0 {
-		w.key(&first, "enum")
 		if n.kind == kString {
-			w.value(n.enum)
+			s.Enum, _ = json.Marshal(n.enum)
 		} else {
-			w.WriteString("[" + strings.Join(n.enum, ",") + "]")
+			s.Enum = json.RawMessage("[" + strings.Join(n.enum, ",") + "]")
 		}
 	}
 	if lo, hi, ok := n.bounds(); ok {
-		if lo != nil {
-			w.key(&first, "minimum")
-			w.value(*lo)
-		}
-		if hi != nil {
-			w.key(&first, "maximum")
-			w.value(*hi)
-		}
+		s.Minimum, s.Maximum = lo, hi
 	}
 	if n.minLen >= 0 {
-		w.key(&first, "minLength")
-		w.value(n.minLen)
+		s.MinLength = intp(n.minLen)
 	}
 	if n.maxLen >= 0 {
-		w.key(&first, "maxLength")
-		w.value(n.maxLen)
+		s.MaxLength = intp(n.maxLen)
 	}
-	if n.nonEmpty {
-		w.key(&first, "pattern")
-		w.value(nonBlankPattern)
-	}
-	if n.pattern != nil {
-		w.key(&first, "pattern")
-		s := n.pattern.String()
-		w.value(s[len("^(?:") : len(s)-len(")$")])
+	switch {
+	case n.nonEmpty:
+		s.Pattern = nonBlankPattern
+	case n.pattern != nil:
+		// Exactly what the decoder matches: the whole string.
+		s.Pattern = n.pattern.String()
 	}
 	if n.kind == kArray {
-		w.key(&first, "items")
-		w.node(n.items, nil)
+		s.Items = schemaValue(n.items, nil, mode)
 		if n.minItems >= 0 {
-			w.key(&first, "minItems")
-			w.value(n.minItems)
+			s.MinItems = intp(n.minItems)
 		}
 		if n.maxItems >= 0 {
-			w.key(&first, "maxItems")
-			w.value(n.maxItems)
+			s.MaxItems = intp(n.maxItems)
 		}
 	}
 	if n.kind == kMap {
-		w.key(&first, "additionalProperties")
-		w.node(n.items, nil)
+		s.AdditionalProperties = schemaValue(n.items, nil, mode)
 	}
 	if n.kind == kObject {
-		w.key(&first, "properties")
-		w.WriteByte('{')
-		pf := true
-		var req []string
+		s.Properties = &properties{}
 		for _, c := range n.fields {
-			w.key(&pf, c.name)
-			w.node(c.node, c)
+			s.Properties.set(c.name, schemaValue(c.node, c, mode))
 			if c.required() {
-				req = append(req, c.name)
+				s.Required = append(s.Required, c.name)
 			}
 		}
-		w.WriteByte('}')
-		if len(req) > 0 {
-			w.key(&first, "required")
-			w.value(req)
+		if mode == inputSchema {
+			s.AdditionalProperties = false
 		}
-		w.key(&first, "additionalProperties")
-		w.value(false)
 	}
-	if f != nil && f.header != "" {
-		w.key(&first, "x-mcp-header")
-		w.value(f.header)
+	if f != nil {
+		s.Header = f.header
 	}
-	w.WriteByte('}')
+	return s
 }
 
-// schemaOf renders the published schema of a root node.
+// schemaOf renders the published input schema of a root node.
 func schemaOf(n *node) json.RawMessage {
-	var w schemaWriter
-	w.node(n, nil)
-	return w.Bytes()
+	b, err := json.Marshal(schemaValue(n, nil, inputSchema))
+	if err != nil {
+		panic("tool: input schema cannot be marshalled: " + err.Error()) // every part is a plain value
+	}
+	return b
 }
 
-// outputSchemaOf derives the output schema of a result type and adds the
-// reserved warnings property. It reports ok=false when the type has no
-// object schema (a string result, say).
+// outputSchemaOf derives the output schema of a result type, with the
+// reserved warnings property first. It reports ok=false when the type has
+// no object schema (a string result, say).
 func outputSchemaOf(t reflect.Type) (json.RawMessage, bool, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -556,21 +572,32 @@ func outputSchemaOf(t reflect.Type) (json.RawMessage, bool, error) {
 	if _, ok := n.byName["warnings"]; ok {
 		return nil, false, fmt.Errorf("output type %s declares %q, which is reserved", t, "warnings")
 	}
-	var w schemaWriter
-	w.node(n, nil)
-	out := w.Bytes()
-	// Output schemas describe, they do not restrict: drop the closing
-	// additionalProperties so the reserved warnings member validates, and
-	// declare warnings itself.
-	out = bytes.TrimSuffix(out, []byte(`,"additionalProperties":false}`))
-	out = append(out, `,"additionalProperties":false}`...)
-	out = bytes.Replace(out, []byte(`"properties":{`), []byte(`"properties":{"warnings":`+warningsSchema+`,`), 1)
-	// An empty struct renders "properties":{} - repair the trailing comma.
-	out = bytes.Replace(out, []byte(`,}`), []byte(`}`), 1)
-	return out, true, nil
+	s := schemaValue(n, nil, outputSchema)
+	props := &properties{}
+	props.set("warnings", warningsSchema())
+	for i, name := range s.Properties.names {
+		props.set(name, s.Properties.values[i])
+	}
+	s.Properties = props
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, false, err
+	}
+	return b, true, nil
 }
 
-const warningsSchema = `{"type":"array","description":"Advisory notes about the result (analysis incomplete, partial read).","items":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"}},"required":["code","message"],"additionalProperties":false}}`
+// warningsSchema describes the reserved warnings member of every result.
+func warningsSchema() *jsonSchema {
+	str := func() *jsonSchema { return &jsonSchema{Type: "string"} }
+	item := &jsonSchema{Type: "object", Properties: &properties{}, Required: []string{"code", "message"}}
+	item.Properties.set("code", str())
+	item.Properties.set("message", str())
+	return &jsonSchema{
+		Type:        "array",
+		Description: "Advisory notes about the result (analysis incomplete, partial read).",
+		Items:       item,
+	}
+}
 
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 

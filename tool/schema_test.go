@@ -46,7 +46,7 @@ func schemaAccepts(sch *jsonschema.Schema, args string) bool {
 }
 
 var candidateValues = []string{
-	`"a"`, `""`, `"   "`, `"abcdefghijk"`, `"ABC"`, `"abc"`, `"fast"`, `"deep"`, `"slow"`, `"héllo"`,
+	`"a"`, `""`, `"   "`, `"abcdefghijk"`, `"ABC"`, `"xABCx"`, `"ABCD"`, `"xABC"`, `"abc"`, `"fast"`, `"deep"`, `"slow"`, `"héllo"`,
 	`0`, `1`, `-1`, `2.0`, `1.5`, `0.5`, `100`, `101`, `255`, `256`, `1e2`, `-0`,
 	`true`, `false`, `[]`, `["a"]`, `["a","b","c","d"]`, `[1]`, `{}`, `{"depth":2}`, `{"depth":9}`,
 	`{"label":"abcdefghi"}`, `{"x":1}`,
@@ -131,7 +131,7 @@ func FuzzArguments(f *testing.F) {
 	}
 	sch := compileForTest(f, tl.InputSchema())
 	f.Fuzz(func(t *testing.T, args string) {
-		r := tl.Invoke(context.Background(), NewCall("sample", CallEnv{}), json.RawMessage(args))
+		r := Run(context.Background(), tl, CallEnv{}, json.RawMessage(args)).Result
 		if r == nil {
 			t.Fatal("nil result")
 		}

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -32,19 +31,13 @@ const (
 	// Global tools run without an active target. A global tool may still
 	// ask for one with Call.View.
 	Global Scope = iota
-	// ViewScoped tools act on the caller's active target (an open binary,
-	// say). The server resolves it before the handler runs and answers
-	// no_active_view itself when there is none.
+	// ViewScoped tools act on one of the caller's open targets (an open
+	// binary, say). The SDK adds an optional "view" parameter to their
+	// input schema; the server resolves the target from it (or from the
+	// session's active view, or the caller's only open one) before the
+	// arguments are decoded, and answers no_active_binary_view itself
+	// when there is none. Call.View returns it.
 	ViewScoped
-)
-
-// Edition names a build of Warden. Build tags select editions: the lean
-// edition ships the tools marked EditionLean; the full edition ships all.
-type Edition string
-
-const (
-	EditionLean Edition = "lean"
-	EditionFull Edition = "full"
 )
 
 // Annotations are the four behaviour hints of the MCP tool definition.
@@ -74,9 +67,6 @@ type Catalog struct {
 	Trust Trust
 	// ConsumesQuota says each call spends one scan quota unit.
 	ConsumesQuota bool
-	// Editions lists the builds that ship the tool. Empty means every
-	// edition.
-	Editions []Edition
 }
 
 // TaskSupport says whether a tool can run as a task of the
@@ -108,6 +98,16 @@ type Def struct {
 	Scope       Scope
 	// Tasks says whether the tool can run as a task. Zero: never.
 	Tasks TaskSupport
+	// Meta adds members to the tool's _meta in listings, for clients
+	// and gateways that read them. Keys take the MCP form
+	// "prefix/name" (a reverse-DNS prefix is recommended); the
+	// dev.warden/catalog key and the reserved MCP prefixes are refused.
+	// Values must marshal to JSON.
+	Meta map[string]any
+	// OutputSchema is the published output schema of a raw tool (a JSON
+	// Schema object with "type":"object"). Typed tools derive theirs
+	// from the result type and must leave it nil.
+	OutputSchema json.RawMessage
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -129,9 +129,9 @@ func (d *Def) check() error {
 	if strings.TrimSpace(d.Catalog.Category) == "" {
 		return fmt.Errorf("tool %s: catalog category required", d.Name)
 	}
-	for _, e := range d.Catalog.Editions {
-		if e != EditionLean && e != EditionFull {
-			return fmt.Errorf("tool %s: unknown edition %q", d.Name, e)
+	for k := range d.Meta {
+		if !metaKeyRE.MatchString(k) || k == catalogMetaKey || reservedMetaPrefix(k) {
+			return fmt.Errorf("tool %s: _meta key %q is not a valid, unreserved MCP _meta key", d.Name, k)
 		}
 	}
 	switch d.Tasks {
@@ -145,23 +145,23 @@ func (d *Def) check() error {
 	return nil
 }
 
-// InEdition reports whether the definition ships in edition e.
-func (d *Def) InEdition(e Edition) bool {
-	if len(d.Catalog.Editions) == 0 {
-		return true
-	}
-	for _, x := range d.Catalog.Editions {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
+// catalogMetaKey is where a listing publishes the catalog.
+const catalogMetaKey = "dev.warden/catalog"
 
-// Handler is the untyped form every tool is reduced to. args are the raw
-// JSON arguments of the call (never nil: an absent argument object is {}).
-// Most authors use Add instead and never see this type.
-type Handler func(ctx context.Context, call *Call, args json.RawMessage) (*Result, error)
+// metaKeyRE is the MCP _meta key form: an optional prefix of dot-separated
+// labels ending in "/", then a name.
+var metaKeyRE = regexp.MustCompile(`^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+
+// reservedMetaPrefix reports a prefix whose second label is
+// modelcontextprotocol or mcp, which the specification reserves.
+func reservedMetaPrefix(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(strings.ToLower(prefix), ".")
+	return len(labels) > 1 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
 
 // Tool is a registered tool: its definition, its schemas as published, and
 // its handler.
@@ -174,32 +174,11 @@ type Tool struct {
 	listing      json.RawMessage // the tools/list entry, precomputed
 }
 
-// HeaderParam is an argument mirrored into an Mcp-Param-{Header} HTTP
-// header (the "x-mcp-header" schema keyword).
-type HeaderParam struct {
-	Arg    string // argument name
-	Header string // header suffix
-	Kind   string // "string", "integer" or "boolean"
-}
-
 // InputSchema returns the published input schema.
 func (t *Tool) InputSchema() json.RawMessage { return t.inputSchema }
 
 // OutputSchema returns the published output schema, or nil.
 func (t *Tool) OutputSchema() json.RawMessage { return t.outputSchema }
-
-// HeaderParams lists the arguments the tool mirrors into headers.
-func (t *Tool) HeaderParams() []HeaderParam { return t.headers }
-
-// Listing returns the tool's tools/list entry as JSON.
-func (t *Tool) Listing() json.RawMessage { return t.listing }
-
-// Invoke runs the handler with panic recovery and error shaping: the result
-// is exactly what a client receives. It does not resolve the view; callers
-// that serve clients go through the server, which does.
-func (t *Tool) Invoke(ctx context.Context, call *Call, args json.RawMessage) *Result {
-	return t.invoke(ctx, call, args)
-}
 
 type listingJSON struct {
 	Name         string          `json:"name"`
@@ -233,9 +212,10 @@ func (t *Tool) buildListing() error {
 			IdempotentHint:  t.Annotations.Idempotent,
 			OpenWorldHint:   t.Annotations.OpenWorld,
 		},
-		Meta: map[string]any{
-			"dev.warden/catalog": catalogJSON(t.Def),
-		},
+		Meta: map[string]any{catalogMetaKey: catalogJSON(t.Def)},
+	}
+	for k, v := range t.Meta {
+		l.Meta[k] = v
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -246,10 +226,6 @@ func (t *Tool) buildListing() error {
 }
 
 func catalogJSON(d Def) map[string]any {
-	ed := d.Catalog.Editions
-	if len(ed) == 0 {
-		ed = []Edition{EditionLean, EditionFull}
-	}
 	scope := "global"
 	if d.Scope == ViewScoped {
 		scope = "view"
@@ -260,7 +236,6 @@ func catalogJSON(d Def) map[string]any {
 		"unsafe":           d.Catalog.Unsafe,
 		"trust":            d.Catalog.Trust,
 		"consumesQuota":    d.Catalog.ConsumesQuota,
-		"editions":         ed,
 		"scope":            scope,
 	}
 	if d.Tasks != TasksNone {

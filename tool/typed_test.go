@@ -116,7 +116,7 @@ func TestListingAnnotationsAlwaysSent(t *testing.T) {
 
 func invoke(t *testing.T, tl *Tool, args string) *Result {
 	t.Helper()
-	return tl.Invoke(context.Background(), NewCall(tl.Name, CallEnv{}), json.RawMessage(args))
+	return Run(context.Background(), tl, CallEnv{}, json.RawMessage(args)).Result
 }
 
 func TestArgumentChecking(t *testing.T) {
@@ -296,16 +296,23 @@ func TestRegistrationRefusals(t *testing.T) {
 
 	reg := NewRegistry()
 	tl, _ := New(sampleDef("keysweep_fake"), ok)
+	other := NewRegistry()
+	if err := other.Register(tl); err != nil {
+		t.Errorf("a registry that claimed no family reserved a prefix: %v", err)
+	}
+	fam := reg.MustFamily("keysweep_")
 	if err := reg.Register(tl); err == nil {
-		t.Error("third-party tool registered under a built-in prefix")
+		t.Error("tool registered under a claimed family prefix")
 	}
 	tl2, _ := New(sampleDef("KeySweep_fake"), ok)
 	if err := reg.Register(tl2); err == nil {
 		t.Error("prefix check is case-sensitive")
 	}
-	fam := reg.MustFamily("keysweep_")
 	if err := fam.Register(tl); err != nil {
 		t.Errorf("family registration: %v", err)
+	}
+	if _, err := reg.Family("keysweep_x_"); err == nil {
+		t.Error("an overlapping prefix was claimed")
 	}
 	if _, err := reg.Family("keysweep_"); err == nil {
 		t.Error("a prefix was claimed twice")
@@ -388,10 +395,10 @@ func TestQuotaToolsMustBegin(t *testing.T) {
 		c.Begin(ctx) // a second call does nothing
 		return "paid work", nil
 	})
-	if r := good.Invoke(context.Background(), NewCall("metered", env), nil); r.IsError || admitted != 1 {
+	if r := Run(context.Background(), good, env, nil).Result; r.IsError || admitted != 1 {
 		t.Errorf("admitted call: %+v (admissions %d)", r, admitted)
 	}
-	if r := good.Invoke(context.Background(), NewCall("metered", env), nil); r.ErrorCode != "quota_exceeded" {
+	if r := Run(context.Background(), good, env, nil).Result; r.ErrorCode != "quota_exceeded" {
 		t.Errorf("refused admission: %+v", r)
 	}
 }

@@ -22,7 +22,7 @@ func registry(t *testing.T, logs *bytes.Buffer) *tool.Registry {
 	t.Helper()
 	reg := tool.NewRegistry()
 	deps := Deps{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), FingerprintKey: []byte("test-key-0123456789abcdef0123456")}
-	if err := Register(reg, deps, Selection{Edition: tool.EditionFull}); err != nil {
+	if err := Register(reg, deps, Selection{Edition: EditionFull}); err != nil {
 		t.Fatal(err)
 	}
 	return reg

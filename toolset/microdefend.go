@@ -111,8 +111,6 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 			Unsafe:        true, // it sends traffic
 			Trust:         tool.TrustConfirm,
 			ConsumesQuota: true,
-			// The lean edition ships no tool that sends traffic.
-			Editions: []tool.Edition{tool.EditionFull},
 		},
 		Tasks: tool.TasksOptional,
 	}, func(ctx context.Context, call *tool.Call, in scanSiteArgs) (*webscan.Report, error) {

@@ -21,7 +21,7 @@ import (
 func registryWith(t *testing.T, deps Deps) *tool.Registry {
 	t.Helper()
 	reg := tool.NewRegistry()
-	if err := Register(reg, deps, Selection{Edition: tool.EditionFull}); err != nil {
+	if err := Register(reg, deps, Selection{Edition: EditionFull}); err != nil {
 		t.Fatal(err)
 	}
 	return reg

@@ -6,6 +6,7 @@ package toolset
 
 import (
 	"log/slog"
+	"slices"
 
 	"github.com/warden-mcp/warden/safehttp"
 
@@ -26,40 +27,65 @@ type Deps struct {
 	SafeHTTP *safehttp.Options
 }
 
+// Edition names a build of Warden. Build tags select editions: the lean
+// edition ships no tool that sends traffic; the full edition ships all.
+type Edition string
+
+const (
+	EditionLean Edition = "lean"
+	EditionFull Edition = "full"
+)
+
+// Prefixes are the name prefixes of Warden's own tool families. Register
+// claims every one of them in the registry, including families this build
+// leaves out, so that no other tool can pass itself off as a built-in.
+var Prefixes = []string{"warden_", "keysweep_", "microdefend_", "bininspect_", "util_", "http_"}
+
 // Selection says which tools to register.
 type Selection struct {
-	// Edition is the build's edition; tools outside it are skipped.
-	Edition tool.Edition
+	// Edition is the build's edition; families outside it are skipped.
+	Edition Edition
 	// Enable turns on tools that are disabled by default, by name.
 	Enable map[string]bool
 }
 
 func (s Selection) wants(t *tool.Tool) bool {
-	if !t.InEdition(s.Edition) {
-		return false
-	}
 	return !t.Catalog.DisabledByDefault || s.Enable[t.Name]
 }
 
 // family is one family's constructor: it builds its tools.
 type family struct {
 	prefix string
-	build  func(Deps) ([]*tool.Tool, error)
+	// editions ship the family; nil means every edition.
+	editions []Edition
+	build    func(Deps) ([]*tool.Tool, error)
+}
+
+func (f family) inEdition(e Edition) bool {
+	return f.editions == nil || slices.Contains(f.editions, e)
 }
 
 // families lists every built-in family, in registration order.
 var families = []family{
-	{"keysweep_", keysweepTools},
-	{"microdefend_", microdefendTools},
+	{prefix: "keysweep_", build: keysweepTools},
+	// The lean edition ships no tool that sends traffic.
+	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the
-// selected tools.
+// selected tools of the families in the selection's edition.
 func Register(reg *tool.Registry, deps Deps, sel Selection) error {
-	for _, f := range families {
-		fam, err := reg.Family(f.prefix)
+	fams := map[string]*tool.Family{}
+	for _, p := range Prefixes {
+		fam, err := reg.Family(p)
 		if err != nil {
 			return err
+		}
+		fams[p] = fam
+	}
+	for _, f := range families {
+		if !f.inEdition(sel.Edition) {
+			continue
 		}
 		tools, err := f.build(deps)
 		if err != nil {
@@ -69,7 +95,7 @@ func Register(reg *tool.Registry, deps Deps, sel Selection) error {
 			if !sel.wants(t) {
 				continue
 			}
-			if err := fam.Register(t); err != nil {
+			if err := fams[f.prefix].Register(t); err != nil {
 				return err
 			}
 		}

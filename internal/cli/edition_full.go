@@ -2,7 +2,7 @@
 
 package cli
 
-import "github.com/warden-mcp/warden/tool"
+import "github.com/warden-mcp/warden/toolset"
 
 // edition is the build's edition; build with -tags lean for the lean one.
-const edition = tool.EditionFull
+const edition = toolset.EditionFull

@@ -2,7 +2,7 @@
 
 package cli
 
-import "github.com/warden-mcp/warden/tool"
+import "github.com/warden-mcp/warden/toolset"
 
 // edition is the build's edition; build without -tags lean for the full one.
-const edition = tool.EditionLean
+const edition = toolset.EditionLean

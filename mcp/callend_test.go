@@ -1,0 +1,168 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
+)
+
+type endView struct{}
+
+func (endView) ViewName() string { return "end.bin" }
+
+// leftBehind is what a goroutine started by a handler found once it ran
+// after the handler had returned.
+type leftBehind struct {
+	ctxErr  error
+	hasView bool
+}
+
+// newLeaverServer serves one view-scoped tool whose handler leaves a
+// goroutine behind; the goroutine reports what it sees after release is
+// closed.
+func newLeaverServer(t *testing.T) (*mcp.Server, chan<- struct{}, <-chan leftBehind) {
+	t.Helper()
+	release := make(chan struct{})
+	got := make(chan leftBehind, 1)
+	reg := tool.NewRegistry()
+	tool.Add(reg, tool.Def{Name: "leaver", Description: "Leaves a goroutine behind.", Scope: tool.ViewScoped,
+		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}},
+		func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
+			if _, ok := c.View(); !ok {
+				return "", tool.Errorf("no_view", "the handler itself had no view")
+			}
+			go func() {
+				<-release
+				_, v := c.View()
+				got <- leftBehind{ctx.Err(), v}
+			}()
+			return "returned", nil
+		})
+	srv := mcp.NewServer(reg, &mcp.Options{ResolveView: func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+		return endView{}, nil, nil
+	}})
+	t.Cleanup(srv.Close)
+	return srv, release, got
+}
+
+func checkLeftBehind(t *testing.T, reply string, release chan<- struct{}, got <-chan leftBehind) {
+	t.Helper()
+	if !strings.Contains(reply, `"text":"returned"`) {
+		t.Fatalf("the call did not succeed: %s", reply)
+	}
+	close(release)
+	select {
+	case l := <-got:
+		if l.ctxErr == nil || l.hasView {
+			t.Errorf("after the handler returned its goroutine saw ctx.Err()=%v and a view=%v; want cancelled and none", l.ctxErr, l.hasView)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the left-behind goroutine never reported")
+	}
+}
+
+const (
+	endMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	endModernCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"leaver","arguments":{},` + endMeta + `}}`
+	endLegacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	endLegacyDone = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	endLegacyCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"leaver","arguments":{}}}`
+)
+
+// A call ends when its handler returns, on every transport: a goroutine
+// the handler left behind sees a cancelled context and no view.
+func TestCallEndsWithItsHandler(t *testing.T) {
+	t.Run("in process", func(t *testing.T) {
+		srv, release, got := newLeaverServer(t)
+		checkLeftBehind(t, string(srv.ServeMessage(context.Background(), []byte(endModernCall), nil)), release, got)
+	})
+	for _, era := range []struct {
+		name  string
+		lines []string
+	}{
+		{"stdio modern", []string{endModernCall}},
+		{"stdio legacy", []string{endLegacyInit, endLegacyDone, endLegacyCall}},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			srv, release, got := newLeaverServer(t)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- srv.ServeStdio(context.Background(), inR, outW, nil); _ = outW.Close() }()
+			sc := bufio.NewScanner(outR)
+			reply := ""
+			for _, l := range era.lines {
+				if _, err := io.WriteString(inW, l+"\n"); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(l, `"id"`) {
+					if !sc.Scan() {
+						t.Fatal("no reply")
+					}
+					reply = sc.Text()
+				}
+			}
+			checkLeftBehind(t, reply, release, got)
+			_ = inW.Close()
+			go func() { _, _ = io.Copy(io.Discard, outR) }()
+			<-done
+		})
+	}
+	post := func(t *testing.T, url, sid, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal([]byte(body), &m)
+		if strings.Contains(body, "2026-07-28") {
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", m.Method)
+			if m.Method == "tools/call" {
+				req.Header.Set("Mcp-Name", "leaver")
+			}
+		} else if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	t.Run("http modern", func(t *testing.T) {
+		srv, release, got := newLeaverServer(t)
+		ts := httptest.NewServer(mcp.NewHTTPHandler(srv, nil))
+		defer ts.Close()
+		_, reply := post(t, ts.URL+"/mcp", "", endModernCall)
+		checkLeftBehind(t, reply, release, got)
+	})
+	t.Run("http legacy", func(t *testing.T) {
+		srv, release, got := newLeaverServer(t)
+		ts := httptest.NewServer(mcp.NewHTTPHandler(srv, nil))
+		defer ts.Close()
+		resp, _ := post(t, ts.URL+"/mcp", "", endLegacyInit)
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatal("no session id")
+		}
+		post(t, ts.URL+"/mcp", sid, endLegacyDone)
+		_, reply := post(t, ts.URL+"/mcp", sid, endLegacyCall)
+		checkLeftBehind(t, reply, release, got)
+	})
+}

@@ -1,0 +1,135 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+)
+
+// This file is the server side of the SDK: what a protocol engine (package
+// mcp), policy hooks and harnesses use to list, call and refuse tools. Tool
+// authors need none of it; everything they write against is elsewhere.
+
+// CallEnv is what a server gives one call. The zero value serves a call
+// with no view, no client and no input: progress and logs are dropped and
+// Call.Input fails.
+type CallEnv struct {
+	// ResolveView finds the view a view-scoped tool acts on from the
+	// call's view argument (handle; "" when absent), before the
+	// arguments are decoded. It returns the view and any warnings
+	// (implicit_view, say), or a *Error (no_active_binary_view with the
+	// open handles in its details). Nil: no views, and view-scoped tools
+	// answer no_active_binary_view.
+	ResolveView func(ctx context.Context, handle string) (View, []Warning, error)
+	// Session is the key of the legacy session the call belongs to; ""
+	// on the stateless protocol. See Call.Session.
+	Session string
+	// Progress delivers a progress notification, or nil.
+	Progress func(progress, total float64, message string)
+	// Log delivers a log message at or above the client's level, or nil.
+	Log func(level, logger string, data any)
+	// Input asks the client; see Call.Input. Nil means no client to ask.
+	Input func(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error)
+	// Supports reports whether the client declared a capability
+	// ("elicitation", "sampling", "roots"). Nil means none.
+	Supports func(capability string) bool
+	// Eval evaluates address expressions; nil uses the view when it can,
+	// else numbers only.
+	Eval func(expr string, integer bool, base uint64) (uint64, error)
+	// Logger receives causes that never reach the client. Nil discards.
+	Logger *slog.Logger
+	// State is the handler state carried from an earlier input round.
+	State []byte
+	// Detach turns the call into a task, if the client supports tasks
+	// and the tool allows it; nil never detaches. See Call.Detach.
+	Detach func() bool
+	// CloseStream ends the call's response stream early where the
+	// transport can resume it; nil cannot. See Call.CloseStream.
+	CloseStream func() bool
+	// Begin admits the call's work: on a hosted server it takes a scan
+	// slot and charges quota for tools that consume it. Nil admits
+	// everything. See Call.Begin.
+	Begin func(ctx context.Context) (context.Context, error)
+}
+
+// Outcome is how one call ended: a result for the client, or an interrupt
+// that the server must handle. Exactly one is set.
+type Outcome struct {
+	Result    *Result
+	Interrupt *Interrupt
+}
+
+// Interrupt is a call that cannot finish without the protocol layer: the
+// client must answer input requests, lacks a capability, or the request
+// cannot be served at all.
+type Interrupt struct {
+	// Err is ErrInputRequired, a *MissingCapabilityError or a
+	// *ProtocolError.
+	Err error
+	// Pending are the unanswered input requests, and State the handler
+	// state to carry, when Err is ErrInputRequired.
+	Pending map[string]InputRequest
+	State   []byte
+}
+
+// Run runs one call of t: the view resolved (view-scoped tools), the
+// arguments checked, the handler run under panic recovery, and the result
+// shaped exactly as a client receives it. When Run returns, the call has
+// ended: its context is cancelled and its view gone.
+func Run(ctx context.Context, t *Tool, env CallEnv, args json.RawMessage) Outcome {
+	return t.run(ctx, env, args)
+}
+
+// Serve runs fn as one call named name (a prompt or a resource read) with
+// the same Call a tool gets. It returns the interrupt when fn needs the
+// protocol layer (input required, a missing capability), else fn's error.
+// When Serve returns, the call has ended.
+func Serve(ctx context.Context, name string, env CallEnv, fn func(ctx context.Context, call *Call) error) (*Interrupt, error) {
+	call := &Call{tool: name, env: env}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer func() {
+		call.end()
+		cancel(errCallEnded)
+	}()
+	err := fn(ctx, call)
+	if it := interruptOf(call, err); it != nil {
+		return it, nil
+	}
+	return nil, err
+}
+
+// ErrorResult shapes a tool error as the result a client of t receives.
+// Servers and hooks use it to refuse a call in the tool's own format.
+func ErrorResult(t *Tool, e *Error) *Result { return t.errorResult(e) }
+
+// HeaderParam is an argument mirrored into an Mcp-Param-{Header} HTTP
+// header (the "x-mcp-header" schema keyword).
+type HeaderParam struct {
+	Arg    string // argument name
+	Header string // header suffix
+	Kind   string // "string", "integer" or "boolean"
+}
+
+// HeaderParams lists the arguments the tool mirrors into headers.
+func (t *Tool) HeaderParams() []HeaderParam { return t.headers }
+
+// Listing returns the tool's tools/list entry as JSON.
+func (t *Tool) Listing() json.RawMessage { return t.listing }
+
+// ListJSON renders a page of tools/list entries as a JSON array, from the
+// precomputed listing of each tool.
+func ListJSON(tools []*Tool) []byte {
+	n := 2
+	for _, t := range tools {
+		n += len(t.listing) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t.listing...)
+	}
+	return append(b, ']')
+}

@@ -1,0 +1,75 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/warden-mcp/warden/internal/jsonwalk"
+)
+
+// View is a target a view-scoped tool acts on: an open binary, say. A view
+// that also implements addrexpr.Target evaluates the tool's address
+// parameters.
+type View interface {
+	// ViewName identifies the target in messages (never a full path).
+	ViewName() string
+}
+
+// ViewParam is the parameter the SDK adds to every view-scoped tool: the
+// handle of the view to act on. It is optional; without it the server
+// uses the session's active view or the caller's only open view. A
+// view-scoped tool's own arguments may not use the name.
+const ViewParam = "view"
+
+const viewParamDesc = "Handle of the open view to act on (from bininspect_open or bininspect_view_list). " +
+	"Optional: without it the session's active view, or the caller's only open view, is used."
+
+// reserveViewParam adds the view parameter to a view-scoped tool's
+// arguments: published in the schema, checked by the decoder, stored
+// nowhere (the server has resolved it before the arguments are decoded).
+func reserveViewParam(root *node) error {
+	if _, taken := root.byName[ViewParam]; taken {
+		return fmt.Errorf("argument %q is reserved for view-scoped tools", ViewParam)
+	}
+	f := &field{
+		name:     ViewParam,
+		index:    -1,
+		pos:      len(root.fields),
+		optional: true,
+		reserved: true,
+		node: &node{kind: kString, typ: reflect.TypeFor[string](), desc: viewParamDesc,
+			minLen: 1, maxLen: maxViewHandle, minItems: -1, maxItems: -1},
+	}
+	root.fields = append(root.fields, f)
+	root.byName[ViewParam] = f
+	return nil
+}
+
+// maxViewHandle bounds a view handle's length.
+const maxViewHandle = 512
+
+// viewHandle reads the view argument of a call: "" when it is absent or
+// null. args must be valid JSON.
+func viewHandle(args []byte) (string, error) {
+	if len(args) == 0 || jsonwalk.Kind(args) != "object" {
+		return "", nil
+	}
+	var handle string
+	err := jsonwalk.EachMember(args, func(rawKey, val []byte) error {
+		k, ok := jsonwalk.Unquote(rawKey)
+		if !ok || k != ViewParam || jsonwalk.IsNull(val) {
+			return nil
+		}
+		s, ok := jsonwalk.Unquote(val)
+		if jsonwalk.Kind(val) != "string" || !ok {
+			return errors.New(`parameter "view" must be a string`)
+		}
+		if s == "" || len(s) > maxViewHandle {
+			return errors.New(`parameter "view" must be a view handle`)
+		}
+		handle = s
+		return nil
+	})
+	return handle, err
+}
