@@ -71,7 +71,7 @@ func checkLeftBehind(t *testing.T, reply string, release chan<- struct{}, got <-
 }
 
 const (
-	endMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	endMeta       = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	endModernCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"leaver","arguments":{},` + endMeta + `}}`
 	endLegacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	endLegacyDone = `{"jsonrpc":"2.0","method":"notifications/initialized"}`

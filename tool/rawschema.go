@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/warden-mcp/warden/internal/jsonwalk"
 	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
 
 // rawSchema is an explicit input schema, compiled for validation.

@@ -172,7 +172,7 @@ const (
 	// and none active (Binary Ninja's code; the details list the open
 	// view handles).
 	CodeNoActiveView = "no_active_binary_view"
-	CodeCancelled     = "cancelled"
+	CodeCancelled    = "cancelled"
 )
 
 // errorResult shapes a tool error. The text is "code: message". Tools
