@@ -24,11 +24,11 @@
 //
 // A Def names the tool (1-64 characters of A-Z a-z 0-9 _ -), describes it,
 // sets the four annotation hints (all four are always published, false
-// included) and carries catalog metadata that the policy layer enforces:
-// category, enabled by default, unsafe, trust tier, quota, editions. The
-// trust tier has no default: registration refuses a tool that makes no
-// trust decision. The prefixes in BuiltinPrefixes belong to Warden's own
-// families; other code registers under them only through a claimed Family.
+// included) and carries catalog metadata that a server's policy enforces:
+// category, enabled by default, unsafe, trust tier, quota. The trust tier
+// has no default: registration refuses a tool that makes no trust
+// decision. A family claims a name prefix with Registry.Family; from then
+// on only the family registers names under it.
 //
 // # Arguments
 //
@@ -38,31 +38,48 @@
 // field is required exactly when it has no default and is not optional
 // (omitempty, omitzero or a pointer). The schema closes every object with
 // additionalProperties: false, and the decoder enforces exactly what the
-// schema says: a missing, mistyped, undeclared, repeated, out-of-enum or
+// schema says (a pattern is published anchored, as the decoder applies it): a missing, mistyped, undeclared, repeated, out-of-enum or
 // out-of-bounds argument gives an invalid_params error result naming the
 // parameter (never repeating its value), and the handler is not called.
 // JSON null for an optional parameter means absent.
 //
 // Three parameter kinds serve tools that act on a target: Address (an
 // address expression such as "main" or ".text + 0x10", evaluated against
-// the active view by package addrexpr), IntExpr (a JSON integer or an
+// the call's view by package addrexpr), IntExpr (a JSON integer or an
 // expression string, optionally relative to an earlier address), and
-// NonEmptyString.
+// NonEmptyString. A ViewScoped tool also gets the optional "view"
+// parameter; the server resolves the view before the arguments are
+// decoded.
 //
 // # Results, warnings and errors
 //
 // A struct result becomes structured content, with its JSON also given as
-// text, and its schema is published as the output schema (with the reserved
-// "warnings" property added). Call.Warn attaches {code, message} warnings.
-// A *Error becomes an error result: isError, text "code: message", and
-// structured {errorCode, errorMessage, details} unless the tool has an
-// output schema. Any other error, a panic, or a result that cannot be
-// serialized becomes internal_error with a generic message; the cause goes
-// to the server log only.
+// text, and its schema is published as the output schema (open: fields only
+// ever grow; the reserved "warnings" property added). Call.Warn attaches
+// {code, message} warnings. A *Error (the engines' errcode.Error) becomes
+// an error result: isError, text "code: message", and structured
+// {errorCode, errorMessage, details}; a tool with an output schema gets its
+// details as a JSON line after the text instead. Any other error, a panic,
+// or a result that cannot be serialized becomes internal_error with a
+// generic message; the cause goes to the server log only. Result documents
+// how every result is completed.
 //
 // # The call
 //
 // Call carries what a handler may need from the client: progress, log
-// messages, the active view, and input requests (elicitation, sampling,
-// roots) through one API, Call.Input, that works on both protocol eras.
+// messages, the view, and input requests (elicitation, sampling, roots)
+// through one API, Call.Input, that works on both protocol eras. A call
+// ends when its handler returns.
+//
+// # Testing
+//
+// Package tooltest checks a registry against the rules Warden's own tools
+// meet and invokes tools the way a client would.
+//
+// # For servers
+//
+// The names in serve.go (CallEnv, Run, Serve, Outcome, Interrupt,
+// ErrorResult, HeaderParam, Tool.Listing, ListJSON) are the server side of
+// the SDK, used by protocol engines such as package mcp and by policy
+// hooks. Tool authors need none of them.
 package tool
