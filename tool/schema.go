@@ -86,6 +86,9 @@ type node struct {
 	// format is published for types with a known JSON form (a time is a
 	// date-time string).
 	format string
+	// privacy is what a string of a result holds (the privacy tag), for
+	// redaction and the published x-warden-privacy keyword.
+	privacy string
 }
 
 type field struct {
@@ -182,6 +185,9 @@ func deriveNode(t reflect.Type, tag reflect.StructTag, seen map[reflect.Type]boo
 		}
 	}
 	if err := applyConstraints(n, tag); err != nil {
+		return nil, err
+	}
+	if err := applyPrivacy(n, tag); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -446,6 +452,8 @@ type jsonSchema struct {
 	// map's values); nil leaves it out.
 	AdditionalProperties any    `json:"additionalProperties,omitempty"`
 	Header               string `json:"x-mcp-header,omitempty"`
+	// Privacy is what a string of a result holds (output schemas only).
+	Privacy string `json:"x-warden-privacy,omitempty"`
 }
 
 // properties keeps an object's properties in declaration order.
@@ -543,6 +551,9 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 	if f != nil {
 		s.Header = f.header
 	}
+	if mode == outputSchema {
+		s.Privacy = n.privacy
+	}
 	return s
 }
 
@@ -556,21 +567,22 @@ func schemaOf(n *node) json.RawMessage {
 }
 
 // outputSchemaOf derives the output schema of a result type, with the
-// reserved warnings property first. It reports ok=false when the type has
-// no object schema (a string result, say).
-func outputSchemaOf(t reflect.Type) (json.RawMessage, bool, error) {
+// reserved warnings property first, and the node that redaction walks. It
+// returns a nil node when the type has no object schema (a string result,
+// say).
+func outputSchemaOf(t reflect.Type) (json.RawMessage, *node, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	n, err := deriveNode(t, "", map[reflect.Type]bool{})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if _, ok := n.byName["warnings"]; ok {
-		return nil, false, fmt.Errorf("output type %s declares %q, which is reserved", t, "warnings")
+		return nil, nil, fmt.Errorf("output type %s declares %q, which is reserved", t, "warnings")
 	}
 	s := schemaValue(n, nil, outputSchema)
 	props := &properties{}
@@ -581,9 +593,9 @@ func outputSchemaOf(t reflect.Type) (json.RawMessage, bool, error) {
 	s.Properties = props
 	b, err := json.Marshal(s)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	return b, true, nil
+	return b, n, nil
 }
 
 // warningsSchema describes the reserved warnings member of every result.

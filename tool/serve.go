@@ -24,6 +24,10 @@ type CallEnv struct {
 	// Session is the key of the legacy session the call belongs to; ""
 	// on the stateless protocol. See Call.Session.
 	Session string
+	// Redact applies the server's privacy mode to each string of a typed
+	// result whose field is tagged with a privacy kind, before the
+	// result is marshalled. Nil changes nothing.
+	Redact Redactor
 	// Progress delivers a progress notification, or nil.
 	Progress func(progress, total float64, message string)
 	// Log delivers a log message at or above the client's level, or nil.

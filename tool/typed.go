@@ -51,15 +51,17 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 	outT := reflect.TypeFor[Out]()
 	passthrough := outT == reflect.TypeFor[*Result]()
 	isString := outT.Kind() == reflect.String
+	var outNode *node
 	if !passthrough && !isString {
-		os, ok, err := outputSchemaOf(outT)
+		os, n, err := outputSchemaOf(outT)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: output: %w", def.Name, err)
 		}
-		if ok {
-			t.outputSchema = os
+		if n != nil {
+			t.outputSchema, outNode = os, n
 		}
 	}
+	redacts := outNode != nil && outNode.redacts()
 	hasOut := t.outputSchema != nil
 	t.handler = func(ctx context.Context, call *Call, args json.RawMessage) (*Result, error) {
 		var in In
@@ -87,7 +89,11 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 		if isString { // a named string type
 			return &Result{Content: []Content{Text(reflect.ValueOf(out).String())}}, nil
 		}
-		b, err := json.Marshal(out)
+		var v any = out
+		if redacts && call.env.Redact != nil {
+			v = redactOutput(outNode, out, call.env.Redact)
+		}
+		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("result cannot be serialized: %w", err)
 		}

@@ -40,6 +40,11 @@ type Options struct {
 	// CancelWithin bounds how long a cancelled call may take to return.
 	// Zero: 2 seconds.
 	CancelWithin time.Duration
+	// RequirePrivacy checks that every string a typed result can carry
+	// has a privacy kind (the privacy struct tag, published as
+	// x-warden-privacy), plain included, so that a server's privacy mode
+	// knows what each one holds. Warden's own tools meet it.
+	RequirePrivacy bool
 }
 
 // Reply is what a client receives for one tools/call.
@@ -172,6 +177,9 @@ func Check(t TB, reg *tool.Registry, opts *Options) {
 	}
 	for _, tl := range tools {
 		checkDefinition(t, tl)
+		if o.RequirePrivacy {
+			checkPrivacy(t, tl)
+		}
 		checkBadArguments(t, reg, tl)
 		for _, args := range o.Samples[tl.Name] {
 			checkSample(t, reg, tl, args, o.CancelWithin)
@@ -248,6 +256,53 @@ func checkDefinition(t TB, tl *tool.Tool) {
 			t.Errorf("%s: output schema does not compile: %v", tl.Name, err)
 		}
 	}
+}
+
+// checkPrivacy walks the output schema and reports every string without a
+// privacy kind: the carrier inventory that keeps a new result field from
+// bypassing the privacy mode.
+func checkPrivacy(t TB, tl *tool.Tool) {
+	t.Helper()
+	os := tl.OutputSchema()
+	if os == nil {
+		return
+	}
+	var root map[string]any
+	if err := json.Unmarshal(os, &root); err != nil {
+		t.Errorf("%s: output schema is not JSON: %v", tl.Name, err)
+		return
+	}
+	var walk func(path string, s map[string]any)
+	walk = func(path string, s map[string]any) {
+		if s == nil {
+			return
+		}
+		if s["type"] == "string" || (s["type"] == nil && s["properties"] == nil && s["items"] == nil) {
+			if _, ok := s["x-warden-privacy"].(string); !ok && path != "warnings[].code" && path != "warnings[].message" {
+				t.Errorf("%s: result field %s carries no privacy kind (tag it `privacy:\"...\"`, or plain)", tl.Name, path)
+			}
+		}
+		if props, ok := s["properties"].(map[string]any); ok {
+			for name, p := range props {
+				child, _ := p.(map[string]any)
+				walk(join(path, name), child)
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(path+"[]", items)
+		}
+		if ap, ok := s["additionalProperties"].(map[string]any); ok {
+			walk(path+"{}", ap)
+		}
+	}
+	walk("", root)
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // checkBadArguments: an undeclared parameter must give an error result

@@ -101,3 +101,28 @@ func TestInvokeReturnsTheClientView(t *testing.T) {
 		t.Errorf("unknown tool: %v %s", err, rep.Raw)
 	}
 }
+
+func TestCheckFindsUntaggedResultStrings(t *testing.T) {
+	type out struct {
+		Tagged   string            `json:"tagged" privacy:"url"`
+		Untagged string            `json:"untagged"`
+		List     []string          `json:"list"`
+		ByName   map[string]string `json:"by_name" privacy:"plain"`
+		Count    int               `json:"count"`
+	}
+	reg := tool.NewRegistry()
+	tool.Add(reg, def("acme_out"), func(ctx context.Context, c *tool.Call, _ struct{}) (out, error) { return out{}, nil })
+	r := &recorder{}
+	Check(r, reg, &Options{RequirePrivacy: true})
+	got := strings.Join(r.errs, "\n")
+	for _, want := range []string{"result field untagged carries no privacy kind", "result field list[] carries no privacy kind"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing finding %q in:\n%s", want, got)
+		}
+	}
+	for _, notWant := range []string{"tagged carries", "by_name", "count", "warnings"} {
+		if strings.Contains(got, " "+notWant) {
+			t.Errorf("false finding about %s in:\n%s", notWant, got)
+		}
+	}
+}
