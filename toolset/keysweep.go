@@ -20,8 +20,8 @@ type scanTextArgs struct {
 // ScanTextResult is the structured result of keysweep_scan_text. Its
 // fields only ever grow.
 type ScanTextResult struct {
-	Status          string            `json:"status" desc:"Always completed for a finished scan."`
-	RiskLevel       string            `json:"risk_level" desc:"The highest severity found: none, low, medium, high or critical."`
+	Status          string            `json:"status" privacy:"plain" desc:"Always completed for a finished scan."`
+	RiskLevel       string            `json:"risk_level" privacy:"plain" desc:"The highest severity found: none, low, medium, high or critical."`
 	ConfidenceScore float64           `json:"confidence_score" desc:"How likely the text holds at least one real credential, 0 to 1: 1 minus the product of (1 - confidence) over the detections; 0 when nothing was found."`
 	Summary         ScanSummary       `json:"summary"`
 	Detections      []SecretDetection `json:"detections"`
@@ -38,10 +38,10 @@ type ScanSummary struct {
 // SecretDetection is one finding, without the secret: its type, how bad
 // and how sure, a keyed fingerprint, its length and where it is.
 type SecretDetection struct {
-	Type        string  `json:"type"`
-	Severity    string  `json:"severity" desc:"critical, high, medium or low"`
+	Type        string  `json:"type" privacy:"plain"`
+	Severity    string  `json:"severity" privacy:"plain" desc:"critical, high, medium or low"`
 	Confidence  float64 `json:"confidence"`
-	Fingerprint string  `json:"fingerprint" desc:"Keyed hash of the value (ks1_...), stable within a deployment, useless for recovering the value."`
+	Fingerprint string  `json:"fingerprint" privacy:"plain" desc:"Keyed hash of the value (ks1_...), stable within a deployment, useless for recovering the value."`
 	ValueLength int     `json:"value_length" desc:"Length of the value in Unicode characters."`
 	Line        int     `json:"line"`
 	Column      int     `json:"column" desc:"1-based, in Unicode characters."`

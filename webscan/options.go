@@ -24,10 +24,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // fingerprint only. It never carries the secret itself.
 type SecretFinding struct {
 	// Type names the kind of secret, e.g. "aws_access_key_id".
-	Type string `json:"type"`
+	Type string `json:"type" privacy:"plain"`
 	// Fingerprint identifies the secret without revealing it, e.g. a
 	// truncated SHA-256 of the value.
-	Fingerprint string `json:"fingerprint"`
+	Fingerprint string `json:"fingerprint" privacy:"plain"`
 	// Line is the 1-based line of the match, or 0 when unknown.
 	Line int `json:"line,omitempty"`
 }

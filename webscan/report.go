@@ -9,13 +9,13 @@ type Report struct {
 	// Status is "completed" for a scan that ran to the end. Checks that
 	// could not run are reported inside the result as "not_tested"; they
 	// never turn into a pass.
-	Status string `json:"status"`
+	Status string `json:"status" privacy:"plain"`
 	// ScanID is a random identifier for this scan (32 hex characters).
-	ScanID string `json:"scan_id"`
+	ScanID string `json:"scan_id" privacy:"plain"`
 	// Target is the URL that was scanned, as normalised by the scanner.
-	Target string `json:"target"`
+	Target string `json:"target" privacy:"url"`
 	// StartedAt is when the scan began, from Options.Now.
-	StartedAt time.Time `json:"started_at"`
+	StartedAt time.Time `json:"started_at" privacy:"plain"`
 	// Findings lists every problem found, worst first.
 	Findings []Finding `json:"findings"`
 	// Result holds the grade and the per-section details.
@@ -69,30 +69,30 @@ func (s Severity) Rank() int {
 // Finding is one problem found on the site.
 type Finding struct {
 	// ID is a stable snake_case identifier such as "csp_unsafe_inline".
-	ID string `json:"id"`
+	ID string `json:"id" privacy:"plain"`
 	// Category is the check family: tls, headers, cookies, metadata or exposure.
-	Category Category `json:"category"`
+	Category Category `json:"category" privacy:"plain"`
 	// Severity is info, low, medium, high or critical.
-	Severity Severity `json:"severity"`
+	Severity Severity `json:"severity" privacy:"plain"`
 	// Title is a one-line summary.
-	Title string `json:"title"`
+	Title string `json:"title" privacy:"plain"`
 	// Detail explains what was observed and why it matters.
-	Detail string `json:"detail"`
+	Detail string `json:"detail" privacy:"plain"`
 	// Evidence is a short excerpt that shows the problem. Secret values are
 	// never included: they are replaced by "***" or by a type and fingerprint.
-	Evidence string `json:"evidence,omitempty"`
+	Evidence string `json:"evidence,omitempty" privacy:"plain"`
 	// Recommendation says how to fix it.
-	Recommendation string `json:"recommendation"`
+	Recommendation string `json:"recommendation" privacy:"plain"`
 }
 
 // Result holds the grade and every section of a scan.
 type Result struct {
 	// Grade is the overall letter grade, A+ to F, after every cap.
-	Grade string `json:"grade"`
+	Grade string `json:"grade" privacy:"plain"`
 	// Score is the header score (Observatory-like arithmetic, 0 and up).
 	Score int `json:"score"`
 	// AlgorithmVersion names the scoring algorithm, e.g. "observatory-like/1".
-	AlgorithmVersion string `json:"algorithm_version"`
+	AlgorithmVersion string `json:"algorithm_version" privacy:"plain"`
 	// Reasons explains the grade: the header grade and every cap applied.
 	Reasons []GradeReason `json:"reasons"`
 	// TLS is the transport-security section.
@@ -112,13 +112,13 @@ type Result struct {
 // GradeReason is one input to the overall grade.
 type GradeReason struct {
 	// Source is "headers", "tls", "exposure" or "https".
-	Source string `json:"source"`
+	Source string `json:"source" privacy:"plain"`
 	// Grade is the grade or cap this source imposes.
-	Grade string `json:"grade"`
+	Grade string `json:"grade" privacy:"plain"`
 	// Applied is true when this reason lowered (or set) the final grade.
 	Applied bool `json:"applied"`
 	// Reason is a human sentence.
-	Reason string `json:"reason"`
+	Reason string `json:"reason" privacy:"plain"`
 }
 
 // Timings records phase durations in milliseconds.
@@ -146,43 +146,43 @@ type Chain struct {
 	// Hops lists each request in order.
 	Hops []Hop `json:"hops"`
 	// FinalURL is the last URL fetched.
-	FinalURL string `json:"final_url,omitempty"`
+	FinalURL string `json:"final_url,omitempty" privacy:"url"`
 	// Error is a short public error code when the session failed, e.g.
 	// "fetch_failed" or "redirect_limit".
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" privacy:"plain"`
 	// ErrorDetail is a short public sentence about Error.
-	ErrorDetail string `json:"error_detail,omitempty"`
+	ErrorDetail string `json:"error_detail,omitempty" privacy:"plain"`
 }
 
 // Hop is one request and its response status.
 type Hop struct {
-	URL        string `json:"url"`
+	URL        string `json:"url" privacy:"url"`
 	StatusCode int    `json:"status_code"`
-	Location   string `json:"location,omitempty"`
+	Location   string `json:"location,omitempty" privacy:"url"`
 }
 
 // Test result of one Observatory-like header test.
 type TestResult struct {
 	// Name is the test, e.g. "content-security-policy".
-	Name string `json:"name"`
+	Name string `json:"name" privacy:"plain"`
 	// Result is the outcome key, e.g. "csp-implemented-with-unsafe-inline".
-	Result string `json:"result"`
+	Result string `json:"result" privacy:"plain"`
 	// Modifier is the score change this result contributes.
 	Modifier int `json:"modifier"`
 	// Pass is true when the modifier is not negative.
 	Pass bool `json:"pass"`
 	// Description is a human sentence.
-	Description string `json:"description"`
+	Description string `json:"description" privacy:"plain"`
 }
 
 // HeadersResult is the header section.
 type HeadersResult struct {
 	// URL is the response the headers were read from.
-	URL string `json:"url,omitempty"`
+	URL string `json:"url,omitempty" privacy:"url"`
 	// Score is the Observatory-like score (see Result.Score).
 	Score int `json:"score"`
 	// Grade is the letter the header score alone earns.
-	Grade string `json:"grade"`
+	Grade string `json:"grade" privacy:"plain"`
 	// BonusApplied reports whether the positive modifiers counted (they do
 	// only when the score after penalties is at least 90).
 	BonusApplied bool `json:"bonus_applied"`
@@ -199,7 +199,7 @@ type HeadersResult struct {
 	// Scripts counts the scripts found for the subresource-integrity test.
 	Scripts ScriptSummary `json:"scripts"`
 	// Raw holds the security-relevant response headers as received.
-	Raw map[string]string `json:"raw"`
+	Raw map[string]string `json:"raw" privacy:"header"`
 }
 
 // CSPSummary is the parsed Content-Security-Policy.
@@ -208,7 +208,7 @@ type CSPSummary struct {
 	ReportOnly bool `json:"report_only"`
 	FromMeta   bool `json:"from_meta"`
 	// Directives maps a directive name to its source list (first policy).
-	Directives        map[string][]string `json:"directives,omitempty"`
+	Directives        map[string][]string `json:"directives,omitempty" privacy:"plain"`
 	UnsafeInline      bool                `json:"unsafe_inline"`
 	UnsafeEval        bool                `json:"unsafe_eval"`
 	BroadScriptSrc    bool                `json:"broad_script_src"`
@@ -218,7 +218,7 @@ type CSPSummary struct {
 	FrameAncestors    bool                `json:"frame_ancestors"`
 	DefaultNone       bool                `json:"default_none"`
 	FormAction        bool                `json:"form_action_restricted"`
-	Duplicates        []string            `json:"duplicates,omitempty"`
+	Duplicates        []string            `json:"duplicates,omitempty" privacy:"plain"`
 }
 
 // HSTSSummary is the parsed Strict-Transport-Security header.
@@ -230,25 +230,25 @@ type HSTSSummary struct {
 	Preload           bool  `json:"preload"`
 	// PreloadListed is always "not_tested": the scanner carries no copy of
 	// the browsers' preload list.
-	PreloadListed string `json:"preload_listed"`
+	PreloadListed string `json:"preload_listed" privacy:"plain"`
 }
 
 // CookieSummary describes one Set-Cookie without its value.
 type CookieSummary struct {
-	Name     string `json:"name"`
+	Name     string `json:"name" privacy:"plain"`
 	Secure   bool   `json:"secure"`
 	HTTPOnly bool   `json:"http_only"`
-	SameSite string `json:"same_site,omitempty"`
+	SameSite string `json:"same_site,omitempty" privacy:"plain"`
 	Session  bool   `json:"session"`
-	Prefix   string `json:"prefix,omitempty"`
+	Prefix   string `json:"prefix,omitempty" privacy:"plain"`
 	// Problems lists short codes such as "missing_secure".
-	Problems []string `json:"problems,omitempty"`
+	Problems []string `json:"problems,omitempty" privacy:"plain"`
 }
 
 // CORSSummary records what the site answered to a probe Origin.
 type CORSSummary struct {
-	ProbeOrigin      string `json:"probe_origin"`
-	AllowOrigin      string `json:"allow_origin,omitempty"`
+	ProbeOrigin      string `json:"probe_origin" privacy:"url"`
+	AllowOrigin      string `json:"allow_origin,omitempty" privacy:"url"`
 	AllowCredentials bool   `json:"allow_credentials"`
 	Reflected        bool   `json:"reflected"`
 }
@@ -267,12 +267,12 @@ type TLSResult struct {
 	// Tested is false when no TLS probe could run (no https, or no dialer).
 	Tested bool `json:"tested"`
 	// Address is host:port probed.
-	Address string `json:"address,omitempty"`
+	Address string `json:"address,omitempty" privacy:"host"`
 	// Error is a short code when the main handshake failed.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" privacy:"plain"`
 	// Grade is the TLS-only grade (A+ to F, T for untrusted, M for a name
 	// mismatch) after caps.
-	Grade string `json:"grade,omitempty"`
+	Grade string `json:"grade,omitempty" privacy:"plain"`
 	// Caps lists every TLS cap and warning with its reason.
 	Caps []GradeReason `json:"caps"`
 	// Protocols lists each probed version and whether it was accepted.
@@ -280,65 +280,65 @@ type TLSResult struct {
 	// CipherSuites lists the TLS 1.0–1.2 suites the server accepted.
 	CipherSuites []CipherResult `json:"cipher_suites"`
 	// NegotiatedVersion, NegotiatedCipher and Group describe the default handshake.
-	NegotiatedVersion string `json:"negotiated_version,omitempty"`
-	NegotiatedCipher  string `json:"negotiated_cipher,omitempty"`
-	Group             string `json:"group,omitempty"`
-	ALPN              string `json:"alpn,omitempty"`
+	NegotiatedVersion string `json:"negotiated_version,omitempty" privacy:"plain"`
+	NegotiatedCipher  string `json:"negotiated_cipher,omitempty" privacy:"plain"`
+	Group             string `json:"group,omitempty" privacy:"plain"`
+	ALPN              string `json:"alpn,omitempty" privacy:"plain"`
 	// Groups lists the key-exchange groups the server accepted when offered
 	// one at a time (X25519MLKEM768, X25519, P-256, P-384, P-521).
-	Groups []string `json:"groups"`
+	Groups []string `json:"groups" privacy:"plain"`
 	// Certificate describes the leaf and chain.
 	Certificate *CertificateResult `json:"certificate,omitempty"`
 	// OCSPStapled is true when the server stapled an OCSP response.
 	OCSPStapled bool `json:"ocsp_stapled"`
 	// OCSPStatus is the stapled response's status ("successful", …), if any.
-	OCSPStatus string `json:"ocsp_status,omitempty"`
+	OCSPStatus string `json:"ocsp_status,omitempty" privacy:"plain"`
 	// Unanswered counts the suite and group probes that timed out or could
 	// not connect; those suites and groups are not known to be refused.
 	Unanswered int `json:"unanswered"`
 	// NotTested names the checks crypto/tls cannot perform; they are never
 	// counted as passed.
-	NotTested []string `json:"not_tested"`
+	NotTested []string `json:"not_tested" privacy:"plain"`
 }
 
 // ProtocolResult is one protocol-version probe.
 type ProtocolResult struct {
-	Version  string `json:"version"`
+	Version  string `json:"version" privacy:"plain"`
 	Offered  bool   `json:"offered"`
 	Tested   bool   `json:"tested"`
-	Error    string `json:"error,omitempty"`
+	Error    string `json:"error,omitempty" privacy:"plain"`
 	Insecure bool   `json:"insecure"`
 }
 
 // CipherResult is one accepted cipher suite.
 type CipherResult struct {
-	Name           string `json:"name"`
+	Name           string `json:"name" privacy:"plain"`
 	ID             uint16 `json:"id"`
-	Version        string `json:"version"`
+	Version        string `json:"version" privacy:"plain"`
 	ForwardSecrecy bool   `json:"forward_secrecy"`
 	AEAD           bool   `json:"aead"`
-	Weak           string `json:"weak,omitempty"`
+	Weak           string `json:"weak,omitempty" privacy:"plain"`
 }
 
 // CertificateResult describes the served certificate chain.
 type CertificateResult struct {
-	Subject            string    `json:"subject"`
-	Issuer             string    `json:"issuer"`
-	DNSNames           []string  `json:"dns_names"`
-	NotBefore          time.Time `json:"not_before"`
-	NotAfter           time.Time `json:"not_after"`
+	Subject            string    `json:"subject" privacy:"plain"`
+	Issuer             string    `json:"issuer" privacy:"plain"`
+	DNSNames           []string  `json:"dns_names" privacy:"host"`
+	NotBefore          time.Time `json:"not_before" privacy:"plain"`
+	NotAfter           time.Time `json:"not_after" privacy:"plain"`
 	DaysRemaining      int       `json:"days_remaining"`
 	Expired            bool      `json:"expired"`
 	NotYetValid        bool      `json:"not_yet_valid"`
 	SelfSigned         bool      `json:"self_signed"`
 	Trusted            bool      `json:"trusted"`
-	TrustError         string    `json:"trust_error,omitempty"`
+	TrustError         string    `json:"trust_error,omitempty" privacy:"plain"`
 	HostnameMatch      bool      `json:"hostname_match"`
-	KeyType            string    `json:"key_type"`
+	KeyType            string    `json:"key_type" privacy:"plain"`
 	KeyBits            int       `json:"key_bits"`
-	SignatureAlgorithm string    `json:"signature_algorithm"`
+	SignatureAlgorithm string    `json:"signature_algorithm" privacy:"plain"`
 	ChainLength        int       `json:"chain_length"`
-	Chain              []string  `json:"chain"`
+	Chain              []string  `json:"chain" privacy:"plain"`
 	MustStaple         bool      `json:"must_staple"`
 	SCTs               bool      `json:"scts"`
 }
@@ -346,9 +346,9 @@ type CertificateResult struct {
 // MetadataResult is what the site discloses about itself.
 type MetadataResult struct {
 	StatusCode  int               `json:"status_code"`
-	Title       string            `json:"title,omitempty"`
-	Generator   string            `json:"generator,omitempty"`
-	Banners     map[string]string `json:"banners,omitempty"`
+	Title       string            `json:"title,omitempty" privacy:"plain"`
+	Generator   string            `json:"generator,omitempty" privacy:"plain"`
+	Banners     map[string]string `json:"banners,omitempty" privacy:"header"`
 	SecurityTxt SecurityTxt       `json:"security_txt"`
 	Robots      RobotsResult      `json:"robots"`
 }
@@ -356,12 +356,12 @@ type MetadataResult struct {
 // SecurityTxt is the parsed RFC 9116 file.
 type SecurityTxt struct {
 	Present  bool      `json:"present"`
-	URL      string    `json:"url,omitempty"`
-	Contact  []string  `json:"contact,omitempty"`
-	Expires  time.Time `json:"expires,omitzero"`
+	URL      string    `json:"url,omitempty" privacy:"url"`
+	Contact  []string  `json:"contact,omitempty" privacy:"url"`
+	Expires  time.Time `json:"expires,omitzero" privacy:"plain"`
 	Expired  bool      `json:"expired"`
 	Signed   bool      `json:"signed"`
-	Problems []string  `json:"problems,omitempty"`
+	Problems []string  `json:"problems,omitempty" privacy:"plain"`
 }
 
 // RobotsResult summarises robots.txt.
@@ -370,13 +370,13 @@ type RobotsResult struct {
 	// Entries counts the Allow/Disallow lines.
 	Entries int `json:"entries"`
 	// Sensitive lists entries whose paths suggest sensitive content.
-	Sensitive []string `json:"sensitive,omitempty"`
+	Sensitive []string `json:"sensitive,omitempty" privacy:"plain"`
 }
 
 // ExposureResult lists the sensitive-path probes.
 type ExposureResult struct {
 	// Origin is where the paths were probed.
-	Origin string `json:"origin,omitempty"`
+	Origin string `json:"origin,omitempty" privacy:"url"`
 	// Tested is false when no probe ran.
 	Tested bool `json:"tested"`
 	// Probed counts the candidate paths requested.
@@ -390,22 +390,22 @@ type ExposureResult struct {
 	Unanswered int `json:"unanswered"`
 	// Suppressed lists paths whose content matched but also matched the
 	// baseline, so they were not reported.
-	Suppressed []string `json:"suppressed,omitempty"`
+	Suppressed []string `json:"suppressed,omitempty" privacy:"plain"`
 }
 
 // BaselineResult is one random-path response.
 type BaselineResult struct {
-	Path       string `json:"path"`
+	Path       string `json:"path" privacy:"plain"`
 	StatusCode int    `json:"status_code"`
 	Length     int    `json:"length"`
 }
 
 // ExposedPath is one confirmed sensitive file.
 type ExposedPath struct {
-	Path       string          `json:"path"`
-	Kind       string          `json:"kind"`
-	Severity   Severity        `json:"severity"`
+	Path       string          `json:"path" privacy:"plain"`
+	Kind       string          `json:"kind" privacy:"plain"`
+	Severity   Severity        `json:"severity" privacy:"plain"`
 	StatusCode int             `json:"status_code"`
-	Evidence   string          `json:"evidence"`
+	Evidence   string          `json:"evidence" privacy:"plain"`
 	Secrets    []SecretFinding `json:"secrets,omitempty"`
 }

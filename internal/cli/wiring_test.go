@@ -44,7 +44,7 @@ func TestWiredToolsPassTheHarness(t *testing.T) {
 			t.Errorf("%s is not served", name)
 		}
 	}
-	tooltest.Check(t, w.reg, nil)
+	tooltest.Check(t, w.reg, &tooltest.Options{RequirePrivacy: true})
 }
 
 func TestEditionSelectsTools(t *testing.T) {
