@@ -553,7 +553,7 @@ func TestBenchHarnessFails(t *testing.T) {
 func TestToolsListCacheFollowsRegistry(t *testing.T) {
 	reg := tool.NewRegistry()
 	add := func(name string) {
-		tool.Add(reg, tool.Def{Name: name, Description: "d", Catalog: tool.Catalog{Category: "bench", Trust: tool.TrustAuto}},
+		tool.Add(reg, tool.Def{Name: name, Description: "d", Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "bench", Trust: tool.TrustAuto}},
 			func(context.Context, *tool.Call, struct{}) (string, error) { return "ok", nil })
 	}
 	add("a")

@@ -35,7 +35,7 @@ func newLeaverServer(t *testing.T) (*mcp.Server, chan<- struct{}, <-chan leftBeh
 	got := make(chan leftBehind, 1)
 	reg := tool.NewRegistry()
 	tool.Add(reg, tool.Def{Name: "leaver", Description: "Leaves a goroutine behind.", Scope: tool.ViewScoped,
-		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}},
+		Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}},
 		func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 			if _, ok := c.View(); !ok {
 				return "", tool.Errorf("no_view", "the handler itself had no view")

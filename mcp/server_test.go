@@ -19,7 +19,7 @@ func (testView) ViewName() string { return "t.bin" }
 func scopedRegistry() *tool.Registry {
 	reg := tool.NewRegistry()
 	d := tool.Def{Name: "view_name", Description: "Names the active view.", Scope: tool.ViewScoped,
-		Catalog: tool.Catalog{Category: "binary", Trust: tool.TrustAuto}}
+		Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "binary", Trust: tool.TrustAuto}}
 	tool.Add(reg, d, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 		v, _ := c.View()
 		return v.ViewName(), nil // scoped: the server guarantees a view
@@ -135,7 +135,7 @@ func TestLegacySessionsBelongToTheirCaller(t *testing.T) {
 // read by another.
 func TestRoundsAndTasksBelongToTheirCaller(t *testing.T) {
 	reg := tool.NewRegistry()
-	def := tool.Def{Name: "ask", Description: "Asks a name.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+	def := tool.Def{Name: "ask", Description: "Asks a name.", Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
 	tool.Add(reg, def, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 		got, err := c.Input(ctx, map[string]tool.InputRequest{"name": tool.Elicit("Name?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"string"}}}`))})
 		if err != nil {
@@ -143,7 +143,7 @@ func TestRoundsAndTasksBelongToTheirCaller(t *testing.T) {
 		}
 		return "hello " + string(got["name"]), nil
 	})
-	tdef := tool.Def{Name: "slow", Description: "Runs as a task.", Tasks: tool.TasksOptional, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+	tdef := tool.Def{Name: "slow", Description: "Runs as a task.", Tasks: tool.TasksOptional, Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
 	tool.Add(reg, tdef, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 		c.Detach()
 		<-ctx.Done()

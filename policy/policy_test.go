@@ -56,7 +56,7 @@ func newFixture(t *testing.T, cfg limits.Config) *fixture {
 	f.ctl = &Controls{Limiter: lim}
 	reg := tool.NewRegistry()
 	def := func(name string, quota bool) tool.Def {
-		return tool.Def{Name: name, Description: "A test tool.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto, ConsumesQuota: quota}}
+		return tool.Def{Name: name, Description: "A test tool.", Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto, ConsumesQuota: quota}}
 	}
 	type target struct {
 		Target string `json:"target" desc:"what to scan"`

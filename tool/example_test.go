@@ -62,6 +62,7 @@ func ExampleErrorf() {
 	tool.Add(reg, tool.Def{
 		Name:        "example_lookup",
 		Description: "Look a name up.",
+		Annotations: tool.Annotations{ReadOnly: true},
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
 	}, func(ctx context.Context, call *tool.Call, in struct {
 		Name string `json:"name"`
@@ -83,6 +84,7 @@ func ExampleCall_Warn() {
 	tool.Add(reg, tool.Def{
 		Name:        "example_read",
 		Description: "Read some bytes.",
+		Annotations: tool.Annotations{ReadOnly: true},
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
 	}, func(ctx context.Context, call *tool.Call, _ struct{}) (*tool.Result, error) {
 		call.Warn("partial_read", "only 8 of 16 bytes are mapped")
@@ -104,6 +106,7 @@ func ExampleAddRaw() {
 	tool.AddRaw(reg, tool.Def{
 		Name:        "example_raw",
 		Description: "Echo a color.",
+		Annotations: tool.Annotations{ReadOnly: true},
 		Catalog:     tool.Catalog{Category: "example", Trust: tool.TrustAuto},
 	}, json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","green"]}},"required":["color"],"additionalProperties":false}`),
 		func(ctx context.Context, call *tool.Call, args json.RawMessage) (*tool.Result, error) {
@@ -121,7 +124,7 @@ func ExampleAddRaw() {
 func ExampleRegistry_Family() {
 	reg := tool.NewRegistry()
 	acme := reg.MustFamily("acme_")
-	def := tool.Def{Name: "acme_scan", Description: "Scan the acme way.",
+	def := tool.Def{Name: "acme_scan", Description: "Scan the acme way.", Annotations: tool.Annotations{ReadOnly: true},
 		Catalog: tool.Catalog{Category: "example", Trust: tool.TrustAuto}}
 	t, _ := tool.New(def, func(context.Context, *tool.Call, struct{}) (string, error) { return "", nil })
 	fmt.Println(acme.Register(t))

@@ -33,6 +33,9 @@ func NewRaw(def Def, inputSchema json.RawMessage, h Handler) (*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", def.Name, err)
 	}
+	if p := def.Catalog.TargetParam; p != "" && v.props[p] != "string" {
+		return nil, fmt.Errorf("tool %s: target parameter %q is not a string parameter of the tool", def.Name, p)
+	}
 	t := &Tool{Def: def, inputSchema: v.published, headers: v.headers}
 	if def.OutputSchema != nil {
 		if t.outputSchema, err = rawOutputSchema(def.OutputSchema); err != nil {

@@ -19,7 +19,8 @@ type rawSchema struct {
 	published json.RawMessage
 	schema    *jsonschema.Schema
 	headers   []HeaderParam
-	required  map[string]bool // top-level required parameters
+	required  map[string]bool   // top-level required parameters
+	props     map[string]string // top-level parameter -> its "type", when a string
 }
 
 // noLoader refuses every external reference: a schema is checked against
@@ -93,7 +94,7 @@ func compileRawSchema(raw json.RawMessage, viewScoped bool) (*rawSchema, error) 
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, err
 	}
-	rs := &rawSchema{published: buf.Bytes(), schema: sch, required: map[string]bool{}}
+	rs := &rawSchema{published: buf.Bytes(), schema: sch, required: map[string]bool{}, props: map[string]string{}}
 	if req, ok := obj["required"].([]any); ok {
 		for _, r := range req {
 			if name, ok := r.(string); ok {
@@ -102,6 +103,11 @@ func compileRawSchema(raw json.RawMessage, viewScoped bool) (*rawSchema, error) 
 		}
 	}
 	props, _ := obj["properties"].(map[string]any)
+	for name, p := range props {
+		if pm, ok := p.(map[string]any); ok {
+			rs.props[name], _ = pm["type"].(string)
+		}
+	}
 	seen := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[name].(map[string]any)

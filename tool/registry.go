@@ -58,6 +58,20 @@ func (r *Registry) Family(prefix string) (*Family, error) {
 	return &Family{r: r, prefix: prefix}, nil
 }
 
+// Families returns the claimed family prefixes, sorted.
+func (r *Registry) Families() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	for p, claimed := range r.reserved {
+		if claimed {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // MustFamily is Family that panics on error, for start-up wiring.
 func (r *Registry) MustFamily(prefix string) *Family {
 	f, err := r.Family(prefix)

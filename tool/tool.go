@@ -10,13 +10,14 @@ import (
 // Trust is the human-approval tier of a tool. It has no default: a
 // definition that leaves it empty is refused at registration, so every tool
 // makes an explicit decision. It is published in the tool's catalog
-// metadata for clients and gateways that ask a person before a call; the
-// server itself does not prompt.
+// metadata; a server's policy enforces it (Warden asks the person through
+// the client, or trusts a client or gateway in front to ask).
 type Trust string
 
 const (
-	// TrustAuto runs without asking a person. Fit for read-only tools with
-	// bounded output.
+	// TrustAuto runs without asking a person. Only for read-only tools
+	// that are neither destructive nor unsafe, with bounded output:
+	// registration refuses it elsewhere.
 	TrustAuto Trust = "auto"
 	// TrustConfirm asks a person once before the tool is first used.
 	TrustConfirm Trust = "confirm"
@@ -61,8 +62,14 @@ type Catalog struct {
 	// it. The zero value means enabled by default.
 	DisabledByDefault bool
 	// Unsafe marks a tool that changes state or sends traffic. The zero
-	// value means safe.
+	// value means safe. Servers keep unsafe tools off unless switched on.
 	Unsafe bool
+	// TargetParam names the argument that holds the network target (a URL
+	// or a host name) of a tool that sends traffic. A server checks the
+	// target against its scope before the handler runs, so an
+	// out-of-scope target costs no look-up and no connection. It must be
+	// a string parameter of the tool.
+	TargetParam string
 	// Trust is the approval tier. Required: the zero value is refused.
 	Trust Trust
 	// ConsumesQuota says each call spends one scan quota unit.
@@ -141,6 +148,9 @@ func (d *Def) check() error {
 	}
 	if d.Annotations.ReadOnly && d.Annotations.Destructive {
 		return fmt.Errorf("tool %s: read-only and destructive contradict", d.Name)
+	}
+	if d.Catalog.Trust == TrustAuto && (!d.Annotations.ReadOnly || d.Annotations.Destructive || d.Catalog.Unsafe) {
+		return fmt.Errorf("tool %s: trust auto (no person asked) is only for read-only, non-destructive, safe tools; choose confirm or confirm_each", d.Name)
 	}
 	return nil
 }
@@ -240,6 +250,9 @@ func catalogJSON(d Def) map[string]any {
 	}
 	if d.Tasks != TasksNone {
 		m["tasks"] = d.Tasks
+	}
+	if d.Catalog.TargetParam != "" {
+		m["targetParam"] = d.Catalog.TargetParam
 	}
 	return m
 }

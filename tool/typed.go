@@ -42,6 +42,11 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 			return nil, fmt.Errorf("tool %s: %w", def.Name, err)
 		}
 	}
+	if p := def.Catalog.TargetParam; p != "" {
+		if f, ok := root.byName[p]; !ok || f.node.kind != kString || f.reserved {
+			return nil, fmt.Errorf("tool %s: target parameter %q is not a string parameter of the tool", def.Name, p)
+		}
+	}
 	t := &Tool{Def: def, inputSchema: schemaOf(root)}
 	for _, f := range root.fields {
 		if f.header != "" {

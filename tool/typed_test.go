@@ -94,6 +94,7 @@ func TestInputSchema(t *testing.T) {
 func TestListingAnnotationsAlwaysSent(t *testing.T) {
 	d := sampleDef("plain")
 	d.Annotations = Annotations{}
+	d.Catalog.Trust = TrustConfirm
 	tl, err := New(d, func(ctx context.Context, c *Call, in struct{}) (string, error) { return "ok", nil })
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 }
 
 func def(name string) tool.Def {
-	return tool.Def{Name: name, Description: "A tool.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
+	return tool.Def{Name: name, Description: "A tool.", Annotations: tool.Annotations{ReadOnly: true}, Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}
 }
 
 type echoArgs struct {
