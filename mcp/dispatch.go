@@ -30,6 +30,7 @@ func (discardSink) Send([]byte) error { return nil }
 type exchange struct {
 	modern        bool
 	caps          clientCaps
+	client        string // the client's self-declared name
 	logLevel      string
 	logOn         bool
 	progressToken json.RawMessage
@@ -291,7 +292,7 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: name must be a string")
 	}
 	t, ok := s.reg.Lookup(name)
-	if !ok || !s.visible(ctx, t) {
+	if !ok {
 		return nil, rpcErr(CodeInvalidParams, 200, "unknown tool: "+quoteName(name))
 	}
 	args := p.arguments
@@ -314,11 +315,16 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 		}
 	}
 	env := s.callEnv(ctx, x, r)
-	out := s.runTool(ctx, t, args, env, sessionKey(x.sess))
+	out := s.runTool(ctx, t, args, env, x.callInfo(env))
 	if out.Interrupt != nil {
 		return s.interrupted(x, r, out.Interrupt)
 	}
 	return s.toolResult(x, out.Result)
+}
+
+// callInfo describes the call to hooks.
+func (x *exchange) callInfo(env tool.CallEnv) CallInfo {
+	return CallInfo{Modern: x.modern, Session: sessionKey(x.sess), Client: x.client, Supports: x.caps.supports, Input: env.Input}
 }
 
 // sessionKey is the key tools and resolvers know a legacy session by.
@@ -331,7 +337,7 @@ func sessionKey(sess *Session) string {
 
 // runTool runs the hooks and, inside them, the tool with its view
 // resolved.
-func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv, session string) tool.Outcome {
+func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv, info CallInfo) tool.Outcome {
 	if s.opts.Admit != nil {
 		// Begin is called by the handler with the context the hooks
 		// decorated (the caller, the audit record), so the admission
@@ -357,13 +363,20 @@ func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage
 			}
 		}()
 	}
+	session := info.Session
 	env.Session = session
 	if s.opts.ResolveView != nil && t.Scope == tool.ViewScoped {
 		env.ResolveView = func(ctx context.Context, handle string) (tool.View, []tool.Warning, error) {
 			return s.opts.ResolveView(ctx, ViewQuery{Tool: t, Handle: handle, Session: session})
 		}
 	}
-	next := func(ctx context.Context) tool.Outcome { return tool.Run(ctx, t, env, args) }
+	ctx = context.WithValue(ctx, callInfoKey{}, info)
+	next := func(ctx context.Context) tool.Outcome {
+		if s.opts.Redactor != nil {
+			env.Redact = s.opts.Redactor(ctx)
+		}
+		return tool.Run(ctx, t, env, args)
+	}
 	for i := len(s.opts.Hooks) - 1; i >= 0; i-- {
 		h, inner := s.opts.Hooks[i], next
 		next = func(ctx context.Context) tool.Outcome { return h(ctx, t, args, inner) }

@@ -26,6 +26,7 @@ type Session struct {
 	mu        sync.Mutex
 	version   string
 	caps      clientCaps
+	client    string // clientInfo.name from initialize
 	ready     bool
 	logLevel  string
 	pending   map[string]chan *Message
@@ -172,14 +173,14 @@ func (sess *Session) Handle(ctx context.Context, m *Message, sink Sink) ([]byte,
 		return nil, rpcErr(CodeInvalidRequest, 404, "session closed")
 	}
 	sess.inflight[key] = cancel
-	caps, level := sess.caps, sess.logLevel
+	caps, level, client := sess.caps, sess.logLevel, sess.client
 	sess.mu.Unlock()
 	defer func() {
 		sess.mu.Lock()
 		delete(sess.inflight, key)
 		sess.mu.Unlock()
 	}()
-	x := &exchange{caps: caps, logOn: true, logLevel: level, sink: sink, sess: sess, progressToken: p.meta.progressToken}
+	x := &exchange{caps: caps, client: client, logOn: true, logLevel: level, sink: sink, sess: sess, progressToken: p.meta.progressToken}
 	if x.logLevel == "" {
 		x.logLevel = "debug"
 	}
@@ -190,6 +191,7 @@ func (sess *Session) initialize(m *Message) ([]byte, *Error) {
 	var req struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      json.RawMessage `json:"clientInfo"`
 	}
 	if len(m.Params) == 0 || json.Unmarshal(m.Params, &req) != nil || req.ProtocolVersion == "" {
 		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: initialize needs protocolVersion and capabilities")
@@ -202,7 +204,7 @@ func (sess *Session) initialize(m *Message) ([]byte, *Error) {
 	}
 	caps, _ := parseCaps(req.Capabilities)
 	sess.mu.Lock()
-	sess.version, sess.caps = version, caps
+	sess.version, sess.caps, sess.client = version, caps, clientName(req.ClientInfo)
 	sess.mu.Unlock()
 	body := map[string]any{
 		"protocolVersion": version,

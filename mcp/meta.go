@@ -74,6 +74,8 @@ type reqMeta struct {
 	logLevel      string
 	hasLogLevel   bool
 	progressToken json.RawMessage
+	// client is the client's self-declared name (clientInfo.name).
+	client string
 	// dup is set when one of the members above appears twice.
 	dup bool
 }
@@ -171,10 +173,36 @@ func parseMeta(v []byte) reqMeta {
 			if k := jsonwalk.Kind(val); k == "string" || k == "number" {
 				m.progressToken = val
 			}
+		case `"` + metaClientInfo + `"`:
+			mark(16)
+			m.client = clientName(val)
 		}
 		return nil
 	})
 	return m
+}
+
+// maxClientName bounds a client's self-declared name.
+const maxClientName = 128
+
+// clientName reads clientInfo.name, cut to a bounded length. It is what
+// the client says about itself: fit for remembering approvals per client
+// and for messages, never for access decisions.
+func clientName(info []byte) string {
+	name := ""
+	if jsonwalk.Kind(info) != "object" {
+		return ""
+	}
+	_ = jsonwalk.EachMember(info, func(k, v []byte) error {
+		if string(memberKey(k)) == `"name"` {
+			name, _ = jsonwalk.Unquote(v)
+		}
+		return nil
+	})
+	if len(name) > maxClientName {
+		name = name[:maxClientName]
+	}
+	return name
 }
 
 // checkModernMeta is step 7 of the validation order: the _meta that

@@ -46,6 +46,37 @@ const (
 // next.
 type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome
 
+// CallInfo is what hooks may know of a tool call beyond its tool and
+// arguments; CallInfoFrom reads it from the context a hook receives.
+type CallInfo struct {
+	// Modern is true on the stateless revision, false in a legacy
+	// session.
+	Modern bool
+	// Session is the key of the legacy session; "" on the stateless
+	// revision.
+	Session string
+	// Client is the client's self-declared name (clientInfo.name), ""
+	// when it gave none. Never use it for an access decision.
+	Client string
+	// Supports reports whether the client declared a capability
+	// ("elicitation", "sampling", "roots").
+	Supports func(capability string) bool
+	// Input asks the client, as tool.Call.Input does: on a legacy session
+	// it sends the requests and waits; on the stateless revision it
+	// returns the answers the client retried with, or
+	// tool.ErrInputRequired, which a hook turns into an Outcome whose
+	// Interrupt carries the pending requests.
+	Input func(ctx context.Context, reqs map[string]tool.InputRequest) (map[string]json.RawMessage, error)
+}
+
+type callInfoKey struct{}
+
+// CallInfoFrom returns the CallInfo of the call a hook is running.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	ci, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return ci, ok
+}
+
 // ViewQuery is what a view resolver sees of a call to a view-scoped tool.
 type ViewQuery struct {
 	Tool *tool.Tool
@@ -97,9 +128,16 @@ type Options struct {
 	// decoded. Nil: no views, and view-scoped tools answer
 	// no_active_binary_view.
 	ResolveView ViewResolver
-	// Visible filters the tools a caller sees and may call. Nil: all.
-	// When set, list results are marked cacheScope "private".
+	// Visible filters the tools a caller sees listed. Nil: all. When
+	// set, list results are marked cacheScope "private". A call to a
+	// registered tool that is not visible still reaches the hooks, which
+	// refuse it with a code that says why.
 	Visible func(ctx context.Context, t *tool.Tool) bool
+	// Redactor returns the privacy redactor for a call (after the hooks
+	// decorated its context), applied to the tagged strings of typed
+	// results before they are marshalled. Nil, or a nil result, redacts
+	// nothing.
+	Redactor func(ctx context.Context) tool.Redactor
 	// Hooks wrap every tool call, outermost first.
 	Hooks []CallHook
 	// Admit admits a call's work at Call.Begin. Nil admits everything.

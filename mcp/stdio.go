@@ -19,7 +19,7 @@ func (s *Server) serveModern(ctx context.Context, m *Message, p *params, sink Si
 		return nil, err
 	}
 	x := &exchange{
-		modern: true, caps: p.meta.caps,
+		modern: true, caps: p.meta.caps, client: p.meta.client,
 		logOn: p.meta.hasLogLevel, logLevel: p.meta.logLevel,
 		progressToken: p.meta.progressToken, sink: sink,
 	}

@@ -44,7 +44,8 @@ type task struct {
 	cancel  context.CancelFunc
 	base    context.Context // the creating request's values, without its cancellation
 
-	caps clientCaps // what the creating request declared
+	caps   clientCaps // what the creating request declared
+	client string     // the creating request's client name
 
 	mu      sync.Mutex
 	status  string
@@ -141,7 +142,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	tk := &task{
 		id: newID(), caller: callerOf(ctx), tool: t, args: append(json.RawMessage(nil), args...),
 		created: now, updated: now, expires: now.Add(taskTTL), cancel: tcancel,
-		base: context.WithoutCancel(ctx), status: taskWorking, answers: r.answers, caps: x.caps,
+		base: context.WithoutCancel(ctx), status: taskWorking, answers: r.answers, caps: x.caps, client: x.client,
 	}
 	sink := &switchSink{sink: x.sink}
 	tx := *x
@@ -160,7 +161,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 		return ok
 	}
 	done := make(chan tool.Outcome, 1)
-	go func() { done <- s.runTool(tctx, t, args, env, sessionKey(x.sess)) }()
+	go func() { done <- s.runTool(tctx, t, args, env, x.callInfo(env)) }()
 	isDetached := func() bool {
 		select {
 		case <-detached:
@@ -334,7 +335,7 @@ func (s *Server) resume(tk *task) {
 		State:    r.state,
 		Detach:   func() bool { return true },
 	}
-	res := s.runTool(ctx, tk.tool, tk.args, env, "")
+	res := s.runTool(ctx, tk.tool, tk.args, env, CallInfo{Modern: true, Client: tk.client, Supports: tk.caps.supports, Input: env.Input})
 	s.settle(tk, res, r)
 }
 

@@ -188,6 +188,12 @@ BEGIN
 END
 $fn$;
 `},
+	{4, "approvals", `
+CREATE TABLE approval_grant (
+	key      text PRIMARY KEY,          -- SHA-256 of who approved what (approval.Key)
+	until_us bigint NOT NULL
+);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -141,6 +141,9 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM scan_lease WHERE expires_us <= $1`, n); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {
+			return err
+		}
 		if before.IsZero() {
 			return nil
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/approval/approvaltest"
 	"io"
 	"net"
 	"net/url"
@@ -204,7 +206,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -393,4 +395,9 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 	if waited := time.Since(start); waited < time.Second {
 		t.Fatalf("Open returned after %v without waiting for the lock", waited)
 	}
+}
+
+func TestApprovals(t *testing.T) {
+	testDSN(t)
+	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
 }

@@ -66,6 +66,12 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_at ON audit_log (at_us);
 CREATE INDEX audit_log_cred_at ON audit_log (credential, at_us);
 `},
+	{3, "approvals", `
+CREATE TABLE approval_grant (
+	key      TEXT PRIMARY KEY,             -- SHA-256 of who approved what (approval.Key)
+	until_us INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -63,6 +63,9 @@ func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("sqlite store: empty state directory")
 	}
+	if strings.ContainsAny(dir, "?#") {
+		return nil, errors.New("sqlite store: path must not contain '?' or '#'")
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sqlite store: %w", err)
 	}
@@ -82,6 +85,14 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 5 * time.Second
 	}
+	// Create the file owner-only before SQLite opens it: SQLite gives the
+	// -wal and -shm files the database file's mode, and would otherwise
+	// create all three readable by everyone under the usual umask.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	f.Close()
 	base := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)",
 		path, o.BusyTimeout.Milliseconds())
 	dsn := base + "&_txlock=immediate"
@@ -222,6 +233,9 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, n); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_grant WHERE until_us <= ?`, n); err != nil {
 			return false, err
 		}
 		if !before.IsZero() {

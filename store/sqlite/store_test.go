@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/approval/approvaltest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,12 +75,26 @@ func TestOpenCreatesPrivateStateDir(t *testing.T) {
 	if fi.Mode().Perm() != 0o700 {
 		t.Errorf("state dir mode %v, want 0700", fi.Mode().Perm())
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
-		t.Errorf("database file: %v", err)
+	// Every file of the database is owner-only, the WAL and shared-memory
+	// files included.
+	for _, name := range []string{FileName, FileName + "-wal", FileName + "-shm"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("database file: %v", err)
+			continue
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v, want 0600", name, fi.Mode().Perm())
+		}
 	}
-	for _, bad := range []string{"", "a?b"} {
+	for _, bad := range []string{"", filepath.Join(t.TempDir(), "a?b")} {
 		if _, err := Open(t.Context(), bad, nil); err == nil {
 			t.Errorf("Open(%q) succeeded", bad)
+		}
+		if bad != "" {
+			if _, err := os.Stat(bad); err == nil {
+				t.Errorf("Open(%q) refused the path but created it", bad)
+			}
 		}
 	}
 }
@@ -131,7 +147,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2}
+	want := []int{1, 2, 3}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -290,4 +306,10 @@ func TestAuditQueriesUseReadOnlyPool(t *testing.T) {
 	if _, err := s.ro.ExecContext(t.Context(), `DELETE FROM audit_log`); err == nil {
 		t.Fatal("read-only pool accepted a write")
 	}
+}
+
+func TestApprovals(t *testing.T) {
+	approvaltest.Run(t, func(t *testing.T) approval.Store {
+		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
+	})
 }
