@@ -37,6 +37,17 @@ type Controls struct {
 	// Local is the principal of requests that carry none: warden stdio's
 	// local user. Nil refuses such requests.
 	Local *auth.Principal
+	// Gates enforces the tool catalog: enablement, the unsafe switch,
+	// target scope and human approval. Nil enforces only entitlements.
+	Gates *Gates
+	// HideSecrets replaces any credential in a string; the approval
+	// question passes each argument through it. Nil leaves strings as
+	// they are (the question still cuts them short).
+	HideSecrets func(string) string
+	// Redact applies the caller's privacy mode to a result, last, after
+	// the handler. An error refuses the result (fail closed). Nil
+	// returns results as they are.
+	Redact func(ctx context.Context, t *tool.Tool, res *tool.Result) (*tool.Result, error)
 }
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
@@ -88,9 +99,48 @@ func recordFrom(ctx context.Context) *callRecord {
 }
 
 // Hooks returns the call hooks, outermost first: the audit record around
-// everything, then the entitlement check.
+// everything, then the gates in their documented order (enablement and
+// the unsafe switch, entitlement, scope, approval), then redaction of what
+// the handler returned. Admission (quota, slots) happens inside the
+// handler, at Call.Begin.
 func (c *Controls) Hooks() []mcp.CallHook {
-	return []mcp.CallHook{c.audit, c.entitle}
+	hooks := []mcp.CallHook{c.audit}
+	if c.Gates != nil {
+		hooks = append(hooks, c.Gates.enabled)
+	}
+	hooks = append(hooks, c.entitle)
+	if c.Gates != nil {
+		hooks = append(hooks, c.Gates.inScope, c.Gates.approve(c))
+	}
+	if c.Redact != nil {
+		hooks = append(hooks, c.redact)
+	}
+	return hooks
+}
+
+// Visible is the server's listing filter (mcp.Options.Visible): a caller
+// sees exactly the tools it may call.
+func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool {
+	if c.Gates != nil && c.Gates.Status(t) != nil {
+		return false
+	}
+	p, ok := c.principal(ctx)
+	return ok && p.Entitled(t.Name)
+}
+
+// redact applies the privacy mode to the handler's result.
+func (c *Controls) redact(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+	out := next(ctx)
+	if out.Result == nil {
+		return out
+	}
+	res, err := c.Redact(ctx, t, out.Result)
+	if err != nil {
+		c.logger().LogAttrs(ctx, slog.LevelError, "result not redacted; refused", slog.String("tool", t.Name), slog.String("cause", err.Error()))
+		return refuse(t, &tool.Error{Code: CodeRedactionFailed, Message: "the result could not be checked for secrets, so it is withheld"})
+	}
+	out.Result = res
+	return out
 }
 
 // entitle refuses a call whose credential lacks the tool's entitlement, as
@@ -101,7 +151,7 @@ func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessa
 		return refuse(t, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"})
 	}
 	if !p.Entitled(t.Name) {
-		return refuse(t, &tool.Error{Code: "forbidden", Message: "credential lacks the " + t.Name + " entitlement"})
+		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"})
 	}
 	return next(ctx)
 }

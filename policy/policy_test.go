@@ -118,7 +118,7 @@ func TestEntitlements(t *testing.T) {
 	f := newFixture(t, limits.Config{})
 	bob := auth.Principal{Credential: "cred-bob", Tenant: "acme", Entitlements: []string{"free"}}
 	code, text := f.call(context.Background(), bob, "metered", `{"target":"x"}`)
-	if code != "forbidden" || text != "forbidden: credential lacks the metered entitlement" {
+	if code != "forbidden" || text != "forbidden: this credential is not entitled to metered; the token's entitlements must include it" {
 		t.Errorf("not entitled: %q %q", code, text)
 	}
 	if code, _ := f.call(context.Background(), bob, "free", `{}`); code != "ok" {

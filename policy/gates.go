@@ -1,0 +1,344 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// Refusal codes of the gates. Each refusal is a tool error whose message
+// says which setting would change the answer.
+const (
+	CodeToolDisabled        = "tool_disabled"
+	CodeUnsafeToolBlocked   = "unsafe_tool_blocked"
+	CodeForbidden           = "forbidden"
+	CodeTargetOutOfScope    = "target_out_of_scope"
+	CodeApprovalDeclined    = "approval_declined"
+	CodeApprovalUnavailable = "approval_unavailable"
+	CodeRedactionFailed     = "redaction_failed"
+)
+
+// Approval modes: who asks the person before a confirm or confirm_each
+// tool runs.
+const (
+	// ApprovalsElicit: Warden asks through the client (form elicitation
+	// in a legacy session, an input-required round on 2026-07-28).
+	ApprovalsElicit = "elicit"
+	// ApprovalsClient: the client or a gateway in front asks; Warden
+	// publishes the tier and trusts it.
+	ApprovalsClient = "client"
+)
+
+// CatalogConfig is an operator's choice of which tools run, where network
+// tools may go and who approves: the tools, approvals and scope keys of
+// the configuration.
+type CatalogConfig struct {
+	// Enable turns on tools that are off by default, by name or by
+	// family prefix ("util_").
+	Enable []string
+	// Disable turns tools off, by name or family prefix. It wins over
+	// Enable.
+	Disable []string
+	// Unsafe is the master switch for tools marked unsafe. Off by
+	// default.
+	Unsafe bool
+	// AllowUnsafe lets named unsafe tools run while the switch is off.
+	AllowUnsafe []string
+	// ScopeInclude and ScopeExclude bound where network tools may go.
+	ScopeInclude, ScopeExclude []string
+	// Approvals is ApprovalsElicit (the default) or ApprovalsClient.
+	Approvals string
+	// ApprovalTTL is how long a confirm tool's approval lasts for one
+	// credential and client on the stateless revision (in a legacy
+	// session it lasts as long as the session). Zero: 8 hours.
+	ApprovalTTL time.Duration
+}
+
+// Gates enforces a CatalogConfig on every call and decides what each
+// caller sees listed. Build one with NewGates.
+type Gates struct {
+	enable, disable map[string]bool // names and family prefixes
+	unsafe          bool
+	allowUnsafe     map[string]bool
+	scope           *Scope
+	approvals       string
+	ttl             time.Duration
+	grants          approval.Store  // shared by replicas: stateless approvals
+	sessionGrants   *approval.Memory // legacy sessions' approvals
+	now             func() time.Time
+}
+
+// NewGates checks cfg against the registry: an unknown tool or family
+// name in any list is an error, not a silent no-op. grants keeps
+// approvals across replicas; nil keeps them in this process only.
+func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
+	g := &Gates{
+		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
+		grants: grants, sessionGrants: approval.NewMemory(0), now: time.Now,
+	}
+	switch g.approvals {
+	case "":
+		g.approvals = ApprovalsElicit
+	case ApprovalsElicit, ApprovalsClient:
+	default:
+		return nil, fmt.Errorf("approvals: %q is not elicit or client", cfg.Approvals)
+	}
+	if g.ttl <= 0 {
+		g.ttl = 8 * time.Hour
+	}
+	if g.grants == nil {
+		g.grants = approval.NewMemory(0)
+	}
+	tools, _ := reg.Tools()
+	names := map[string]*tool.Tool{}
+	for _, t := range tools {
+		names[t.Name] = t
+	}
+	families := reg.Families()
+	known := func(list, e string) error {
+		if strings.HasSuffix(e, "_") {
+			if slices.Contains(families, strings.ToLower(e)) {
+				return nil
+			}
+			return fmt.Errorf("%s: %q is not a tool family of this build (families: %s)", list, e, strings.Join(families, ", "))
+		}
+		if _, ok := names[e]; !ok {
+			return fmt.Errorf("%s: %q is not a tool of this build (see warden tools)", list, e)
+		}
+		return nil
+	}
+	set := func(list string, in []string, families bool) (map[string]bool, error) {
+		m := map[string]bool{}
+		for _, e := range in {
+			e = strings.TrimSpace(e)
+			if !families && strings.HasSuffix(e, "_") {
+				return nil, fmt.Errorf("%s: %q: name tools one by one here, not families", list, e)
+			}
+			if err := known(list, e); err != nil {
+				return nil, err
+			}
+			m[e] = true
+		}
+		return m, nil
+	}
+	var err error
+	if g.enable, err = set("tools.enable", cfg.Enable, true); err != nil {
+		return nil, err
+	}
+	if g.disable, err = set("tools.disable", cfg.Disable, true); err != nil {
+		return nil, err
+	}
+	if g.allowUnsafe, err = set("tools.allow_unsafe", cfg.AllowUnsafe, false); err != nil {
+		return nil, err
+	}
+	for n := range g.allowUnsafe {
+		if !names[n].Catalog.Unsafe {
+			return nil, fmt.Errorf("tools.allow_unsafe: %s is not an unsafe tool", n)
+		}
+	}
+	if g.scope, err = NewScope(cfg.ScopeInclude, cfg.ScopeExclude); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// listed reports whether a name or its family is in a set.
+func listed(set map[string]bool, name string) bool {
+	if set[name] {
+		return true
+	}
+	for e := range set {
+		if strings.HasSuffix(e, "_") && strings.HasPrefix(strings.ToLower(name), e) {
+			return true
+		}
+	}
+	return false
+}
+
+// Status says whether this configuration lets t run at all (before
+// entitlement, scope and approval), and if not, the refusal.
+func (g *Gates) Status(t *tool.Tool) *tool.Error {
+	switch {
+	case listed(g.disable, t.Name):
+		return &tool.Error{Code: CodeToolDisabled, Message: t.Name + " is disabled by this server's configuration (tools.disable)"}
+	case t.Catalog.DisabledByDefault && !listed(g.enable, t.Name):
+		return &tool.Error{Code: CodeToolDisabled, Message: t.Name + " is off by default; add it to tools.enable to turn it on"}
+	case t.Catalog.Unsafe && !g.unsafe && !g.allowUnsafe[t.Name]:
+		return &tool.Error{Code: CodeUnsafeToolBlocked, Message: t.Name + " is unsafe (it sends traffic or changes state) and unsafe tools are off; start Warden with --unsafe, set tools.unsafe, or list it in tools.allow_unsafe"}
+	}
+	return nil
+}
+
+// Approvals is the configured approval mode.
+func (g *Gates) Approvals() string { return g.approvals }
+
+// enabled is the enablement and unsafe-switch gate.
+func (g *Gates) enabled(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+	if e := g.Status(t); e != nil {
+		return refuse(t, e)
+	}
+	return next(ctx)
+}
+
+// inScope checks a network tool's target against the scope before the
+// handler runs: an out-of-scope target costs no look-up and no connection.
+func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+	param := t.Catalog.TargetParam
+	if param == "" || !g.scope.Restricted() {
+		return next(ctx)
+	}
+	target, ok := stringArg(args, param)
+	if !ok {
+		return next(ctx) // absent or not a string: the tool's own checks answer
+	}
+	host, err := TargetHost(target)
+	if err != nil {
+		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: "the target's host cannot be read, so it cannot be checked against tools.scope"})
+	}
+	if !g.scope.Allows(host) {
+		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: "the target " + host + " is outside this server's scope; an operator can add it to tools.scope.include"})
+	}
+	return next(ctx)
+}
+
+// stringArg reads a top-level string argument.
+func stringArg(args json.RawMessage, name string) (string, bool) {
+	if !json.Valid(args) || jsonwalk.Kind(args) != "object" {
+		return "", false
+	}
+	val, found := "", false
+	_ = jsonwalk.EachMember(args, func(k, v []byte) error {
+		if key, ok := jsonwalk.Unquote(k); ok && key == name && jsonwalk.Kind(v) == "string" {
+			val, found = "", false
+			if s, ok := jsonwalk.Unquote(v); ok {
+				val, found = s, true
+			}
+		}
+		return nil
+	})
+	return val, found
+}
+
+// approvalKey is the input key of the approval question. Tools never use
+// it for their own questions.
+const approvalKey = "warden_approval"
+
+// approve asks a person before a confirm or confirm_each tool runs, through
+// the client, and remembers a confirm answer.
+func (g *Gates) approve(c *Controls) mcp.CallHook {
+	return func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
+			return next(ctx)
+		}
+		info, ok := mcp.CallInfoFrom(ctx)
+		p, pok := c.principal(ctx)
+		if !ok || !pok {
+			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
+		}
+		var store approval.Store = g.grants
+		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), info.Client, t.Name)
+		if !info.Modern {
+			store, key = g.sessionGrants, approval.Key("session", info.Session, t.Name)
+		}
+		if t.Catalog.Trust == tool.TrustConfirm {
+			granted, err := store.ApprovalGranted(ctx, key, g.now())
+			if err != nil {
+				c.logger().Error("approval store unavailable", "tool", t.Name, "cause", err.Error())
+				return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second})
+			}
+			if granted {
+				return next(ctx)
+			}
+		}
+		if info.Supports == nil || !info.Supports("elicitation") || info.Input == nil {
+			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
+				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
+		}
+		req := tool.Elicit(c.approvalQuestion(t, args), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+		answers, err := info.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
+		if errors.Is(err, tool.ErrInputRequired) {
+			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
+		}
+		if err != nil {
+			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"})
+		}
+		if !accepted(answers[approvalKey]) {
+			return refuse(t, &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name})
+		}
+		if t.Catalog.Trust == tool.TrustConfirm {
+			if err := store.GrantApproval(ctx, key, g.now().Add(g.ttl)); err != nil {
+				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
+			}
+		}
+		return next(ctx)
+	}
+}
+
+// accepted reads an elicitation answer: accept, and approve not false.
+func accepted(raw json.RawMessage) bool {
+	var a struct {
+		Action  string `json:"action"`
+		Content struct {
+			Approve *bool `json:"approve"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(raw, &a) != nil || a.Action != "accept" {
+		return false
+	}
+	return a.Content.Approve == nil || *a.Content.Approve
+}
+
+// maxSummary bounds the arguments' summary in an approval question.
+const maxSummary = 200
+
+// approvalQuestion names the tool and summarises its arguments on one
+// line, each string cut short and passed through the secret filter.
+func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
+	var parts []string
+	if json.Valid(args) && jsonwalk.Kind(args) == "object" {
+		_ = jsonwalk.EachMember(args, func(k, v []byte) error {
+			name, _ := jsonwalk.Unquote(k)
+			val := ""
+			switch jsonwalk.Kind(v) {
+			case "string":
+				s, _ := jsonwalk.Unquote(v)
+				s = strings.Join(strings.Fields(s), " ")
+				if c.HideSecrets != nil {
+					s = c.HideSecrets(s)
+				}
+				val = cut(s, 60)
+			case "object":
+				val = "{…}"
+			case "array":
+				val = "[…]"
+			default:
+				val = string(v)
+			}
+			parts = append(parts, name+"="+val)
+			return nil
+		})
+	}
+	q := "Allow " + t.Name + " to run?"
+	if len(parts) > 0 {
+		q += " " + strings.Join(parts, ", ")
+	}
+	return cut(q, maxSummary)
+}
+
+// cut shortens s to at most n characters, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
