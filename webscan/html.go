@@ -126,7 +126,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(`
     <ul class="reasons">{{range .Result.Reasons}}<li{{if .Applied}} class="applied"{{end}}>{{.Source}}: {{.Grade}} — {{.Reason}}{{if .Applied}} (sets the grade){{end}}</li>{{end}}</ul>
   </div>
 </header>
-{{range .Warnings}}<div class="warning" role="alert"><strong>Warning:</strong> {{.Message}}</div>{{end}}
+{{range .PolicyWarnings}}<div class="warning" role="alert"><strong>Warning:</strong> {{.Message}}</div>{{end}}
 
 <h2>Checks</h2>
 <table><tr><th>Check</th><th>Result</th><th>Findings</th></tr>

@@ -96,7 +96,7 @@ func TestWriteHTMLInChromium(t *testing.T) {
 	f := newFixture(t, fixtureOpts{httpH: badHeadersSite(), httpsH: softNotFound(map[string]string{"/.env": envFile, "/": goodPage}, map[string]string{"/": "text/html"}),
 		cert: certSpec{names: []string{"example.com"}, notBefore: time.Now().Add(-time.Hour), notAfter: time.Now().Add(20 * 24 * time.Hour)}})
 	rep := f.scan(t, "https://example.com/", nil)
-	rep.Warnings = []ReportWarning{{Code: "private_addresses_allowed", Message: "This scan ran with --allow-private: private and loopback addresses were reachable."}}
+	rep.PolicyWarnings = []ReportWarning{{Code: "private_addresses_allowed", Message: "This scan ran with --allow-private: private and loopback addresses were reachable."}}
 	var page bytes.Buffer
 	if err := WriteHTML(&page, rep); err != nil {
 		t.Fatal(err)

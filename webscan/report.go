@@ -20,10 +20,10 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Result holds the grade and the per-section details.
 	Result Result `json:"result"`
-	// Warnings say where this scan departed from the default policy: a
+	// PolicyWarnings say where this scan departed from the default policy: a
 	// command-line scan run with --allow-private or --allow-port. A scan
 	// served to a client never has any.
-	Warnings []ReportWarning `json:"warnings,omitempty"`
+	PolicyWarnings []ReportWarning `json:"policy_warnings,omitempty"`
 }
 
 // ReportWarning is one departure from the default policy.

@@ -39,10 +39,10 @@ func WriteText(w io.Writer, r *Report) error {
 	p("Warden website scan: %s\n", clean(r.Target))
 	p("Grade: %s   (header score %d, %s)\n", res.Grade, res.Score, res.AlgorithmVersion)
 	p("Scan %s at %s, %d ms\n\n", r.ScanID, r.StartedAt.Format("2006-01-02 15:04:05Z07:00"), res.Timings.TotalMS)
-	for _, w := range r.Warnings {
+	for _, w := range r.PolicyWarnings {
 		p("WARNING: %s\n", clean(w.Message))
 	}
-	if len(r.Warnings) > 0 {
+	if len(r.PolicyWarnings) > 0 {
 		p("\n")
 	}
 
