@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sort"
 	"sync"
 )
@@ -150,6 +151,9 @@ type Call struct {
 	last     float64
 	sent     bool
 	begun    bool
+	// shift moves the handler's progress past the notifications sent
+	// while the call waited for admission (ReportWaiting).
+	shift float64
 }
 
 // NewCall makes the call context for one invocation of tool.
@@ -178,6 +182,10 @@ func (c *Call) Progress(progress, total float64, message string) {
 		return
 	}
 	c.mu.Lock()
+	progress += c.shift
+	if total > 0 {
+		total += c.shift
+	}
 	if c.sent && progress <= c.last {
 		c.mu.Unlock()
 		return
@@ -280,7 +288,7 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 	c.mu.Unlock()
 	if c.env.Begin != nil {
 		var err error
-		if ctx, err = c.env.Begin(ctx); err != nil {
+		if ctx, err = c.env.Begin(context.WithValue(ctx, admittingKey{}, c)); err != nil {
 			return ctx, err // not admitted: the work must not run
 		}
 	}
@@ -288,6 +296,30 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 	c.begun = true
 	c.mu.Unlock()
 	return ctx, nil
+}
+
+type admittingKey struct{}
+
+// ReportWaiting sends a progress notification for a call that waits to be
+// admitted: the admission function behind Call.Begin calls it with the
+// context it was given while the call waits for a slot. Each report counts
+// one step of progress with no known total; the handler's own progress
+// after Begin is shifted past them, so the client sees one increasing
+// sequence. Elsewhere, or when the client asked for no progress, it does
+// nothing.
+func ReportWaiting(ctx context.Context, message string) {
+	c, ok := ctx.Value(admittingKey{}).(*Call)
+	if !ok || c.env.Progress == nil {
+		return
+	}
+	c.mu.Lock()
+	var step float64
+	if c.sent {
+		step = math.Floor(c.last) + 1
+	}
+	c.last, c.sent, c.shift = step, true, step+1
+	c.mu.Unlock()
+	c.env.Progress(step, 0, message)
 }
 
 func (c *Call) hasBegun() bool {

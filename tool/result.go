@@ -142,13 +142,20 @@ const (
 	CodeCancelled     = "cancelled"
 )
 
-// errorResult shapes a tool error. Tools with an output schema get the text
-// alone, because {errorCode, ...} would not match their schema.
+// errorResult shapes a tool error. Tools with an output schema get no
+// structured content, because {errorCode, ...} would not match their
+// schema; their details ({"retryAfterSeconds": 30}) follow the message
+// as a second text block holding the details object.
 func errorResult(e *Error, hasOutputSchema bool) *Result {
 	r := &Result{
 		IsError:   true,
 		ErrorCode: e.Code,
 		Content:   []Content{Text(e.Code + ": " + e.Message)},
+	}
+	if hasOutputSchema && len(e.Details) > 0 {
+		if b, err := json.Marshal(e.Details); err == nil {
+			r.Content = append(r.Content, Text(string(b)))
+		}
 	}
 	if !hasOutputSchema {
 		body := struct {
