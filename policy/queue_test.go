@@ -128,7 +128,10 @@ func TestQueueBoundRefuses(t *testing.T) {
 	go func() { code, _ := f.call(ctx, alice, "metered_slow", `{"target":"one"}`); done <- code }()
 	waitFor(t, f.began, "the first scan")
 	notes := make(chan progress, 16)
-	go func() { code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"two"}`, notes); done <- code }()
+	go func() {
+		code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"two"}`, notes)
+		done <- code
+	}()
 	waitFor(t, notes, "the second call waiting")
 	code, raw := f.callWithProgress(ctx, alice, "metered", `{"target":"three"}`, make(chan progress, 16))
 	if code != "too_many_concurrent_scans" || !strings.Contains(raw, "the line of 1 waiting call is full") || !strings.Contains(raw, `"retryAfterSeconds":`) {
@@ -162,12 +165,18 @@ func TestQueueMaxWait(t *testing.T) {
 func TestQueueHonoursCancellation(t *testing.T) {
 	f := localFixture(t, &Queue{Poll: time.Hour})
 	done := make(chan string, 1)
-	go func() { code, _ := f.call(context.Background(), alice, "metered_slow", `{"target":"one"}`); done <- code }()
+	go func() {
+		code, _ := f.call(context.Background(), alice, "metered_slow", `{"target":"one"}`)
+		done <- code
+	}()
 	waitFor(t, f.began, "the first scan")
 	ctx, cancel := context.WithCancel(context.Background())
 	notes := make(chan progress, 16)
 	second := make(chan string, 1)
-	go func() { code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"two"}`, notes); second <- code }()
+	go func() {
+		code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"two"}`, notes)
+		second <- code
+	}()
 	waitFor(t, notes, "the second call waiting")
 	cancel()
 	if code := waitFor(t, second, "the cancelled call"); code != "cancelled" {
@@ -195,7 +204,10 @@ func TestQueueIsFirstComeFirstServed(t *testing.T) {
 	waitFor(t, f.began, "the first scan")
 	notes := make(chan progress, 64)
 	for _, target := range []string{"t1", "t2", "t3"} {
-		go func() { code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"`+target+`"}`, notes); done <- code }()
+		go func() {
+			code, _ := f.callWithProgress(ctx, alice, "metered_slow", `{"target":"`+target+`"}`, notes)
+			done <- code
+		}()
 		waitFor(t, notes, target+" waiting")
 	}
 	for _, want := range []string{"t1", "t2", "t3"} {
