@@ -24,11 +24,15 @@ type Queue struct {
 	// call beyond it is refused at once. Zero: 32.
 	MaxWaiting int
 	// Poll is how often the first call in line asks the store again, for
-	// slots freed by another process sharing it or by an expired lease,
-	// and how often a waiting call reports progress. Slots freed by this
-	// process wake the line at once. Zero: 1 s.
+	// slots freed by another process sharing it or by an expired lease.
+	// Slots freed by this process wake the line at once. Zero: 1 s.
 	Poll time.Duration
 }
+
+// waitReportEvery is how often a waiting call tells its client it still
+// waits: often enough to keep a client's request timeout from firing,
+// seldom enough not to flood it.
+const waitReportEvery = 5 * time.Second
 
 // Queue defaults.
 const (
@@ -181,7 +185,9 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	defer deadline.Stop()
 	tick := time.NewTicker(q.poll())
 	defer tick.Stop()
+	var reported time.Time
 	report := func() {
+		reported = time.Now()
 		msg := "waiting for a scan slot"
 		if n := c.line.ahead(req.Credential, w); n > 0 {
 			msg += " behind " + strconv.Itoa(n) + " other call"
@@ -215,7 +221,9 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 			}
 			return nil, withNote(refused, "waited "+q.maxWait().String()+" for a slot")
 		case <-tick.C:
-			report()
+			if time.Since(reported) >= waitReportEvery {
+				report()
+			}
 		case <-freed:
 		}
 	}
