@@ -97,7 +97,7 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 	if f.failBelow != "" && gradeRank(f.failBelow) < 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--fail-below: want one of A+, A, B, C, D")}
 	}
-	policy, err := f.fetchPolicy()
+	fetch, err := f.fetchPolicy()
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
@@ -122,13 +122,13 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 			}
 		}()
 	}
-	deps := toolset.Deps{Logger: discardLogger(), SafeHTTP: policy}
+	deps := toolset.Deps{Logger: discardLogger(), SafeHTTP: fetch}
 	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
 		deps.FingerprintKey = key
 	}
 	rep, err := toolset.NewSiteScanner(deps).Scan(ctx, rawURL)
 	if err != nil {
-		return &exitError{code: ExitError, err: explainRefusal(ctx, err, rawURL, policy)}
+		return &exitError{code: ExitError, err: explainRefusal(ctx, err, rawURL, fetch)}
 	}
 	if page != nil {
 		werr := page.Truncate(0)
@@ -162,7 +162,7 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 // explainRefusal words a refused target for the person at the keyboard:
 // unlike a tool result, it may name the address a host resolved to, and
 // it names every flag the URL needs, not only the first refusal's.
-func explainRefusal(ctx context.Context, err error, rawURL string, policy *safehttp.Options) error {
+func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safehttp.Options) error {
 	var se *safehttp.Error
 	var be *safehttp.BlockedError
 	if !errors.As(err, &se) || !errors.As(err, &be) {
@@ -174,8 +174,8 @@ func explainRefusal(ctx context.Context, err error, rawURL string, policy *safeh
 	}
 	lines := []string{string(se.Code) + ": " + explainBlocked(se.Code, be, u.Hostname())}
 	want := safehttp.Options{}
-	if policy != nil {
-		want = *policy
+	if fetch != nil {
+		want = *fetch
 	}
 	var flags []string
 	if port := effectivePort(u); port != 80 && port != 443 && !slices.Contains(want.AllowPorts, port) {
