@@ -69,10 +69,11 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Type", "application/json")
+	var retry int // seconds; a 503 is cured by retrying, and says when
 	switch e.Status {
 	case http.StatusServiceUnavailable:
-		secs := int((e.RetryAfter + 999_999_999) / 1_000_000_000)
-		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		retry = max(int((e.RetryAfter+999_999_999)/1_000_000_000), 1)
+		h.Set("Retry-After", strconv.Itoa(retry))
 	default:
 		h.Set("WWW-Authenticate", v.Challenge(e))
 	}
@@ -80,7 +81,8 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	body, _ := json.Marshal(struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
-	}{e.Code, e.publicMessage()})
+		RetryAfter  int    `json:"retryAfterSeconds,omitempty"`
+	}{e.Code, e.publicMessage(), retry})
 	w.Write(append(body, '\n'))
 }
 

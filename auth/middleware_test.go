@@ -124,7 +124,7 @@ func TestMiddlewareKeySetUnavailable(t *testing.T) {
 	r := httptest.NewRequest("POST", "/mcp", nil)
 	r.Header.Set("Authorization", "Bearer "+tokenES(t, claims()))
 	got := serve(v.Middleware(echoPrincipal), r)
-	want := response{503, "", "5", "no-store", `{"error":"key_set_unavailable","error_description":"token signing keys are unavailable; retry later"}` + "\n"}
+	want := response{503, "", "5", "no-store", `{"error":"key_set_unavailable","error_description":"token signing keys are unavailable; retry later","retryAfterSeconds":5}` + "\n"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}
@@ -238,7 +238,7 @@ func TestMiddlewareCheckCredential(t *testing.T) {
 	revoked["cred-1"] = false
 	storeDown = true
 	got = serve(h, same())
-	want := response{503, "", "1", "no-store", `{"error":"credential_check_unavailable","error_description":"the credential cannot be checked now; retry later"}` + "\n"}
+	want := response{503, "", "1", "no-store", `{"error":"credential_check_unavailable","error_description":"the credential cannot be checked now; retry later","retryAfterSeconds":1}` + "\n"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("store down (-want +got):\n%s", diff)
 	}

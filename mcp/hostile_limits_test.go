@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,9 +46,10 @@ func TestHostileBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("third request: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(body), `"data":{"retryAfterSeconds":1}`) {
+		t.Errorf("third request: %d, Retry-After %q, %s; want 503 with Retry-After and retryAfterSeconds", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	cancel() // the clients leave; their calls end
 	for range 2 {
@@ -85,11 +87,15 @@ func TestHostileSessionCap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		switch {
 		case i < 3 && resp.StatusCode == 200:
 			sids = append(sids, resp.Header.Get("Mcp-Session-Id"))
 		case i == 3 && resp.StatusCode == http.StatusServiceUnavailable:
+			if !strings.Contains(string(body), `"data":{"retryAfterSeconds":5}`) || resp.Header.Get("Retry-After") != "5" {
+				t.Errorf("session cap refusal without its retry hint: %s", body)
+			}
 		default:
 			t.Fatalf("initialize %d: status %d", i, resp.StatusCode)
 		}

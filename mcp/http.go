@@ -229,8 +229,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case h.sem <- struct{}{}:
 		default:
-			sw.Header().Set("Retry-After", "1")
-			writeJSONError(sw, http.StatusServiceUnavailable, nil, rpcErr(CodeInternalError, 0, "server busy"))
+			writeBusy(sw, nil, "server busy", 1)
 			return
 		}
 		// A request that turns into a long stream (a legacy GET stream,
@@ -321,6 +320,15 @@ func writeJSONError(w http.ResponseWriter, status int, id json.RawMessage, e *Er
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(appendError(nil, id, e))
+}
+
+// writeBusy answers 503 to a request a retry will serve: Retry-After,
+// and the same hint as retryAfterSeconds in the error's data.
+func writeBusy(w http.ResponseWriter, id json.RawMessage, msg string, secs int) {
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	e := rpcErr(CodeInternalError, 0, msg)
+	e.Data = map[string]int{"retryAfterSeconds": secs}
+	writeJSONError(w, http.StatusServiceUnavailable, id, e)
 }
 
 func statusOf(e *Error) int {
@@ -832,8 +840,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 		}
 		sess, err := h.newSession(callerOf(r.Context()))
 		if err != nil {
-			w.Header().Set("Retry-After", "5")
-			writeJSONError(w, http.StatusServiceUnavailable, m.ID, rpcErr(CodeInternalError, 0, "too many sessions"))
+			writeBusy(w, m.ID, "too many sessions", 5)
 			return
 		}
 		res, rerr := sess.Handle(r.Context(), m, nil)

@@ -72,7 +72,7 @@ type Gates struct {
 	scope           *Scope
 	approvals       string
 	ttl             time.Duration
-	grants          approval.Store  // shared by replicas: stateless approvals
+	grants          approval.Store   // shared by replicas: stateless approvals
 	sessionGrants   *approval.Memory // legacy sessions' approvals
 	now             func() time.Time
 }

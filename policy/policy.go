@@ -48,6 +48,11 @@ type Controls struct {
 	// the handler. An error refuses the result (fail closed). Nil
 	// returns results as they are.
 	Redact func(ctx context.Context, t *tool.Tool, res *tool.Result) (*tool.Result, error)
+	// Queue makes calls that find the scan slots taken wait in line for
+	// one (the local profile). Nil refuses them at once (hosted).
+	Queue *Queue
+
+	line line
 }
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
@@ -220,15 +225,27 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if err != nil {
 		return ctx, nil, limitError(err)
 	}
-	scan, err := c.Limiter.BeginScan(ctx, limits.ScanRequest{
+	req := limits.ScanRequest{
 		Credential: credentialOf(p),
 		Tenant:     p.Tenant,
 		Tool:       t.Name,
 		ScanKey:    key,
 		Charge:     t.Catalog.ConsumesQuota,
 		CallID:     rand.Text(), // server-made: a client cannot replay a call for a free scan
-	})
+	}
+	var scan *limits.Scan
+	if c.Queue != nil && c.line.waiting(req.Credential) > 0 {
+		scan, err = c.admitInLine(ctx, req, nil) // others wait already: behind them
+	} else {
+		scan, err = c.Limiter.BeginScan(ctx, req)
+		if err != nil && c.Queue != nil && queues(err) {
+			scan, err = c.admitInLine(ctx, req, err)
+		}
+	}
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return ctx, nil, err // the caller left while waiting
+		}
 		c.logger().LogAttrs(ctx, slog.LevelInfo, "scan refused", slog.String("tool", t.Name), slog.String("code", string(limits.CodeOf(err))))
 		return ctx, nil, limitError(err)
 	}
@@ -249,22 +266,52 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		if err := scan.Release(rctx); err != nil {
 			c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released; it expires with its lease", slog.String("cause", err.Error()))
 		}
+		if c.Queue != nil {
+			c.line.wake() // the first call in line may take the slot
+		}
 	}
 	return wctx, release, nil
 }
 
-// limitError turns a limits refusal into the tool error the model reads,
-// with the Retry-After hint in its details.
+// limitError turns a limits refusal into the tool error the model reads.
+// Every refusal that a retry can cure carries retryAfterSeconds in its
+// details.
 func limitError(err error) *tool.Error {
 	var le *limits.Error
 	if !errors.As(err, &le) {
-		return &tool.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "scan admission could not be evaluated", Cause: err}
+		return &tool.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "scan admission could not be evaluated",
+			Details: map[string]any{"retryAfterSeconds": limits.RetryAfterSeconds(limits.DefaultUnavailableRetry)}, Cause: err}
 	}
 	te := &tool.Error{Code: string(le.Code), Message: le.Message}
-	if s := limits.RetryAfterSeconds(le.RetryAfter); s > 0 {
+	if n := noteOf(err); n != "" {
+		te.Message += "; " + n
+	}
+	if s := retryAfterSeconds(le); s > 0 {
 		te.Details = map[string]any{"retryAfterSeconds": s}
 	}
 	return te
+}
+
+// DuplicateScanRetry is the retry hint of duplicate_scan, which the
+// limiter leaves open: the identical scan that holds the call back takes
+// seconds.
+const DuplicateScanRetry = 10 * time.Second
+
+// retryAfterSeconds is the limiter's hint in whole seconds; a refusal a
+// retry can cure that came without one gets a floor, and the refusals a
+// retry cannot cure get none.
+func retryAfterSeconds(le *limits.Error) int64 {
+	switch le.Code {
+	case limits.CodeIdempotencyConflict, limits.CodeInvalidRequest:
+		return 0
+	}
+	if s := limits.RetryAfterSeconds(le.RetryAfter); s > 0 {
+		return s
+	}
+	if le.Code == limits.CodeDuplicateScan {
+		return limits.RetryAfterSeconds(DuplicateScanRetry)
+	}
+	return 1
 }
 
 // BindCaller records the authenticated credential as the caller of the
@@ -311,6 +358,10 @@ func writeRefusal(w http.ResponseWriter, status int, code, msg string, retry tim
 		w.Header().Set("Retry-After", strconv.FormatInt(limits.RetryAfterSeconds(retry), 10))
 	}
 	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	body := map[string]any{"code": code, "message": msg}
+	if retry > 0 {
+		body["retryAfterSeconds"] = limits.RetryAfterSeconds(retry)
+	}
+	b, _ := json.Marshal(map[string]any{"error": body})
 	_, _ = w.Write(b)
 }

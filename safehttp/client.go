@@ -46,6 +46,19 @@ type Options struct {
 	// New(nil) refuses every loopback address. Host-name rules still apply.
 	AllowAddrPorts []netip.AddrPort
 
+	// AllowPrivate lets the client reach loopback, private-network (RFC
+	// 1918, unique local), shared (CGNAT) and link-local addresses, and
+	// host names that only mean something locally (localhost, single
+	// labels, .local, .internal, .test and the like). Cloud-metadata
+	// endpoints stay refused. It is for a person scanning their own
+	// development site from the command line (warden scan site
+	// --allow-private); no server wiring sets it. False: refused.
+	AllowPrivate bool
+
+	// AllowPorts lists ports beyond 80 and 443 the client may reach, for
+	// the same command line (--allow-port). Nil: 80 and 443 only.
+	AllowPorts []uint16
+
 	// RootCAs verifies server certificates. Nil uses the system roots.
 	RootCAs *x509.CertPool
 
@@ -70,7 +83,9 @@ type Options struct {
 type Client struct {
 	resolver  Resolver
 	allow     map[netip.AddrPort]bool
-	allowPort map[uint16]bool
+	allowPort map[uint16]bool // ports of the test allowlist
+	private   bool            // Options.AllowPrivate
+	ports     map[uint16]bool // Options.AllowPorts
 	userAgent string
 	dialTO    time.Duration
 	readTO    time.Duration
@@ -97,6 +112,8 @@ func New(opts *Options) *Client {
 		resolver:  opts.Resolver,
 		allow:     map[netip.AddrPort]bool{},
 		allowPort: map[uint16]bool{},
+		private:   opts.AllowPrivate,
+		ports:     map[uint16]bool{},
 		userAgent: opts.UserAgent,
 		dialTO:    clampDur(opts.DialTimeout, DefaultDialTimeout),
 		readTO:    clampDur(opts.ReadTimeout, DefaultReadTimeout),
@@ -112,6 +129,9 @@ func New(opts *Options) *Client {
 	}
 	if c.maxBody <= 0 || c.maxBody > MaxBodyBytes {
 		c.maxBody = MaxBodyBytes
+	}
+	for _, p := range opts.AllowPorts {
+		c.ports[p] = true
 	}
 	for _, ap := range opts.AllowAddrPorts {
 		c.allow[ap] = true
@@ -157,11 +177,16 @@ func (c *Client) checkAddrPort(ap netip.AddrPort, atDial bool) *Error {
 	if c.allowed(ap) {
 		return nil
 	}
-	if p := ap.Port(); p != 80 && p != 443 {
+	if p := ap.Port(); !c.portAllowed(p) {
 		return newError(CodeBlockedPort, &BlockedError{Addr: ap.Addr(), Port: p, Reason: ReasonPortNotAllowed, AtDial: atDial})
 	}
-	if r := Classify(ap.Addr()); r.Blocked() {
+	if r := Classify(ap.Addr()); r.Blocked() && !(c.private && r.Local()) {
 		return newError(CodeBlockedIP, &BlockedError{Addr: ap.Addr(), Reason: r, AtDial: atDial})
 	}
 	return nil
+}
+
+// portAllowed reports whether p is 80, 443 or one of Options.AllowPorts.
+func (c *Client) portAllowed(p uint16) bool {
+	return p == 80 || p == 443 || c.ports[p]
 }

@@ -33,6 +33,11 @@
 // Classify is a pure function over net/netip; it names each special-purpose
 // range and also defers to the IANA tables of code.dny.dev/ssrf.
 //
+// Options.AllowPrivate and Options.AllowPorts widen steps 6, 8, 9 and 10
+// (and the control hook) for one command-line scan of a person's own
+// development site; cloud-metadata endpoints stay refused. Reason.Describe
+// words a refusal for people.
+//
 // Errors are *Error values with a stable Code and a short public message;
 // the cause, such as a *BlockedError naming the refused address, is reachable
 // with errors.As for logging only.

@@ -100,12 +100,21 @@ func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *Error) 
 		return t, nil
 	}
 	// 9. Host-name rules.
-	if r := checkHostName(name); r.Blocked() {
+	r := checkHostName(name)
+	if r.Blocked() && !(c.private && r.Local()) {
 		return nil, newError(CodeBlockedHostname, &BlockedError{Host: name, Reason: r})
 	}
-	// 10. DNS: every answer must pass; the answers are pinned.
+	// 10. DNS: every answer must pass; the answers are pinned. The
+	// trailing dot makes the name fully qualified, so no resolver search
+	// domain is ever appended to it; a local name allowed by AllowPrivate
+	// is looked up as the person typed it, so that the hosts file and the
+	// search domains answer it as they do for their other tools.
+	lookup := name + "."
+	if r.Blocked() {
+		lookup = name
+	}
 	start := time.Now()
-	addrs, e := c.resolve(ctx, name, port)
+	addrs, e := c.resolve(ctx, lookup, port)
 	if e != nil {
 		return nil, e
 	}
@@ -132,7 +141,7 @@ func (c *Client) checkPort(u *url.URL) (uint16, *Error) {
 		return 0, newError(CodeBlockedPort, &BlockedError{Host: u.Hostname(), Reason: ReasonPortNotAllowed})
 	}
 	p := uint16(n)
-	if p != 80 && p != 443 && !c.allowPort[p] {
+	if !c.portAllowed(p) && !c.allowPort[p] {
 		return 0, newError(CodeBlockedPort, &BlockedError{Host: u.Hostname(), Port: p, Reason: ReasonPortNotAllowed})
 	}
 	return p, nil
@@ -160,9 +169,7 @@ func canonicalURL(u *url.URL, host string, v6 bool, port uint16) *url.URL {
 func (c *Client) resolve(ctx context.Context, name string, port uint16) ([]netip.Addr, *Error) {
 	lctx, cancel := context.WithTimeout(ctx, c.dnsTO)
 	defer cancel()
-	// The trailing dot makes the name fully qualified, so no resolver
-	// search domain is ever appended to it.
-	answers, err := c.resolver.LookupNetIP(lctx, "ip", name+".")
+	answers, err := c.resolver.LookupNetIP(lctx, "ip", name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, newError(CodeTimeout, err)

@@ -112,6 +112,9 @@ type Call struct {
 	last     float64
 	sent     bool
 	begun    bool
+	// shift moves the handler's progress past the notifications sent
+	// while the call waited for admission (ReportWaiting).
+	shift float64
 }
 
 // ToolName is the name of the tool (or the prompt or resource) being
@@ -147,6 +150,10 @@ func (c *Call) Progress(progress, total float64, message string) {
 		return
 	}
 	c.mu.Lock()
+	progress += c.shift
+	if total > 0 {
+		total += c.shift
+	}
 	if c.ended || (c.sent && progress <= c.last) {
 		c.mu.Unlock()
 		return
@@ -267,7 +274,7 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 	c.mu.Unlock()
 	if c.env.Begin != nil {
 		var err error
-		if ctx, err = c.env.Begin(ctx); err != nil {
+		if ctx, err = c.env.Begin(context.WithValue(ctx, admittingKey{}, c)); err != nil {
 			return ctx, err // not admitted: the work must not run
 		}
 	}
@@ -276,6 +283,8 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 	c.mu.Unlock()
 	return ctx, nil
 }
+
+type admittingKey struct{}
 
 func (c *Call) hasBegun() bool {
 	c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 )
 
 // This file is the server side of the SDK: what a protocol engine (package
@@ -136,4 +137,26 @@ func ListJSON(tools []*Tool) []byte {
 		b = append(b, t.listing...)
 	}
 	return append(b, ']')
+}
+
+// ReportWaiting sends a progress notification for a call that waits to be
+// admitted: the admission function behind Call.Begin calls it with the
+// context it was given while the call waits for a slot. Each report counts
+// one step of progress with no known total; the handler's own progress
+// after Begin is shifted past them, so the client sees one increasing
+// sequence. Elsewhere, or when the client asked for no progress, it does
+// nothing.
+func ReportWaiting(ctx context.Context, message string) {
+	c, ok := ctx.Value(admittingKey{}).(*Call)
+	if !ok || c.env.Progress == nil {
+		return
+	}
+	c.mu.Lock()
+	var step float64
+	if c.sent {
+		step = math.Floor(c.last) + 1
+	}
+	c.last, c.sent, c.shift = step, true, step+1
+	c.mu.Unlock()
+	c.env.Progress(step, 0, message)
 }

@@ -128,7 +128,7 @@ func TestNoSecretLeaves(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no shared test data in %s", dir)
 		}
-		t.Skip("shared test data not found beside the repository")
+		t.Skip("shared test data not found beside the repository (README: Tests and their data)")
 	}
 	var logs bytes.Buffer
 	reg := registry(t, &logs)

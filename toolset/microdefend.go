@@ -2,9 +2,11 @@ package toolset
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/secretscan"
@@ -29,6 +31,9 @@ type SiteScanner struct {
 	client  *safehttp.Client
 	secrets *secretscan.Scanner
 	logger  *slog.Logger
+	// warnings go on every report: the ways Deps.SafeHTTP widens the
+	// production policy.
+	warnings []webscan.ReportWarning
 }
 
 // NewSiteScanner builds a scanner from the shared dependencies.
@@ -41,13 +46,38 @@ func NewSiteScanner(deps Deps) *SiteScanner {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	s.warnings = policyWarnings(deps.SafeHTTP)
 	return s
+}
+
+// policyWarnings says how opts widens the production policy, for the
+// report: a scan that could reach private addresses or extra ports says
+// so wherever its report is read.
+func policyWarnings(opts *safehttp.Options) []webscan.ReportWarning {
+	if opts == nil {
+		return nil
+	}
+	var ws []webscan.ReportWarning
+	if opts.AllowPrivate {
+		ws = append(ws, webscan.ReportWarning{Code: "private_addresses_allowed",
+			Message: "This scan could reach loopback, private-network and link-local addresses and local host names (--allow-private). A Warden server never scans with this policy."})
+	}
+	if len(opts.AllowPorts) > 0 {
+		ports := slices.Sorted(slices.Values(opts.AllowPorts))
+		var list []string
+		for _, p := range slices.Compact(ports) {
+			list = append(list, strconv.Itoa(int(p)))
+		}
+		ws = append(ws, webscan.ReportWarning{Code: "extra_ports_allowed",
+			Message: "This scan could reach port " + strings.Join(list, ", ") + " besides 80 and 443 (--allow-port). A Warden server never scans with this policy."})
+	}
+	return ws
 }
 
 // Validate checks a target before any connection is made.
 func (s *SiteScanner) Validate(ctx context.Context, rawURL string) *tool.Error {
 	if _, err := s.client.Validate(ctx, rawURL); err != nil {
-		return siteError(err)
+		return siteError(err, rawURL)
 	}
 	return nil
 }
@@ -76,8 +106,9 @@ func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report,
 			return nil, ctx.Err()
 		}
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "website scan failed", slog.String("cause", err.Error()))
-		return nil, siteError(err)
+		return nil, siteError(err, rawURL)
 	}
+	rep.PolicyWarnings = append(rep.PolicyWarnings, s.warnings...)
 	return rep, nil
 }
 
@@ -137,24 +168,4 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 		return nil, err
 	}
 	return []*tool.Tool{t}, nil
-}
-
-// siteError maps a fetcher or scanner failure to the tool's codes. The
-// message is the fetcher's short public one; causes stay in the log.
-func siteError(err error) *tool.Error {
-	var se *safehttp.Error
-	if errors.As(err, &se) {
-		return &tool.Error{Code: string(se.Code), Message: se.Message}
-	}
-	if code := safehttp.ErrorCode(err); code != "" && code != safehttp.Code("scan_failed") {
-		return &tool.Error{Code: string(code), Message: "the site could not be scanned: " + string(code)}
-	}
-	var we *webscan.Error
-	if errors.As(err, &we) {
-		switch we.Code {
-		case webscan.CodeURLTooLong, webscan.CodeInvalidTarget, webscan.CodeInvalidScheme, webscan.CodeCredentialsInURL:
-			return &tool.Error{Code: we.Code, Message: we.Message}
-		}
-	}
-	return &tool.Error{Code: "scan_failed", Message: "the site could not be scanned"}
 }

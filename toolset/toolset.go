@@ -21,9 +21,10 @@ type Deps struct {
 	// for this process only, so fingerprints do not match across runs.
 	FingerprintKey []byte
 	// SafeHTTP configures the fetcher of the website scans. Nil is the
-	// production policy. Only tests set it, to reach their own loopback
-	// fixtures through safehttp.Options.AllowAddrPorts; no configuration
-	// file or flag reaches it.
+	// production policy. Tests set it to reach their own loopback
+	// fixtures, and warden scan site to honour --allow-private and
+	// --allow-port; no server wiring, configuration file or tool
+	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
 	SafeHTTP *safehttp.Options
 }
 

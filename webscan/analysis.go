@@ -159,7 +159,7 @@ func (a *analysis) testEvidence(test string, h http.Header, out HeadersResult, r
 		var parts []string
 		for _, c := range out.Cookies {
 			if len(c.Problems) > 0 {
-				parts = append(parts, c.Name+": "+strings.Join(c.Problems, ","))
+				parts = append(parts, c.Name+": "+cookieProblemSentence(c.Problems))
 			}
 		}
 		return truncate(strings.Join(parts, "; "), 300)
@@ -290,7 +290,7 @@ func (a *analysis) extraHeaderFindings(h HeadersResult) []Finding {
 		for _, p := range c.Problems {
 			if contains(cookieFindingProblems, p) {
 				add("cookie_"+p, CategoryCookies, SeverityLow, "Cookie "+c.Name+" breaks its prefix or SameSite rules",
-					"Browsers reject cookies that violate the __Host-/__Secure- prefix or SameSite=None-without-Secure rules.", c.Name+": "+p,
+					"Browsers reject cookies that violate the __Host-/__Secure- prefix or SameSite=None-without-Secure rules.", c.Name+": "+cookieProblemSentence([]string{p}),
 					"__Host- cookies need Secure, Path=/ and no Domain; __Secure- cookies and SameSite=None need Secure.")
 			}
 		}

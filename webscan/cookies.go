@@ -97,6 +97,32 @@ func cookieProblems(c SetCookie) []string {
 	return p
 }
 
+// cookieProblemText says what each problem code means, for evidence a
+// person reads; the codes stay in CookieSummary.Problems for programs.
+var cookieProblemText = map[string]string{
+	"missing_secure":               "no Secure flag (it is sent over plain http too)",
+	"session_missing_httponly":     "session cookie without HttpOnly (scripts can read it)",
+	"invalid_samesite":             "SameSite value that browsers do not know",
+	"missing_samesite":             "no SameSite attribute",
+	"samesite_none_without_secure": "SameSite=None without Secure (browsers reject it)",
+	"host_prefix_violated":         "__Host- prefix broken (it needs Secure, Path=/ and no Domain)",
+	"secure_prefix_violated":       "__Secure- prefix broken (it needs Secure)",
+}
+
+// cookieProblemSentence turns problem codes into one readable clause,
+// the problems separated by commas.
+func cookieProblemSentence(problems []string) string {
+	parts := make([]string, 0, len(problems))
+	for _, p := range problems {
+		if t, ok := cookieProblemText[p]; ok {
+			parts = append(parts, t)
+		} else {
+			parts = append(parts, strings.ReplaceAll(p, "_", " "))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func cookiePrefix(name string) string {
 	switch {
 	case strings.HasPrefix(name, "__Host-"):

@@ -17,11 +17,13 @@ const reportCSS = `
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:28px 32px 48px}
 header{display:flex;gap:28px;align-items:center;border-bottom:1px solid var(--line);padding-bottom:20px}
+header>div{min-width:0}
 .grade{width:120px;height:120px;border-radius:18px;display:flex;align-items:center;justify-content:center;font-size:56px;font-weight:700;color:#fff;flex:none}
 .g-A{background:var(--ok)}.g-B{background:#4c8c2b}.g-C{background:var(--warn)}.g-D{background:#bc4c00}.g-F{background:var(--bad)}
-h1{font-size:22px;margin:0 0 4px;word-break:break-all}
+h1{font-size:22px;margin:0 0 4px}
 h2{font-size:18px;margin:32px 0 10px;padding-bottom:6px;border-bottom:1px solid var(--line)}
 .meta{color:var(--muted);font-size:13px}
+.warning{border:1px solid var(--warn);background:#fff8c5;border-radius:8px;padding:10px 14px;margin:16px 0 0}
 table{border-collapse:collapse;width:100%;font-size:14px}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--bg);font-weight:600}
@@ -32,15 +34,26 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .finding{border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin:10px 0}
 .finding h3{font-size:15px;margin:0 0 4px}
 .finding p{margin:4px 0}
-code,.ev{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px;word-break:break-all}
+code,.ev{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px}
+.key{word-break:normal;overflow-wrap:normal}
+.val,.ev{word-break:normal;overflow-wrap:anywhere}
 .ev{background:var(--bg);padding:4px 8px;border-radius:6px;display:block}
 .fix{color:#0a3069}
-.cols{display:grid;grid-template-columns:1fr 1fr;gap:24px}
+.cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:24px;align-items:start}
+.cols+table{margin-top:16px}
 ul.reasons{margin:8px 0 0;padding-left:20px}
 .applied{font-weight:600}
+@media (max-width:720px){
+main{padding:16px 14px 32px}
+header{flex-direction:column;align-items:flex-start;gap:12px}
+.grade{width:80px;height:80px;font-size:38px;border-radius:14px}
+.cols{grid-template-columns:minmax(0,1fr)}
+table{font-size:13px}
+th,td{padding:5px 4px}
+}
 `
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+var reportFuncs = template.FuncMap{
 	"gradeClass": func(g string) string {
 		if g == "" {
 			return "g-F"
@@ -67,13 +80,35 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		return "neutral"
 	},
 	"join": strings.Join,
+	// key prints an identifier (a result key, a cipher suite, a finding
+	// id, a path) so that it wraps only between its parts: after a
+	// hyphen, as browsers do anyway, and after an underscore or a slash,
+	// where it offers a break.
+	"key": func(s string) template.HTML {
+		var b strings.Builder
+		b.WriteString(`<code class="key">`)
+		for len(s) > 0 {
+			i := strings.IndexAny(s[1:], "_/") + 1 // never after a leading "/"
+			if i == 0 {
+				b.WriteString(template.HTMLEscapeString(s))
+				break
+			}
+			b.WriteString(template.HTMLEscapeString(s[:i+1]))
+			b.WriteString("<wbr>")
+			s = s[i+1:]
+		}
+		b.WriteString(`</code>`)
+		return template.HTML(b.String())
+	},
 	"yesno": func(b bool) string {
 		if b {
 			return "yes"
 		}
 		return "no"
 	},
-}).Parse(`<!doctype html>
+}
+
+var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src '{{.CSSHash}}'; base-uri 'none'; form-action 'none'">
 <meta name="referrer" content="no-referrer">
@@ -85,12 +120,13 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <header>
   <div class="grade {{gradeClass .Result.Grade}}" aria-label="grade">{{.Result.Grade}}</div>
   <div>
-    <h1>{{.Target}}</h1>
+    <h1 class="val">{{.Target}}</h1>
     <div class="meta">Header score {{.Result.Score}} ({{.Result.AlgorithmVersion}}) · TLS grade {{if .Result.TLS.Grade}}{{.Result.TLS.Grade}}{{else}}not tested{{end}} · {{len .Findings}} findings · {{.Result.Exposure.Probed}} paths probed · {{.Result.Timings.TotalMS}} ms</div>
     <div class="meta">Scan {{.ScanID}} · {{.StartedAt.Format "2006-01-02 15:04:05 MST"}}</div>
     <ul class="reasons">{{range .Result.Reasons}}<li{{if .Applied}} class="applied"{{end}}>{{.Source}}: {{.Grade}} — {{.Reason}}{{if .Applied}} (sets the grade){{end}}</li>{{end}}</ul>
   </div>
 </header>
+{{range .PolicyWarnings}}<div class="warning" role="alert"><strong>Warning:</strong> {{.Message}}</div>{{end}}
 
 <h2>Checks</h2>
 <table><tr><th>Check</th><th>Result</th><th>Findings</th></tr>
@@ -101,15 +137,15 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{if not .Findings}}<p>Nothing found.</p>{{end}}
 {{range .Findings}}<div class="finding">
   <h3><span class="sev sev-{{.Severity}}">{{.Severity}}</span> {{.Title}}</h3>
-  <p class="meta">{{.Category}} · <code>{{.ID}}</code></p>
-  {{if .Detail}}<p>{{.Detail}}</p>{{end}}
+  <p class="meta">{{.Category}} · {{key .ID}}</p>
+  {{if .Detail}}<p class="val">{{.Detail}}</p>{{end}}
   {{if .Evidence}}<span class="ev">{{.Evidence}}</span>{{end}}
   <p class="fix"><strong>Fix:</strong> {{.Recommendation}}</p>
 </div>{{end}}
 
 <h2>Header checks</h2>
 <table><tr><th>Test</th><th>Result</th><th>Points</th><th>Explanation</th></tr>
-{{range .Result.Headers.Tests}}<tr><td>{{.Name}}</td><td class="{{passClass .}}"><code>{{.Result}}</code></td><td class="num">{{signed .Modifier}}</td><td>{{.Description}}</td></tr>
+{{range .Result.Headers.Tests}}<tr><td>{{key .Name}}</td><td class="{{passClass .}}">{{key .Result}}</td><td class="num">{{signed .Modifier}}</td><td>{{.Description}}</td></tr>
 {{end}}</table>
 <p class="meta">Score {{.Result.Headers.Score}}, grade {{.Result.Headers.Grade}}; bonus points {{if .Result.Headers.BonusApplied}}counted{{else}}not counted (they count only when the score after penalties is at least 90){{end}}.</p>
 
@@ -118,7 +154,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{if .Tested}}
 <div class="cols"><table>
 <tr><th colspan="2">Connection ({{.Address}})</th></tr>
-<tr><td>Negotiated</td><td>{{.NegotiatedVersion}} {{.NegotiatedCipher}}</td></tr>
+<tr><td>Negotiated</td><td>{{.NegotiatedVersion}} {{with .NegotiatedCipher}}{{key .}}{{end}}</td></tr>
 <tr><td>Key exchange group</td><td>{{.Group}}</td></tr>
 <tr><td>ALPN</td><td>{{.ALPN}}</td></tr>
 <tr><td>OCSP stapled</td><td>{{yesno .OCSPStapled}} {{.OCSPStatus}}</td></tr>
@@ -126,9 +162,9 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{end}}</table>
 {{with .Certificate}}<table>
 <tr><th colspan="2">Certificate</th></tr>
-<tr><td>Subject</td><td>{{.Subject}}</td></tr>
-<tr><td>Issuer</td><td>{{.Issuer}}</td></tr>
-<tr><td>Names</td><td>{{join .DNSNames ", "}}</td></tr>
+<tr><td>Subject</td><td class="val">{{.Subject}}</td></tr>
+<tr><td>Issuer</td><td class="val">{{.Issuer}}</td></tr>
+<tr><td>Names</td><td class="val">{{join .DNSNames ", "}}</td></tr>
 <tr><td>Valid until</td><td>{{.NotAfter.Format "2006-01-02"}} ({{.DaysRemaining}} days)</td></tr>
 <tr><td>Trusted</td><td class="{{if .Trusted}}pass{{else}}fail{{end}}">{{yesno .Trusted}} {{.TrustError}}</td></tr>
 <tr><td>Matches host</td><td class="{{if .HostnameMatch}}pass{{else}}fail{{end}}">{{yesno .HostnameMatch}}</td></tr>
@@ -137,17 +173,17 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <tr><td>Chain length</td><td>{{.ChainLength}}</td></tr>
 </table>{{end}}</div>
 {{if .CipherSuites}}<table><tr><th>Accepted TLS 1.0–1.2 suite</th><th>Version</th><th>Forward secrecy</th><th>AEAD</th><th>Weakness</th></tr>
-{{range .CipherSuites}}<tr><td><code>{{.Name}}</code></td><td>{{.Version}}</td><td>{{yesno .ForwardSecrecy}}</td><td>{{yesno .AEAD}}</td><td class="{{if .Weak}}fail{{end}}">{{.Weak}}</td></tr>
+{{range .CipherSuites}}<tr><td>{{key .Name}}</td><td>{{.Version}}</td><td>{{yesno .ForwardSecrecy}}</td><td>{{yesno .AEAD}}</td><td class="{{if .Weak}}fail{{end}}">{{with .Weak}}{{key .}}{{end}}</td></tr>
 {{end}}</table>{{end}}
-{{else}}<p>Not tested ({{.Error}}).</p>{{end}}
-<p class="meta">Not tested, because crypto/tls cannot probe them (never counted as passed): {{join .NotTested ", "}}.</p>
+{{else}}<p>Not tested{{with .Error}} ({{.}}){{end}}.</p>{{end}}
+{{if .NotTested}}<p class="meta">Not tested, because crypto/tls cannot probe them (never counted as passed): {{join .NotTested ", "}}.</p>{{end}}
 {{end}}
 
 <h2>Exposed files</h2>
 {{with .Result.Exposure}}
-<p class="meta">{{.Probed}} paths probed on {{.Origin}}, each confirmed by content against {{len .Baseline}} random-path baselines.</p>
+<p class="meta">{{.Probed}} paths probed on <span class="val">{{.Origin}}</span>, each confirmed by content against {{len .Baseline}} random-path baselines.</p>
 {{if .Exposed}}<table><tr><th>Path</th><th>Kind</th><th>Severity</th><th>Evidence (redacted)</th></tr>
-{{range .Exposed}}<tr><td><code>{{.Path}}</code></td><td>{{.Kind}}</td><td><span class="sev sev-{{.Severity}}">{{.Severity}}</span></td><td class="ev">{{.Evidence}}</td></tr>
+{{range .Exposed}}<tr><td>{{key .Path}}</td><td>{{key .Kind}}</td><td><span class="sev sev-{{.Severity}}">{{.Severity}}</span></td><td><span class="ev">{{.Evidence}}</span></td></tr>
 {{end}}</table>{{else}}<p>None confirmed.</p>{{end}}
 {{end}}
 
@@ -155,15 +191,15 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <div class="cols">
 {{with .Result.Metadata}}<table>
 <tr><td>Status</td><td>{{.StatusCode}}</td></tr>
-<tr><td>Title</td><td>{{.Title}}</td></tr>
+<tr><td>Title</td><td class="val">{{.Title}}</td></tr>
 {{if .Generator}}<tr><td>Generator</td><td>{{.Generator}}</td></tr>{{end}}
-{{range $k, $v := .Banners}}<tr><td>{{$k}}</td><td><code>{{$v}}</code></td></tr>{{end}}
+{{range $k, $v := .Banners}}<tr><td>{{$k}}</td><td><code class="val">{{$v}}</code></td></tr>{{end}}
 <tr><td>security.txt</td><td>{{if .SecurityTxt.Present}}present{{if .SecurityTxt.Expired}}, expired{{end}}{{else}}missing{{end}}</td></tr>
 <tr><td>robots.txt</td><td>{{if .Robots.Present}}{{.Robots.Entries}} entries{{else}}missing{{end}}</td></tr>
 </table>{{end}}
 <table><tr><th>Session</th><th>Hop</th><th>Status</th></tr>
-{{range .Result.Redirects.HTTP.Hops}}<tr><td>http</td><td><code>{{.URL}}</code></td><td class="num">{{.StatusCode}}</td></tr>{{end}}
-{{range .Result.Redirects.HTTPS.Hops}}<tr><td>https</td><td><code>{{.URL}}</code></td><td class="num">{{.StatusCode}}</td></tr>{{end}}
+{{range .Result.Redirects.HTTP.Hops}}<tr><td>http</td><td><code class="val">{{.URL}}</code></td><td class="num">{{.StatusCode}}</td></tr>{{end}}
+{{range .Result.Redirects.HTTPS.Hops}}<tr><td>https</td><td><code class="val">{{.URL}}</code></td><td class="num">{{.StatusCode}}</td></tr>{{end}}
 </table></div>
 <p class="meta">Generated by Warden webscan. This page loads no external resources.</p>
 {{end}}

@@ -20,6 +20,19 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Result holds the grade and the per-section details.
 	Result Result `json:"result"`
+	// PolicyWarnings say where this scan departed from the default policy: a
+	// command-line scan run with --allow-private or --allow-port. A scan
+	// served to a client never has any.
+	PolicyWarnings []ReportWarning `json:"policy_warnings,omitempty"`
+}
+
+// ReportWarning is one departure from the default policy.
+type ReportWarning struct {
+	// Code is a stable snake_case identifier, such as
+	// "private_addresses_allowed".
+	Code string `json:"code" privacy:"plain"`
+	// Message is a human sentence.
+	Message string `json:"message" privacy:"plain"`
 }
 
 // StatusCompleted is the only status a returned Report carries today.

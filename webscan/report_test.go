@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"html/template"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
@@ -101,51 +100,6 @@ func TestWriteHTML(t *testing.T) {
 	}
 }
 
-// TestWriteHTMLScreenshot renders the report in headless Chromium when it
-// is installed, and keeps the PNG for a human to look at.
-func TestWriteHTMLScreenshot(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("chromium not installed")
-	}
-	if testing.Short() {
-		t.Skip("short mode")
-	}
-	f := newFixture(t, fixtureOpts{httpH: badHeadersSite(), httpsH: softNotFound(map[string]string{"/.env": envFile, "/": goodPage}, map[string]string{"/": "text/html"}),
-		cert: certSpec{names: []string{"example.com"}, notBefore: time.Now().Add(-time.Hour), notAfter: time.Now().Add(20 * 24 * time.Hour)}})
-	rep := f.scan(t, "https://example.com/", nil)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	png := filepath.Join(dir, "report.png")
-	if out := os.Getenv("WEBSCAN_SCREENSHOT"); out != "" {
-		png = out
-	}
-	size := "1200,1600"
-	if v := os.Getenv("WEBSCAN_WINDOW"); v != "" {
-		size = v
-	}
-	cmd := exec.CommandContext(t.Context(), chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+png, "--window-size="+size, "file://"+page)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(png)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 10000 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
-		t.Fatalf("screenshot is %d bytes, not a rendered page", len(b))
-	}
-}
-
 // TestReportJSONFields pins the JSON field names: fields may be added
 // (refresh with -update), never renamed or removed.
 func TestReportJSONFields(t *testing.T) {
@@ -224,6 +178,35 @@ func collectKeys(prefix string, v any, out map[string]bool) {
 	}
 }
 
+// A section that was not tested says so, without an empty "()" where its
+// address or error would be.
+func TestWritersSayNotTested(t *testing.T) {
+	for _, c := range []struct {
+		tls              TLSResult
+		wantText, noText string
+		wantHTML         string
+	}{
+		{TLSResult{Error: "no_dialer"}, "\nTLS: not tested (no_dialer)\n", "()", "<p>Not tested (no_dialer).</p>"},
+		{TLSResult{}, "\nTLS: not tested\n", "()", "<p>Not tested.</p>"},
+		{TLSResult{Tested: true, Address: "example.com:443", Grade: "A"}, "\nTLS (example.com:443):\n  grade A", "TLS ():", ""},
+	} {
+		r := &Report{Result: Result{Grade: "A", TLS: c.tls}}
+		var txt, page bytes.Buffer
+		if err := WriteText(&txt, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&page, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(txt.String(), c.wantText) || strings.Contains(txt.String(), c.noText) {
+			t.Errorf("%+v: text report\n%s\nwant %q and no %q", c.tls, txt.String(), c.wantText, c.noText)
+		}
+		if !strings.Contains(page.String(), c.wantHTML) {
+			t.Errorf("%+v: HTML report lacks %q", c.tls, c.wantHTML)
+		}
+	}
+}
+
 func TestWritersOnSparseReports(t *testing.T) {
 	for name, r := range map[string]*Report{
 		"zero":            {},
@@ -236,6 +219,29 @@ func TestWritersOnSparseReports(t *testing.T) {
 		}
 		if err := WriteText(&buf, r); err != nil {
 			t.Errorf("%s: WriteText: %v", name, err)
+		}
+	}
+}
+
+func TestHTMLKeyBreaksBetweenParts(t *testing.T) {
+	fn := func(s string) string {
+		var b bytes.Buffer
+		tm := template.Must(template.New("k").Funcs(reportFuncs).Parse(`{{key .}}`))
+		if err := tm.Execute(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ in, want string }{
+		{"csp-not-implemented", `<code class="key">csp-not-implemented</code>`},
+		{"TLS_AES_128", `<code class="key">TLS_<wbr>AES_<wbr>128</code>`},
+		{"/.env", `<code class="key">/.env</code>`},
+		{"/.git/config", `<code class="key">/.git/<wbr>config</code>`},
+		{"a_<b>", `<code class="key">a_<wbr>&lt;b&gt;</code>`},
+		{"", `<code class="key"></code>`},
+	} {
+		if got := fn(c.in); got != c.want {
+			t.Errorf("key(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }

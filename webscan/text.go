@@ -21,6 +21,14 @@ func clean(s string) string {
 	}, s)
 }
 
+// parenthesised returns " (s)", or "" when s is empty.
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + clean(s) + ")"
+}
+
 // WriteText writes a human report for a terminal: the grade and why, what
 // is wrong and how to fix it, then the TLS, header, metadata and exposure
 // sections. Text that came from the site is stripped of control characters.
@@ -31,6 +39,12 @@ func WriteText(w io.Writer, r *Report) error {
 	p("Warden website scan: %s\n", clean(r.Target))
 	p("Grade: %s   (header score %d, %s)\n", res.Grade, res.Score, res.AlgorithmVersion)
 	p("Scan %s at %s, %d ms\n\n", r.ScanID, r.StartedAt.Format("2006-01-02 15:04:05Z07:00"), res.Timings.TotalMS)
+	for _, w := range r.PolicyWarnings {
+		p("WARNING: %s\n", clean(w.Message))
+	}
+	if len(r.PolicyWarnings) > 0 {
+		p("\n")
+	}
 
 	p("Why this grade:\n")
 	for _, g := range res.Reasons {
@@ -57,11 +71,11 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 
 	t := res.TLS
-	p("\nTLS (%s):\n", t.Address)
 	switch {
 	case !t.Tested:
-		p("  not tested (%s)\n", t.Error)
+		p("\nTLS: not tested%s\n", parenthesised(t.Error))
 	default:
+		p("\nTLS%s:\n", parenthesised(t.Address))
 		p("  grade %s; negotiated %s %s %s\n", t.Grade, t.NegotiatedVersion, t.NegotiatedCipher, t.Group)
 		var vs []string
 		for _, v := range t.Protocols {
@@ -81,10 +95,12 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		p("  OCSP stapled: %v\n", t.OCSPStapled)
 	}
-	p("  not tested (beyond crypto/tls): %s\n", strings.Join(t.NotTested, ", "))
+	if len(t.NotTested) > 0 {
+		p("  not tested (beyond crypto/tls): %s\n", strings.Join(t.NotTested, ", "))
+	}
 
 	h := res.Headers
-	p("\nHeaders (%s): score %d, grade %s, bonus %s\n", clean(h.URL), h.Score, h.Grade, map[bool]string{true: "counted", false: "not counted"}[h.BonusApplied])
+	p("\nHeaders%s: score %d, grade %s, bonus %s\n", parenthesised(h.URL), h.Score, h.Grade, map[bool]string{true: "counted", false: "not counted"}[h.BonusApplied])
 	for _, x := range h.Tests {
 		p("  %+4d  %-31s %s\n", x.Modifier, x.Name, x.Result)
 	}

@@ -20,12 +20,15 @@ import (
 // the limiter, the token verifier (or the local issuer behind it) and the
 // policy hooks built from them.
 type controls struct {
-	lim      *limits.Limiter
-	verifier *auth.Verifier    // nil on stdio
-	local    *auth.LocalIssuer // set when tokens come from the local key
-	policy   *policy.Controls
-	store    limitsStore
-	close    func()
+	profile profile
+	// transport says whether requests pass the transport rate limit.
+	transport bool
+	lim       *limits.Limiter
+	verifier  *auth.Verifier    // nil on stdio
+	local     *auth.LocalIssuer // set when tokens come from the local key
+	policy    *policy.Controls
+	store     limitsStore
+	close     func()
 }
 
 // limitsStore is what the controls need from either adapter.
@@ -56,20 +59,15 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 	return nil, nil, errors.New("store.dsn: want a postgres:// URL, or nothing for the embedded store")
 }
 
-func (c LimitsConfig) limits() *limits.Config {
-	return &limits.Config{
-		Transport:          limits.RatePolicy{Limit: c.RequestsPerWindow, Window: time.Duration(c.RequestWindow)},
-		ScanRate:           limits.RatePolicy{Limit: c.ScansPerWindow, Window: time.Duration(c.ScanWindow)},
-		MonthlyScans:       c.MonthlyScans,
-		MaxConcurrentScans: c.MaxConcurrentScans,
-		ScannerCapacity:    c.ScannerCapacity,
-		LeaseTTL:           time.Duration(c.LeaseTTL),
+// openControls builds the controls. On stdio there is no token: calls
+// run under the local principal, with limits and audit. stdio is always
+// the local profile; serve is local only on loopback with the local key
+// (Config.serveProfile).
+func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bool) (*controls, error) {
+	prof := profileLocal
+	if !stdio {
+		prof = cfg.serveProfile()
 	}
-}
-
-// openControls builds the controls. On stdio (local true) there is no
-// token: calls run under the local principal, with limits and audit.
-func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bool) (*controls, error) {
 	if err := ensureStateDir(cfg.StateDir); err != nil {
 		return nil, err
 	}
@@ -77,13 +75,14 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bo
 	if err != nil {
 		return nil, err
 	}
-	lim, err := limits.New(st, cfg.Limits.limits())
+	lim, err := limits.New(st, cfg.Limits.limits(prof))
 	if err != nil {
 		closeStore()
 		return nil, err
 	}
-	c := &controls{lim: lim, store: st, close: closeStore, policy: &policy.Controls{Limiter: lim, Logger: logger}}
-	if local {
+	c := &controls{profile: prof, transport: cfg.Limits.transportLimited(prof), lim: lim, store: st, close: closeStore,
+		policy: &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()}}
+	if stdio {
 		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
 	}
@@ -116,9 +115,13 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, local bo
 }
 
 // wrap puts authentication, the caller binding, then the transport rate
-// limit in front of the protocol endpoint.
+// limit (unless the local profile leaves it out) in front of the protocol
+// endpoint.
 func (c *controls) wrap(next http.Handler) http.Handler {
-	return c.verifier.Middleware(c.policy.BindCaller(c.policy.RateLimit(next)))
+	if c.transport {
+		next = c.policy.RateLimit(next)
+	}
+	return c.verifier.Middleware(c.policy.BindCaller(next))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728

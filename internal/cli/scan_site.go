@@ -3,36 +3,61 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net/netip"
+	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-mcp/warden/safehttp"
+	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
 	"github.com/warden-mcp/warden/webscan"
 )
 
+// siteFlags are the flags of warden scan site.
+type siteFlags struct {
+	asJSON       bool
+	htmlPath     string
+	stateDir     string
+	failBelow    string
+	allowPrivate bool
+	allowPorts   []uint
+}
+
 func (e *env) scanSiteCommand() *cobra.Command {
-	var asJSON bool
-	var htmlPath, stateDir string
-	var failBelow string
+	var f siteFlags
 	c := &cobra.Command{
 		Use:   "site URL",
 		Short: "Grade a public website's security configuration",
 		Long: "Scan a public website the way microdefend_scan_website does: TLS, HTTPS\n" +
 			"redirection and HSTS, security headers, cookies, metadata and exposed paths,\n" +
 			"graded A+ to F with every cap explained. Private, internal and metadata\n" +
-			"addresses are refused before any connection.",
+			"addresses are refused before any connection.\n\n" +
+			"To scan your own development site, say so: --allow-private lets the scan reach\n" +
+			"loopback and private-network addresses and local names (localhost, *.local),\n" +
+			"--allow-port 3000 a port beyond 80 and 443. Only this command has them, and\n" +
+			"the report carries a warning. Cloud-metadata addresses stay refused.",
+		Example: "  warden scan site https://example.com\n" +
+			"  warden scan site --allow-private --allow-port 3000 http://localhost:3000",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.scanSite(cmd.Context(), args[0], asJSON, htmlPath, stateDir, failBelow)
+			return e.scanSite(cmd.Context(), args[0], f)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the tool's structured result as JSON")
-	c.Flags().StringVar(&htmlPath, "html", "", "also write a self-contained HTML report to this file")
-	c.Flags().StringVar(&failBelow, "fail-below", "", "exit 1 when the grade is below this one (A+, A, B, C, D)")
-	c.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
+	fl := c.Flags()
+	fl.BoolVar(&f.asJSON, "json", false, "print the tool's structured result as JSON")
+	fl.StringVar(&f.htmlPath, "html", "", "also write a self-contained HTML report to this file")
+	fl.StringVar(&f.failBelow, "fail-below", "", "exit 1 when the grade is below this one (A+, A, B, C, D)")
+	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
+	fl.BoolVar(&f.allowPrivate, "allow-private", false, "also reach loopback and private-network addresses and local names (your own development site)")
+	fl.UintSliceVar(&f.allowPorts, "allow-port", nil, "also reach this port besides 80 and 443 (repeatable)")
 	return c
 }
 
@@ -51,32 +76,74 @@ func gradeRank(g string) int {
 	return -1
 }
 
-func (e *env) scanSite(ctx context.Context, url string, asJSON bool, htmlPath, stateDir, failBelow string) error {
-	if failBelow != "" && gradeRank(failBelow) < 0 {
+// fetchPolicy is the fetcher's policy for this scan: the production one
+// (nil) unless the flags widen it. This command is the only place that
+// widens it; TestWidenedFetchIsCommandLineOnly keeps it so.
+func (f siteFlags) fetchPolicy() (*safehttp.Options, error) {
+	if !f.allowPrivate && len(f.allowPorts) == 0 {
+		return nil, nil
+	}
+	opts := &safehttp.Options{AllowPrivate: f.allowPrivate}
+	for _, p := range f.allowPorts {
+		if p == 0 || p > 65535 {
+			return nil, fmt.Errorf("--allow-port %d: want a port from 1 to 65535", p)
+		}
+		opts.AllowPorts = append(opts.AllowPorts, uint16(p))
+	}
+	return opts, nil
+}
+
+func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
+	if f.failBelow != "" && gradeRank(f.failBelow) < 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--fail-below: want one of A+, A, B, C, D")}
 	}
-	deps := toolset.Deps{Logger: discardLogger()}
-	if key, err := loadOrCreateKey(stateDir, "fingerprint.key"); err == nil {
-		deps.FingerprintKey = key
-	}
-	rep, err := toolset.NewSiteScanner(deps).Scan(ctx, url)
+	fetch, err := f.fetchPolicy()
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	if htmlPath != "" {
-		fh, err := os.OpenFile(htmlPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	// The report file is opened before the scan, so that a path that
+	// cannot be written fails at once instead of after a minute of
+	// scanning. An earlier report there stays intact until this one is
+	// ready.
+	var page *os.File
+	if f.htmlPath != "" {
+		_, statErr := os.Stat(f.htmlPath)
+		created := errors.Is(statErr, fs.ErrNotExist)
+		page, err = os.OpenFile(f.htmlPath, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("--html: %w", err)}
 		}
-		werr := webscan.WriteHTML(fh, rep)
-		if cerr := fh.Close(); werr == nil {
+		defer func() {
+			if page != nil { // the scan failed: leave nothing behind
+				page.Close()
+				if created {
+					os.Remove(f.htmlPath)
+				}
+			}
+		}()
+	}
+	deps := toolset.Deps{Logger: discardLogger(), SafeHTTP: fetch}
+	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
+		deps.FingerprintKey = key
+	}
+	rep, err := toolset.NewSiteScanner(deps).Scan(ctx, rawURL)
+	if err != nil {
+		return &exitError{code: ExitError, err: explainRefusal(ctx, err, rawURL, fetch)}
+	}
+	if page != nil {
+		werr := page.Truncate(0)
+		if werr == nil {
+			werr = webscan.WriteHTML(page, rep)
+		}
+		if cerr := page.Close(); werr == nil {
 			werr = cerr
 		}
+		page = nil
 		if werr != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("--html: %w", werr)}
 		}
 	}
-	if asJSON {
+	if f.asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
@@ -86,8 +153,102 @@ func (e *env) scanSite(ctx context.Context, url string, asJSON bool, htmlPath, s
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	if failBelow != "" && gradeRank(rep.Result.Grade) < gradeRank(failBelow) {
+	if f.failBelow != "" && gradeRank(rep.Result.Grade) < gradeRank(f.failBelow) {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
+}
+
+// explainRefusal words a refused target for the person at the keyboard:
+// unlike a tool result, it may name the address a host resolved to, and
+// it names every flag the URL needs, not only the first refusal's.
+func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safehttp.Options) error {
+	var se *safehttp.Error
+	var be *safehttp.BlockedError
+	if !errors.As(err, &se) || !errors.As(err, &be) {
+		return publicError(err)
+	}
+	u, perr := url.Parse(rawURL)
+	if perr != nil {
+		return publicError(err)
+	}
+	lines := []string{string(se.Code) + ": " + explainBlocked(se.Code, be, u.Hostname())}
+	want := safehttp.Options{}
+	if fetch != nil {
+		want = *fetch
+	}
+	var flags []string
+	if port := effectivePort(u); port != 80 && port != 443 && !slices.Contains(want.AllowPorts, port) {
+		want.AllowPorts = append(slices.Clone(want.AllowPorts), port)
+		flags = append(flags, "--allow-port "+strconv.Itoa(int(port)))
+	}
+	next := validateWith(ctx, want, rawURL)
+	if next != nil && se.Code == safehttp.CodeBlockedPort {
+		// The port was the first refusal; say what comes after it.
+		var nse *safehttp.Error
+		var nbe *safehttp.BlockedError
+		if errors.As(next, &nse) && errors.As(next, &nbe) {
+			lines = append(lines, "and then "+string(nse.Code)+": "+explainBlocked(nse.Code, nbe, u.Hostname()))
+		}
+	}
+	if next != nil && !want.AllowPrivate {
+		want.AllowPrivate = true
+		flags = append([]string{"--allow-private"}, flags...)
+		next = validateWith(ctx, want, rawURL)
+	}
+	if next == nil && len(flags) > 0 {
+		lines = append(lines, "Try: warden scan site "+strings.Join(flags, " ")+" "+rawURL)
+	}
+	return errors.New(strings.Join(lines, "\n  "))
+}
+
+// explainBlocked says what a blocked_* refusal refused, why, and which
+// flag would lift it.
+func explainBlocked(code safehttp.Code, be *safehttp.BlockedError, host string) string {
+	switch code {
+	case safehttp.CodeBlockedPort:
+		if be.Port == 0 {
+			return "the port is not a port number; Warden scans ports 80 and 443 unless you pass --allow-port N (CLI only)"
+		}
+		p := strconv.Itoa(int(be.Port))
+		return "port " + p + " is not scanned; Warden scans ports 80 and 443 only unless you pass --allow-port " + p + " (CLI only)"
+	case safehttp.CodeBlockedHostname:
+		return be.Host + " is " + be.Reason.Describe() + "; Warden never scans local host names unless you pass --allow-private (CLI only)"
+	}
+	what := be.Addr.String() + " is " + be.Reason.Describe()
+	if lit, err := netip.ParseAddr(host); err != nil || lit.Unmap() != be.Addr {
+		what = host + " resolves to " + be.Addr.String() + ", " + be.Reason.Describe()
+	}
+	switch {
+	case be.Reason.Local():
+		return what + "; Warden never scans private or loopback addresses unless you pass --allow-private (CLI only)"
+	case be.Reason == safehttp.ReasonMetadata:
+		return what + "; Warden never scans it, not even with --allow-private"
+	}
+	return what + "; Warden scans public addresses only, and no flag changes that"
+}
+
+func validateWith(ctx context.Context, opts safehttp.Options, rawURL string) error {
+	_, err := safehttp.New(&opts).Validate(ctx, rawURL)
+	return err
+}
+
+func effectivePort(u *url.URL) uint16 {
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		return uint16(p)
+	}
+	if u.Scheme == "http" {
+		return 80
+	}
+	return 443
+}
+
+// publicError is err as a client would read it: code and message, without
+// the cause meant for logs.
+func publicError(err error) error {
+	var te *tool.Error
+	if errors.As(err, &te) {
+		return errors.New(te.Code + ": " + te.Message)
+	}
+	return err
 }

@@ -2,15 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -167,17 +166,27 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if cfg.loopback() {
 		access += "; loopback only"
 	}
-	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()), slog.String("access", access))
+	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()),
+		slog.String("access", access), slog.String("profile", string(ctl.profile)))
 	if ctl.local != nil {
-		token, err := ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
+		fmt.Fprintf(e.stdout, "Warden is listening on %s (loopback only).\n", cfg.PublicURL)
+	} else {
+		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
+	}
+	fmt.Fprintf(e.stdout, "Profile: %s\n\n", ctl.describe())
+	var token, tokenFile string
+	if ctl.local != nil {
+		token, err = ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
 			Entitlements: []string{"*"}, Lifetime: 12 * time.Hour})
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
-		printClientConfig(e.stdout, cfg.PublicURL, token)
-	} else {
-		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
+		tokenFile = filepath.Join(cfg.StateDir, tokenFileName)
+		if err := writePrivateFile(tokenFile, []byte(token+"\n")); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
 	}
+	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -201,19 +210,6 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		logger.Warn("shutdown deadline passed; remaining calls were cut off")
 	}
 	return nil
-}
-
-// printClientConfig prints a development token and a configuration that
-// MCP clients accept as it is.
-func printClientConfig(w io.Writer, url, token string) {
-	cfg := map[string]any{"mcpServers": map[string]any{"warden": map[string]any{
-		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + token},
-	}}}
-	b, _ := json.MarshalIndent(cfg, "", "  ")
-	fmt.Fprintf(w, "Warden is listening on %s (loopback only).\n\n", url)
-	fmt.Fprintf(w, "Development token (12 hours, every tool; mint others with warden token):\n%s\n\n", token)
-	fmt.Fprintf(w, "Claude Code:\n  claude mcp add --transport http warden %s --header \"Authorization: Bearer %s\"\n\n", url, token)
-	fmt.Fprintf(w, "Client configuration (mcp.json):\n%s\n", b)
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

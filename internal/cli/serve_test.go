@@ -101,7 +101,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	bob := strings.TrimSpace(out.String())
 	_, body = post(t, url, bob, "tools/call", `"name":"microdefend_scan_website","arguments":{"url":"https://example.com"},`)
-	if !strings.Contains(body, "forbidden: credential lacks the microdefend_scan_website entitlement") {
+	if !strings.Contains(body, "forbidden: this credential is not entitled to microdefend_scan_website") {
 		t.Errorf("not entitled: %s", body)
 	}
 	_, body = post(t, url, bob, "tools/call", `"name":"keysweep_scan_text","arguments":{"text":"nothing"},`)

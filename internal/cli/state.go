@@ -85,3 +85,24 @@ func loadOrCreateKey(dir, name string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("key file %s: could not be created", name)
 }
+
+// writePrivateFile replaces dir/name with b, readable by its owner only,
+// never leaving a half-written file behind.
+func writePrivateFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".new-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: %w", filepath.Base(path), werr)
+	}
+	return nil
+}

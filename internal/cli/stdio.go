@@ -47,7 +47,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()))
+			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()), slog.String("profile", ctl.describe()))
 			return w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
 		},
 	}

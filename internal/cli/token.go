@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,11 +48,14 @@ func (e *env) tokenCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			issued := time.Now()
 			lifetime := ttl
-			if lifetime <= 0 {
-				lifetime = auth.DefaultTokenLifetime
+			if lifetime <= 0 || lifetime > auth.DefaultMaxLifetime {
+				return &exitError{code: ExitError, err: fmt.Errorf("--ttl %v: a token lives more than 0s and at most %v; say how long, such as --ttl 8h", ttl, auth.DefaultMaxLifetime)}
 			}
+			if err := checkEntitlements(entitle); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			issued := time.Now()
 			token, err := li.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: subject, Tenant: tenant,
 				Entitlements: entitle, Scopes: scopes, Lifetime: lifetime, IssuedAt: issued})
 			if err != nil {
@@ -77,4 +82,34 @@ func (e *env) tokenCommand() *cobra.Command {
 	fl.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime (at most 24h)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON with the token and its claims")
 	return c
+}
+
+// checkEntitlements refuses an entitlement that names no tool this build
+// serves: a misspelt name would mint a token that can call nothing.
+func checkEntitlements(entitle []string) error {
+	w, err := wire(wireOptions{logger: discardLogger()})
+	if err != nil {
+		return err
+	}
+	tools, _ := w.reg.Tools()
+	var names, families []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+		if fam, _, ok := strings.Cut(t.Name, "_"); ok && !slices.Contains(families, fam) {
+			families = append(families, fam)
+		}
+	}
+	if len(entitle) == 0 {
+		return fmt.Errorf("--entitle: a token without entitlements can call nothing; name a tool (%s), a family (%s) or * for every tool",
+			strings.Join(names, ", "), strings.Join(families, ", "))
+	}
+	for _, e := range entitle {
+		p := auth.Principal{Entitlements: []string{e}}
+		if slices.ContainsFunc(names, p.Entitled) {
+			continue
+		}
+		return fmt.Errorf("--entitle %q names no tool this build serves; name a tool (%s), a family (%s) or * for every tool",
+			e, strings.Join(names, ", "), strings.Join(families, ", "))
+	}
+	return nil
 }

@@ -41,7 +41,7 @@ func (e *env) toolsCommand() *cobra.Command {
 				if t.Catalog.ConsumesQuota {
 					flags = append(flags, "quota")
 				}
-				desc, _, _ := strings.Cut(t.Description, ".")
+				desc := firstSentence(t.Description)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Catalog.Category, t.Catalog.Trust, strings.Join(flags, ","), desc)
 			}
 			return tw.Flush()
@@ -49,4 +49,20 @@ func (e *env) toolsCommand() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the tools/list entries as JSON")
 	return c
+}
+
+// firstSentence returns s up to the end of its first sentence: a period
+// followed by a space or the end of s. A period inside a word
+// ("security.txt", "v1.2") or after "e.g"/"i.e" ends nothing.
+func firstSentence(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' || (i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n') {
+			continue
+		}
+		if strings.HasSuffix(s[:i], "e.g") || strings.HasSuffix(s[:i], "i.e") {
+			continue
+		}
+		return s[:i]
+	}
+	return strings.TrimSuffix(s, ".")
 }

@@ -2,9 +2,16 @@ package cli
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/internal/repotest"
 	"github.com/warden-mcp/warden/tool/tooltest"
 )
 
@@ -58,5 +65,110 @@ func TestEditionSelectsTools(t *testing.T) {
 	}
 	if edition == "full" && !hasSite {
 		t.Error("the full edition lacks the website scan")
+	}
+}
+
+// The fetcher's widened policy (safehttp.Options.AllowPrivate and
+// AllowPorts, and toolset.Deps.SafeHTTP that carries them) is set by warden
+// scan site and nowhere else: no tool argument, configuration key, flag of
+// serve or stdio, or other wiring can reach it. A new place that sets one
+// of them fails this test.
+func TestWidenedFetchIsCommandLineOnly(t *testing.T) {
+	root := repotest.Root(t)
+	setters := map[string]bool{"AllowPrivate": true, "AllowPorts": true, "SafeHTTP": true}
+	allowed := map[string]bool{filepath.Join("internal", "cli", "scan_site.go"): true}
+	seen := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel == "safehttp" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" {
+				return filepath.SkipDir // the package that defines them may use them
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		seen++
+		ast.Inspect(f, func(n ast.Node) bool {
+			var name string
+			switch x := n.(type) {
+			case *ast.KeyValueExpr: // Options{AllowPrivate: ...}
+				if id, ok := x.Key.(*ast.Ident); ok {
+					name = id.Name
+				}
+			case *ast.AssignStmt: // o.AllowPorts = ...
+				for _, l := range x.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok && setters[sel.Sel.Name] {
+						name = sel.Sel.Name
+					}
+				}
+			case *ast.UnaryExpr: // &o.AllowPrivate, handed to a flag or a decoder
+				if sel, ok := x.X.(*ast.SelectorExpr); ok && x.Op == token.AND {
+					name = sel.Sel.Name
+				}
+			}
+			if setters[name] && !allowed[rel] {
+				t.Errorf("%s sets %s: only warden scan site may widen the fetch policy", rel, name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 50 {
+		t.Fatalf("parsed only %d files", seen)
+	}
+	// The configuration file knows no such key.
+	cfg := filepath.Join(t.TempDir(), "warden.yaml")
+	for _, key := range []string{"allow_private: true", "allow_ports: [3000]", "safehttp: {allow_private: true}"} {
+		os.WriteFile(cfg, []byte(key+"\n"), 0o600)
+		if _, err := loadConfig(cfg, func(string) string { return "" }); err == nil {
+			t.Errorf("the configuration accepted %q", key)
+		}
+	}
+	// serve and stdio have no such flag.
+	for _, cmd := range []string{"serve", "stdio"} {
+		_, errOut, code := run(t, "", cmd, "--allow-private")
+		if code != ExitError || !strings.Contains(errOut, "unknown flag: --allow-private") {
+			t.Errorf("%s --allow-private: exit %d %s", cmd, code, errOut)
+		}
+	}
+}
+
+// The served tool refuses a live loopback site on a high port, the one
+// warden scan site reaches with its flags, and sends it nothing.
+func TestServedToolRefusesTheDevSite(t *testing.T) {
+	if edition != "full" {
+		t.Skip("the lean edition has no website scan")
+	}
+	srv, hits := devSite(t)
+	w, err := wire(wireOptions{logger: discardLogger(), stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`{"url":"` + srv.URL + `/"}`,
+		`{"url":"` + srv.URL + `/","allow_private":true,"allowPrivate":true,"allow_port":` + sitePort(t, srv) + `}`,
+	} {
+		rep, err := tooltest.Invoke(context.Background(), w.reg, "microdefend_scan_website", args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := rep.Result.ErrorCode(); code == "" {
+			t.Errorf("%s: scanned", args)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the served tool sent %d requests to a loopback site", hits.Load())
 	}
 }

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// This file prints how each MCP client connects to a serving Warden. No
+// snippet carries the token itself: each client reads it from the
+// environment (WARDEN_TOKEN), asks for it once (VS Code), or gets it
+// through a variable the bridge expands (Claude Desktop over mcp-remote),
+// so it never lands on a command line that a shell history or npm's logs
+// keep. docs/clients.md says the same at length; keep them in step.
+
+// tokenEnv is the environment variable every snippet reads the token from.
+const tokenEnv = "WARDEN_TOKEN"
+
+// tokenFileName is where warden serve leaves the development token (0600,
+// in the state directory), so that it can reach the environment without
+// being typed: export WARDEN_TOKEN="$(cat <file>)".
+const tokenFileName = "dev-token"
+
+// clientSnippets are the configurations, by client, for a server at url.
+type clientSnippets struct {
+	ClaudeCode, VSCode, Cursor, ClaudeDesktop string
+}
+
+func indentJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// snippetsFor builds the client configurations for url; binary is the
+// warden executable for stdio (a placeholder when it is a temporary
+// go run build).
+func snippetsFor(url, binary string) clientSnippets {
+	type vsServer struct {
+		Type    string            `json:"type"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	type vsInput struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		Description string `json:"description"`
+		Password    bool   `json:"password"`
+	}
+	vscode := struct {
+		Servers map[string]vsServer `json:"servers"`
+		Inputs  []vsInput           `json:"inputs"`
+	}{
+		Servers: map[string]vsServer{"warden": {Type: "http", URL: url, Headers: map[string]string{"Authorization": "Bearer ${input:warden-token}"}}},
+		Inputs:  []vsInput{{Type: "promptString", ID: "warden-token", Description: "Warden bearer token (warden token prints one)", Password: true}},
+	}
+	type cursorServer struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	cursor := map[string]any{"mcpServers": map[string]cursorServer{"warden": {URL: url, Headers: map[string]string{"Authorization": "Bearer ${env:" + tokenEnv + "}"}}}}
+	type stdioServer struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	desktop := map[string]any{"mcpServers": map[string]stdioServer{"warden": {Command: binary, Args: []string{"stdio"}}}}
+	return clientSnippets{
+		ClaudeCode:    "claude mcp add --transport http warden " + url + " --header 'Authorization: Bearer ${" + tokenEnv + "}'",
+		VSCode:        indentJSON(vscode),
+		Cursor:        indentJSON(cursor),
+		ClaudeDesktop: indentJSON(desktop),
+	}
+}
+
+// wardenBinary is the path of this executable, or a placeholder when it
+// is a temporary build of go run that will be gone tomorrow.
+func wardenBinary() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, "go-build") || strings.HasPrefix(exe, os.TempDir()) {
+		return "/path/to/warden"
+	}
+	if abs, err := filepath.Abs(exe); err == nil {
+		return abs
+	}
+	return exe
+}
+
+// printClientConfig tells the person who started warden serve how to
+// connect each client. token and tokenFile are the development token and
+// where it was saved; both are empty when tokens come from an external
+// issuer.
+func printClientConfig(w io.Writer, url, token, tokenFile string) {
+	s := snippetsFor(url, wardenBinary())
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	if token != "" {
+		p("Development token (12 hours, every tool; mint others with warden token):\n%s\n\n", token)
+		p("Put it in the environment of the client you start, not on a command line:\n  export %s=\"$(cat %s)\"\n\n", tokenEnv, shellQuote(tokenFile))
+	} else {
+		p("Clients send a token from the issuer; put it in %s as below.\n\n", tokenEnv)
+	}
+	p("Claude Code (reads %s when it connects):\n  %s\n\n", tokenEnv, s.ClaudeCode)
+	p("VS Code, .vscode/mcp.json or the user mcp.json (asks for the token once, keeps it in its secret storage):\n%s\n\n", indent(s.VSCode))
+	p("Cursor, ~/.cursor/mcp.json (reads %s from the environment Cursor starts in):\n%s\n\n", tokenEnv, indent(s.Cursor))
+	p("Claude Desktop, claude_desktop_config.json (starts Warden itself over stdio; no token):\n%s\n\n", indent(s.ClaudeDesktop))
+	p("docs/clients.md has more, stdio for every client among it.\n")
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// shellQuote quotes a path for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
