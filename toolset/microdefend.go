@@ -140,6 +140,7 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 		Catalog: tool.Catalog{
 			Category:      "web",
 			Unsafe:        true, // it sends traffic
+			TargetParam:   "url",
 			Trust:         tool.TrustConfirm,
 			ConsumesQuota: true,
 		},

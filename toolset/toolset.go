@@ -42,16 +42,12 @@ const (
 // leaves out, so that no other tool can pass itself off as a built-in.
 var Prefixes = []string{"warden_", "keysweep_", "microdefend_", "bininspect_", "util_", "http_"}
 
-// Selection says which tools to register.
+// Selection says which tools to register. Every tool of the build's
+// edition is registered, those off by default included: the server's
+// gates decide which ones a caller may list and call, and say why not.
 type Selection struct {
 	// Edition is the build's edition; families outside it are skipped.
 	Edition Edition
-	// Enable turns on tools that are disabled by default, by name.
-	Enable map[string]bool
-}
-
-func (s Selection) wants(t *tool.Tool) bool {
-	return !t.Catalog.DisabledByDefault || s.Enable[t.Name]
 }
 
 // family is one family's constructor: it builds its tools.
@@ -93,9 +89,6 @@ func Register(reg *tool.Registry, deps Deps, sel Selection) error {
 			return err
 		}
 		for _, t := range tools {
-			if !sel.wants(t) {
-				continue
-			}
 			if err := fams[f.prefix].Register(t); err != nil {
 				return err
 			}

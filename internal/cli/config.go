@@ -6,11 +6,14 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-mcp/warden/policy"
 )
 
 // Config is everything a hosted Warden needs, in one file (YAML),
@@ -46,7 +49,60 @@ type Config struct {
 	Auth   AuthConfig   `yaml:"auth"`
 	Limits LimitsConfig `yaml:"limits"`
 	Store  StoreConfig  `yaml:"store"`
+
+	// Tools says which tools run and where network tools may go.
+	Tools ToolsConfig `yaml:"tools"`
+	// Privacy is what may leave in a result: strict, balanced (default)
+	// or off.
+	Privacy string `yaml:"privacy"`
+	// Approvals says who asks a person before a confirm or confirm_each
+	// tool runs: elicit (default: Warden asks through the client) or
+	// client (the client or a gateway in front asks).
+	Approvals string `yaml:"approvals"`
+	// ApprovalTTL is how long a confirm approval lasts for a credential
+	// and client on the stateless revision. Default 8h.
+	ApprovalTTL Duration `yaml:"approval_ttl"`
+	// Tenants override server settings per tenant (the token's tenant
+	// claim).
+	Tenants map[string]TenantConfig `yaml:"tenants"`
 }
+
+// ToolsConfig is the tools block: enablement, the unsafe switch and the
+// scope of network tools. Names are tool names or family prefixes
+// ("util_"); an unknown one is a start-up error.
+type ToolsConfig struct {
+	Enable      []string    `yaml:"enable"`
+	Disable     []string    `yaml:"disable"`
+	Unsafe      bool        `yaml:"unsafe"`
+	AllowUnsafe []string    `yaml:"allow_unsafe"`
+	Scope       ScopeConfig `yaml:"scope"`
+}
+
+// ScopeConfig bounds where network tools may go: exact host names or
+// "*.example.org" for the names under a suffix. Exclude wins; an empty
+// include list admits every public target.
+type ScopeConfig struct {
+	Include []string `yaml:"include"`
+	Exclude []string `yaml:"exclude"`
+}
+
+// TenantConfig is what a tenant may set differently from the server.
+type TenantConfig struct {
+	Privacy string `yaml:"privacy"`
+}
+
+// catalog is the tools block as the policy layer takes it.
+func (c Config) catalog() policy.CatalogConfig {
+	return policy.CatalogConfig{
+		Enable: c.Tools.Enable, Disable: c.Tools.Disable,
+		Unsafe: c.Tools.Unsafe, AllowUnsafe: c.Tools.AllowUnsafe,
+		ScopeInclude: c.Tools.Scope.Include, ScopeExclude: c.Tools.Scope.Exclude,
+		Approvals: c.Approvals, ApprovalTTL: time.Duration(c.ApprovalTTL),
+	}
+}
+
+// privacyModes are the valid privacy settings.
+var privacyModes = []string{"strict", "balanced", "off"}
 
 // AuthConfig selects who issues tokens. With no issuer, Warden makes a
 // local ES256 key in the state directory, serves its JWKS and mints
@@ -126,6 +182,8 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		"WARDEN_AUTH_ISSUER":    &c.Auth.Issuer,
 		"WARDEN_AUTH_JWKS_URL":  &c.Auth.JWKSURL,
 		"WARDEN_AUTH_JWKS_FILE": &c.Auth.JWKSFile,
+		"WARDEN_PRIVACY":        &c.Privacy,
+		"WARDEN_APPROVALS":      &c.Approvals,
 	}
 	for k, p := range env {
 		if v := getenv(k); v != "" {
@@ -139,6 +197,13 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 				c.AllowedOrigins = append(c.AllowedOrigins, o)
 			}
 		}
+	}
+	if v := getenv("WARDEN_UNSAFE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("WARDEN_UNSAFE: %q is not true or false", v)
+		}
+		c.Tools.Unsafe = b
 	}
 	if v := getenv("WARDEN_MONTHLY_SCANS"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -180,6 +245,23 @@ func (c Config) withDefaults() (Config, error) {
 			h = "127.0.0.1"
 		}
 		c.PublicURL = (&url.URL{Scheme: "http", Host: net.JoinHostPort(h, port), Path: c.Path}).String()
+	}
+	if c.Privacy == "" {
+		c.Privacy = "balanced"
+	}
+	if !slices.Contains(privacyModes, c.Privacy) {
+		return c, fmt.Errorf("privacy: %q is not strict, balanced or off", c.Privacy)
+	}
+	for name, tc := range c.Tenants {
+		if tc.Privacy != "" && !slices.Contains(privacyModes, tc.Privacy) {
+			return c, fmt.Errorf("tenants.%s.privacy: %q is not strict, balanced or off", name, tc.Privacy)
+		}
+	}
+	if c.Approvals == "" {
+		c.Approvals = policy.ApprovalsElicit
+	}
+	if c.Approvals != policy.ApprovalsElicit && c.Approvals != policy.ApprovalsClient {
+		return c, fmt.Errorf("approvals: %q is not elicit or client", c.Approvals)
 	}
 	if c.Auth.Issuer != "" && c.Auth.JWKSURL == "" && c.Auth.JWKSFile == "" {
 		return c, fmt.Errorf("auth.issuer is set: give auth.jwks_url or auth.jwks_file too")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
@@ -34,6 +35,7 @@ type controls struct {
 // limitsStore is what the controls need from either adapter.
 type limitsStore interface {
 	limits.Store
+	approval.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }

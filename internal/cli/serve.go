@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/internal/gcdefault"
@@ -28,6 +29,8 @@ type serveFlags struct {
 	stateDir string
 	store    string
 	origins  []string
+	gates    gateFlags
+	flagSet  *pflag.FlagSet
 }
 
 func (e *env) serveCommand() *cobra.Command {
@@ -53,6 +56,8 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory for keys and the embedded database")
 	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: embedded SQLite in the state directory)")
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
+	f.gates.add(fl)
+	f.flagSet = fl
 	return c
 }
 
@@ -90,6 +95,9 @@ func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error)
 	}
 	if len(f.origins) > 0 {
 		cfg.AllowedOrigins = f.origins
+	}
+	if f.flagSet != nil {
+		f.gates.apply(f.flagSet, &cfg)
 	}
 	derivedURL = cfg.PublicURL == ""
 	if cfg, err = cfg.withDefaults(); err != nil {
@@ -133,7 +141,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	pctx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go ctl.prune(pctx, time.Hour, logger)
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl})
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}

@@ -76,7 +76,7 @@ func TestServeEndToEnd(t *testing.T) {
 	state := t.TempDir()
 	cfgPath := filepath.Join(t.TempDir(), "warden.yaml")
 	os.WriteFile(cfgPath, []byte("limits:\n  requests_per_window: 8\n  request_window: 60s\n"), 0o600)
-	url, token, stop := startServe(t, "--state-dir", state, "--config", cfgPath)
+	url, token, stop := startServe(t, "--state-dir", state, "--config", cfgPath, "--unsafe")
 
 	// No token: 401 with the challenge that points at the metadata.
 	resp, _ := post(t, url, "", "tools/list", "")

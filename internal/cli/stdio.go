@@ -11,6 +11,7 @@ import (
 
 func (e *env) stdioCommand() *cobra.Command {
 	var configPath, logLevel, stateDir string
+	var gates gateFlags
 	c := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve MCP over stdin and stdout",
@@ -31,6 +32,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			if logLevel != "" {
 				cfg.LogLevel = logLevel
 			}
+			gates.apply(cmd.Flags(), &cfg)
 			if cfg, err = cfg.withDefaults(); err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -43,7 +45,7 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			defer ctl.close()
-			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl})
+			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -54,5 +56,6 @@ func (e *env) stdioCommand() *cobra.Command {
 	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML)")
 	c.Flags().StringVar(&logLevel, "log-level", "", "log level on stderr: debug, info, warn, error")
 	c.Flags().StringVar(&stateDir, "state-dir", "", "directory for keys and the embedded database")
+	gates.add(c.Flags())
 	return c
 }

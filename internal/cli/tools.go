@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -11,25 +12,45 @@ import (
 
 func (e *env) toolsCommand() *cobra.Command {
 	var asJSON bool
+	var configPath string
+	var gates gateFlags
 	c := &cobra.Command{
 		Use:   "tools",
-		Short: "List the tools this build serves",
-		Args:  cobra.NoArgs,
+		Short: "List the tools this build serves, and which this configuration lets run",
+		Long: "List every tool of this build with its category, trust tier and flags, and say\n" +
+			"whether the configuration (--config, the environment, --unsafe) lets it run\n" +
+			"and, when not, which setting would.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w, err := wire(wireOptions{logger: discardLogger()})
+			cfg, err := loadConfig(configPath, os.Getenv)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			gates.apply(cmd.Flags(), &cfg)
+			if cfg, err = cfg.withDefaults(); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			w, err := wire(wireOptions{logger: discardLogger(), cfg: cfg})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
 			tools, _ := w.reg.Tools()
 			if asJSON {
 				list := make([]json.RawMessage, 0, len(tools))
+				status := map[string]any{}
 				for _, t := range tools {
 					list = append(list, t.Listing())
+					st := map[string]any{"enabled": true}
+					if refusal := w.gates.Status(t); refusal != nil {
+						st = map[string]any{"enabled": false, "code": refusal.Code, "reason": refusal.Message}
+					}
+					status[t.Name] = st
 				}
-				return json.NewEncoder(e.stdout).Encode(map[string]any{"tools": list})
+				return json.NewEncoder(e.stdout).Encode(map[string]any{"tools": list, "status": status, "approvals": w.gates.Approvals()})
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tCATEGORY\tTRUST\tFLAGS\tDESCRIPTION")
+			fmt.Fprintln(tw, "NAME\tCATEGORY\tTRUST\tFLAGS\tSTATUS\tDESCRIPTION")
+			var why []string
 			for _, t := range tools {
 				var flags []string
 				if t.Annotations.ReadOnly {
@@ -41,13 +62,29 @@ func (e *env) toolsCommand() *cobra.Command {
 				if t.Catalog.ConsumesQuota {
 					flags = append(flags, "quota")
 				}
+				status := "enabled"
+				if refusal := w.gates.Status(t); refusal != nil {
+					status = refusal.Code
+					why = append(why, refusal.Message)
+				}
 				desc := firstSentence(t.Description)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Catalog.Category, t.Catalog.Trust, strings.Join(flags, ","), desc)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Catalog.Category, t.Catalog.Trust, strings.Join(flags, ","), status, desc)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(why) > 0 {
+				fmt.Fprintln(e.stdout)
+				for _, w := range why {
+					fmt.Fprintln(e.stdout, w)
+				}
+			}
+			return nil
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the tools/list entries as JSON")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the tools/list entries and each tool's status as JSON")
+	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML) whose tools block to evaluate")
+	gates.add(c.Flags())
 	return c
 }
 

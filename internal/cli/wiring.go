@@ -3,7 +3,9 @@ package cli
 import (
 	"log/slog"
 
+	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
 )
@@ -19,8 +21,9 @@ const instructions = "Warden offers security tools. Secret-scanning tools never 
 
 // wired is a ready server and what it was built from.
 type wired struct {
-	reg *tool.Registry
-	srv *mcp.Server
+	reg   *tool.Registry
+	srv   *mcp.Server
+	gates *policy.Gates
 }
 
 // wireOptions are the choices a command makes about the server.
@@ -32,6 +35,9 @@ type wireOptions struct {
 	// controls are the entitlement, limit and audit hooks; nil serves
 	// without them (listing tools, tests).
 	controls *controls
+	// cfg carries the tools block, privacy and approvals; its zero value
+	// is the safe default (unsafe tools off, balanced, elicit).
+	cfg Config
 }
 
 func wire(o wireOptions) (*wired, error) {
@@ -67,9 +73,19 @@ func wire(o wireOptions) (*wired, error) {
 		Logger:       o.logger,
 		Tasks:        true, // website scans take seconds: clients that can, poll
 	}
+	var grants approval.Store
 	if o.controls != nil {
+		grants = o.controls.store
+	}
+	gates, err := policy.NewGates(reg, o.cfg.catalog(), grants)
+	if err != nil {
+		return nil, err
+	}
+	if o.controls != nil {
+		o.controls.policy.Gates = gates
 		opts.Hooks = o.controls.policy.Hooks()
 		opts.Admit = o.controls.policy.Admit
+		opts.Visible = o.controls.policy.Visible
 	}
-	return &wired{reg: reg, srv: mcp.NewServer(reg, opts)}, nil
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates}, nil
 }
