@@ -145,6 +145,10 @@ type hit struct {
 type scratch struct {
 	hits, sorted []hit
 	counts       []int32
+	// value is the candidate under the value rules: judgeValue calls the
+	// rules through function values, so a candidate on the stack would
+	// escape to the heap each time.
+	value valueCandidate
 }
 
 // candidate is a match before filtering, dedup and positioning.
@@ -302,7 +306,7 @@ func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth in
 		if r.Identifier && !s.ids {
 			// not requested
 		} else if r.Assign != nil {
-			cands = s.runAssign(r, text, hits[i:j], cands)
+			cands = s.runAssign(r, text, hits[i:j], &sc.value, cands)
 		} else {
 			cands = s.runPattern(r, text, hits[i:j], cands)
 		}
@@ -387,7 +391,8 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 	return cands
 }
 
-func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
+func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, vc *valueCandidate, cands []candidate) []candidate {
+	vc.text = text
 	lastName, lastEnd := -1, -1
 	for _, h := range hs {
 		if int(h.start) < lastEnd {
@@ -406,10 +411,11 @@ func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []cand
 		if !named {
 			continue
 		}
-		h, ok := genericValueOK(a, text, r.Assign.class, strong)
-		if !ok || r.Assign.class == assignPassword && anonymousLogin(text, a.nameStart) {
+		vc.set(a, r.Assign.class, strong)
+		if v, _ := judgeValue(vc); v == reject {
 			continue
 		}
+		h := vc.entropy()
 		conf := 0.45
 		ev := []string{"keyword"}
 		if strong {
@@ -422,6 +428,7 @@ func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []cand
 		cands = append(cands, candidate{r: r, start: a.valStart, end: a.valEnd,
 			value: text[a.valStart:a.valEnd], conf: conf, sev: r.Severity, evidence: ev})
 	}
+	*vc = valueCandidate{} // the pool must not keep the text alive
 	return cands
 }
 
