@@ -34,7 +34,7 @@ type valueRule struct {
 // late. From uuid on, order matters: the rules after an accepting rule
 // never see what it accepted.
 var valueRules = [...]valueRule{
-	{"length", valueLength},
+	{filterLength, valueLength},
 	{"variable-reference", valueVariableReference},
 	{"member-reference", valueMemberReference},
 	{"access-modifier", valueAccessModifier},
@@ -56,8 +56,8 @@ var valueRules = [...]valueRule{
 	{"host-or-path", valueHostOrPath},
 	{"version", valueVersion},
 	{"non-value", valueNonValue},
-	{"known-test-value", valueKnownTestValue},
-	{"placeholder", valuePlaceholder},
+	{filterKnownTest, valueKnownTestValue},
+	{filterPlaceholder, valuePlaceholder},
 	{"placeholder-word", valuePlaceholderWord},
 	{"password-word", valuePasswordWord},
 	{"arn", valueARN},

@@ -112,3 +112,27 @@ func TestScanSecretsIdentifiers(t *testing.T) {
 		t.Errorf("--no-identifiers: exit %d\n%s", code, out)
 	}
 }
+
+func TestScanSecretsExplainFilters(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "app.env"), []byte("DB_PASSWORD=\"letmein\"\nTOKEN="+ghToken+"\n"), 0o644)
+	state := t.TempDir()
+
+	out, stderr, code := run(t, "", "scan", "secrets", "--state-dir", state, "--explain-filters", dir)
+	if code != ExitFindings || !strings.Contains(out, "app.env:2:7") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	want := "app.env:1:14: rejected by placeholder-word: generic-password (password, 7 characters)\n"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant a line %q", stderr, want)
+	}
+	if strings.Contains(stderr+out, "letmein") || strings.Contains(stderr+out, ghToken[4:16]) {
+		t.Error("a value was printed")
+	}
+
+	// Without the flag, nothing of the kind; the report is the same.
+	out2, stderr, _ := run(t, "", "scan", "secrets", "--state-dir", state, dir)
+	if strings.Contains(stderr, "rejected by") || out2 != out {
+		t.Errorf("without --explain-filters: stderr %q, report changed:\n%s", stderr, out2)
+	}
+}
