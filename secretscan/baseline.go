@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // BaselineVersion names the baseline file format.
@@ -73,21 +75,21 @@ func (b *Baseline) Fingerprints() []string {
 func ReadBaseline(r io.Reader) (*Baseline, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxBaselineBytes+1))
 	if err != nil {
-		return nil, &Error{Code: CodeReadFailed, Message: "cannot read baseline", Err: err}
+		return nil, errcode.Wrap(CodeReadFailed, "cannot read baseline", err)
 	}
 	if len(data) > maxBaselineBytes {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline too large"}
+		return nil, errcode.New(CodeInvalidBaseline, "baseline too large")
 	}
 	var f baselineFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline is not valid JSON", Err: err}
+		return nil, errcode.Wrap(CodeInvalidBaseline, "baseline is not valid JSON", err)
 	}
 	if f.Version != BaselineVersion {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "unsupported baseline version"}
+		return nil, errcode.New(CodeInvalidBaseline, "unsupported baseline version")
 	}
 	for _, fp := range f.Fingerprints {
 		if !strings.HasPrefix(fp, fingerprintPrefix) || len(fp) != len(fingerprintPrefix)+24 {
-			return nil, &Error{Code: CodeInvalidBaseline, Message: "malformed fingerprint in baseline"}
+			return nil, errcode.New(CodeInvalidBaseline, "malformed fingerprint in baseline")
 		}
 	}
 	return NewBaseline(f.Fingerprints...), nil

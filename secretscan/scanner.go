@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Defaults and bounds.
@@ -174,7 +176,7 @@ type candidate struct {
 // errors are cancellation (CodeCanceled).
 func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	if err := ctx.Err(); err != nil {
-		return Result{}, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+		return Result{}, errcode.Wrap(CodeCanceled, "scan canceled", err)
 	}
 	res := Result{TextLength: runeCount(text)}
 	st := scanState{explain: s.explain, maxRejections: s.maxDet}
@@ -331,7 +333,7 @@ func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth in
 		if err := ctx.Err(); err != nil {
 			sc.hits = hits
 			s.pool.Put(sc)
-			return nil, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+			return nil, errcode.Wrap(CodeCanceled, "scan canceled", err)
 		}
 	}
 	sc.hits = hits
