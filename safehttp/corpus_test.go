@@ -167,18 +167,18 @@ func TestCorpus(t *testing.T) {
 // checkPublicError: the public text is code + fixed message, nothing else.
 func checkPublicError(t *testing.T, err error) {
 	t.Helper()
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v is not *Error", err)
+	e, ok := AsError(err)
+	if !ok {
+		t.Fatalf("error %v is not this package's", err)
 	}
-	if want := string(e.Code) + ": " + publicMessages[e.Code]; err.Error() != want {
+	if want := e.Code + ": " + publicMessages[Code(e.Code)]; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
-	switch e.Code {
+	switch Code(e.Code) {
 	case CodeBlockedIP, CodeBlockedHostname:
 		var b *BlockedError
 		if !errors.As(err, &b) || !b.Reason.Blocked() {
-			t.Errorf("%s without a BlockedError cause: %#v", e.Code, e.Err)
+			t.Errorf("%s without a BlockedError cause: %#v", e.Code, e.Cause)
 		}
 	}
 }

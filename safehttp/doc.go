@@ -33,7 +33,8 @@
 // Classify is a pure function over net/netip; it names each special-purpose
 // range and also defers to the IANA tables of code.dny.dev/ssrf.
 //
-// Errors are *Error values with a stable Code and a short public message;
-// the cause, such as a *BlockedError naming the refused address, is reachable
-// with errors.As for logging only.
+// Errors are *errcode.Error values with a stable Code and a short public
+// message; the cause, such as a *BlockedError naming the refused address, is
+// reachable with errors.As for logging only. ErrorCode reads the code and
+// ErrorHop the redirect at which a fetch failed.
 package safehttp

@@ -2,10 +2,10 @@ package toolset
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 
+	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/secretscan"
 	"github.com/warden-mcp/warden/tool"
@@ -144,15 +144,13 @@ func microdefendTools(deps Deps) ([]*tool.Tool, error) {
 // siteError maps a fetcher or scanner failure to the tool's codes. The
 // message is the fetcher's short public one; causes stay in the log.
 func siteError(err error) *tool.Error {
-	var se *safehttp.Error
-	if errors.As(err, &se) {
-		return &tool.Error{Code: string(se.Code), Message: se.Message}
+	if se, ok := safehttp.AsError(err); ok {
+		return &tool.Error{Code: se.Code, Message: se.Message}
 	}
 	if code := safehttp.ErrorCode(err); code != "" && code != safehttp.Code("scan_failed") {
 		return &tool.Error{Code: string(code), Message: "the site could not be scanned: " + string(code)}
 	}
-	var we *webscan.Error
-	if errors.As(err, &we) {
+	if we, ok := errcode.As(err); ok {
 		switch we.Code {
 		case webscan.CodeURLTooLong, webscan.CodeInvalidTarget, webscan.CodeInvalidScheme, webscan.CodeCredentialsInURL:
 			return &tool.Error{Code: we.Code, Message: we.Message}
