@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
@@ -201,11 +201,11 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 // limitError turns a limits refusal into the tool error the model reads,
 // with the Retry-After hint in its details.
 func limitError(err error) *tool.Error {
-	var le *limits.Error
-	if !errors.As(err, &le) {
+	le, ok := limits.AsError(err)
+	if !ok {
 		return &tool.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "scan admission could not be evaluated", Cause: err}
 	}
-	te := &tool.Error{Code: string(le.Code), Message: le.Message}
+	te := &tool.Error{Code: le.Code, Message: le.Message}
 	if s := limits.RetryAfterSeconds(le.RetryAfter); s > 0 {
 		te.Details = map[string]any{"retryAfterSeconds": s}
 	}
@@ -238,12 +238,12 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 		d, err := c.Limiter.AllowRequest(r.Context(), credentialOf(p))
 		d.SetHeaders(w.Header())
 		if err != nil {
-			var le *limits.Error
-			if !errors.As(err, &le) {
-				le = &limits.Error{Code: limits.CodeRateLimitUnavailable, Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}
+			le, ok := limits.AsError(err)
+			if !ok {
+				le = &errcode.Error{Code: string(limits.CodeRateLimitUnavailable), Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}
 			}
 			limits.SetRetryAfter(w.Header(), err)
-			writeRefusal(w, le.HTTPStatus(), string(le.Code), le.Message, le.RetryAfter)
+			writeRefusal(w, limits.HTTPStatus(le), le.Code, le.Message, le.RetryAfter)
 			return
 		}
 		next.ServeHTTP(w, r)

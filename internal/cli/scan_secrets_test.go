@@ -136,3 +136,16 @@ func TestScanSecretsExplainFilters(t *testing.T) {
 		t.Errorf("without --explain-filters: stderr %q, report changed:\n%s", stderr, out2)
 	}
 }
+
+// TestEngineErrorCause: an engine error prints its code and public
+// message, and the cause too, since the operator at the terminal may see
+// it.
+func TestEngineErrorCause(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "baseline.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	_, stderr, code := run(t, "", "scan", "secrets", "--state-dir", t.TempDir(), "--baseline", bad, "-")
+	want := "warden: --baseline: invalid_baseline: baseline is not valid JSON (unexpected end of JSON input)\n"
+	if code != ExitError || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}

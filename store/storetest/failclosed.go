@@ -44,12 +44,12 @@ func testFailClosedAndRecover(t *testing.T, b Backend) {
 	var admitted atomic.Int64
 	codes := sync.Map{}
 	check := func(what string, err error, want limits.Code) {
-		var e *limits.Error
-		if !errors.As(err, &e) {
-			t.Errorf("%s while broken: %v, want *limits.Error %s", what, err, want)
+		e, ok := limits.AsError(err)
+		if !ok {
+			t.Errorf("%s while broken: %v, want a limits refusal %s", what, err, want)
 			return
 		}
-		if e.Code != want || !e.Unavailable() || e.RetryAfter <= 0 || e.HTTPStatus() != 503 {
+		if limits.Code(e.Code) != want || !limits.Unavailable(err) || e.RetryAfter <= 0 || limits.HTTPStatus(err) != 503 {
 			t.Errorf("%s while broken: %#v, want %s with Retry-After", what, e, want)
 		}
 		codes.Store(e.Code, true)
@@ -234,8 +234,7 @@ func testFailClosedMidRun(t *testing.T, b Backend) {
 			}
 			continue
 		}
-		var e *limits.Error
-		if !errors.As(r.err, &e) || !e.Unavailable() || e.RetryAfter <= 0 {
+		if e, ok := limits.AsError(r.err); !ok || !limits.Unavailable(e) || e.RetryAfter <= 0 {
 			t.Errorf("refusal %v, want an *_unavailable error with Retry-After", r.err)
 			continue
 		}
