@@ -3,7 +3,8 @@ package secretscan
 import (
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/warden-mcp/warden/errcode"
@@ -61,12 +62,7 @@ func (b *Baseline) Fingerprints() []string {
 	if b == nil {
 		return nil
 	}
-	out := make([]string, 0, len(b.fps))
-	for f := range b.fps {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(b.fps))
 }
 
 // ReadBaseline parses a baseline file (at most 16 MiB):
@@ -102,11 +98,10 @@ func WriteBaseline(w io.Writer, detections []Detection) error {
 	for _, d := range detections {
 		set[d.Fingerprint] = struct{}{}
 	}
-	f := baselineFile{Version: BaselineVersion, Fingerprints: make([]string, 0, len(set))}
-	for fp := range set {
-		f.Fingerprints = append(f.Fingerprints, fp)
+	f := baselineFile{Version: BaselineVersion, Fingerprints: slices.Sorted(maps.Keys(set))}
+	if f.Fingerprints == nil {
+		f.Fingerprints = []string{} // "fingerprints": [], not null
 	}
-	sort.Strings(f.Fingerprints)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)
