@@ -165,7 +165,7 @@ func classifyName(name string, c assignClass) (ok, strong bool) {
 			if w == "pass" {
 				// "pass" is ambiguous ("--- PASS:", renderPass): db_pass,
 				// SMTP_PASS and the like name a password; a bare PASS is a
-				// weak name (genericValueOK then wants a quoted value).
+				// weak name (the value rules then want a quoted value).
 				if i > 0 && passQualifiers[words[i-1]] && i == len(words)-1 {
 					return true, true
 				}
