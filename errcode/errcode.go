@@ -101,6 +101,32 @@ func As(err error) (*Error, bool) {
 	return nil, false
 }
 
+// Find returns the first *Error in err's tree (depth first, as errors.As
+// walks it) whose code satisfies owns. An engine finds its own error with
+// it even when another engine wrapped that error in one of its own (a
+// website scan's site_unreachable around the fetcher's blocked_ip).
+func Find(err error, owns func(code string) bool) (*Error, bool) {
+	for err != nil {
+		if e, ok := err.(*Error); ok && owns(e.Code) {
+			return e, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				if e, ok := Find(inner, owns); ok {
+					return e, true
+				}
+			}
+			return nil, false
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 // CodeOf returns the code of the first *Error in err's chain, or "" when
 // there is none (or err is nil).
 func CodeOf(err error) string {

@@ -48,3 +48,19 @@ func TestWithDetailCopies(t *testing.T) {
 		t.Fatalf("WithDetail changed its receiver or lost the detail: %v %v", a.Details, b.Details)
 	}
 }
+
+func TestFindWalksTheTree(t *testing.T) {
+	inner := Wrap("blocked_ip", "target address is not allowed", errors.New("10.0.0.1"))
+	outer := Wrap("site_unreachable", "the site could not be reached", inner)
+	joined := errors.Join(errors.New("other"), fmt.Errorf("ctx: %w", outer))
+	mine := func(c string) bool { return c == "blocked_ip" }
+	if e, ok := Find(joined, mine); !ok || e != inner {
+		t.Fatalf("Find = %v, %v", e, ok)
+	}
+	if _, ok := Find(joined, func(string) bool { return false }); ok {
+		t.Fatal("found an error no code of which was owned")
+	}
+	if _, ok := Find(nil, mine); ok {
+		t.Fatal("found an error in nil")
+	}
+}

@@ -25,8 +25,7 @@ func TestDenyCacheSkipsStoreOnlyWhileDenialIsCertain(t *testing.T) {
 	f.setErr(errDown)
 	clk.Advance(4 * time.Second)
 	d, err := l.AllowRequest(ctx, "c")
-	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeRateLimited || d.Allowed || d.RetryAfter != 6*time.Second+time.Microsecond {
+	if CodeOf(err) != CodeRateLimited || d.Allowed || d.RetryAfter != 6*time.Second+time.Microsecond {
 		t.Fatalf("cached denial: %+v %v", d, err)
 	}
 	// The instant the denial is no longer certain, the store is asked again:
@@ -105,13 +104,13 @@ func TestRetryAfterIsExactThroughCache(t *testing.T) {
 	}
 	clk.Set(t0.Add(3 * time.Second))
 	_, err := l.AllowRequest(ctx, "c") // store denial
-	var e *Error
-	if !errors.As(err, &e) || e.RetryAfter != 7*time.Second+time.Microsecond {
+	e, ok := AsError(err)
+	if !ok || e.RetryAfter != 7*time.Second+time.Microsecond {
 		t.Fatalf("store denial: %v", err)
 	}
 	clk.Set(t0.Add(5 * time.Second))
 	_, err = l.AllowRequest(ctx, "c") // cached denial
-	if !errors.As(err, &e) || e.RetryAfter != 5*time.Second+time.Microsecond {
+	if e, ok = AsError(err); !ok || e.RetryAfter != 5*time.Second+time.Microsecond {
 		t.Fatalf("cached denial: %v", err)
 	}
 	clk.Set(t0.Add(10 * time.Second))

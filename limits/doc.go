@@ -75,7 +75,7 @@
 // # Failing closed
 //
 // Every control returns an error when it denies, and when its store cannot be
-// evaluated it returns an [*Error] whose code ends in _unavailable
+// evaluated it returns an *errcode.Error whose code ends in _unavailable
 // (rate_limit_unavailable, quota_unavailable, scan_slots_unavailable,
 // audit_unavailable) with a Retry-After hint. A caller that treats any
 // non-nil error as "deny" can never admit a request because a control was

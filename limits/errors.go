@@ -2,9 +2,10 @@ package limits
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Code is a stable, snake_case reason a control refused. Codes are part of
@@ -59,61 +60,56 @@ var publicMessages = map[Code]string{
 	CodeAuditUnavailable:       "audit log temporarily unavailable",
 }
 
-// Error is the typed error every control returns when it refuses. Code and
-// Message are safe to show to a client; Err, the cause, is for logs only.
-type Error struct {
-	Code    Code
-	Message string
-	// RetryAfter is when trying again may succeed; zero when retrying will
-	// not help (duplicate_scan, quota conflicts) or is unknown.
-	RetryAfter time.Duration
-	// Err is the underlying cause (a store error), if any. Never shown to
-	// clients.
-	Err error
+// Every control refuses with an *errcode.Error carrying one of the codes
+// above. Code and Message are safe to show to a client; RetryAfter is when
+// trying again may succeed (zero when retrying will not help, as for
+// duplicate_scan, or is unknown); Cause, a store error, is for logs only.
+
+func newError(code Code, retry time.Duration, cause error) *errcode.Error {
+	e := errcode.Wrap(string(code), publicMessages[code], cause)
+	e.RetryAfter = retry
+	return e
 }
 
-func newError(code Code, retry time.Duration, cause error) *Error {
-	return &Error{Code: code, Message: publicMessages[code], RetryAfter: retry, Err: cause}
+// find returns the first *errcode.Error in err's tree, depth first as
+// errors.As walks it, whose code is one of this package's.
+func find(err error) *errcode.Error {
+	e, _ := errcode.Find(err, func(code string) bool { return publicMessages[Code(code)] != "" })
+	return e
 }
 
-// Error returns the code and public message, and the cause when there is one.
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("limits: %s: %v", e.Code, e.Err)
-	}
-	return fmt.Sprintf("limits: %s: %s", e.Code, e.Message)
+// AsError returns the first refusal of this package in err's tree, so that
+// a caller can read its code, public message and Retry-After hint.
+func AsError(err error) (*errcode.Error, bool) {
+	e := find(err)
+	return e, e != nil
 }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is reports whether target is an *Error with the same Code, so
-// errors.Is(err, limits.ErrScannerBusy) works.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
-
-// Unavailable reports whether the control could not be evaluated (the store
-// failed or timed out), as opposed to having denied.
-func (e *Error) Unavailable() bool {
-	switch e.Code {
-	case CodeRateLimitUnavailable, CodeQuotaUnavailable, CodeScanSlotsUnavailable, CodeAuditUnavailable:
-		return true
+// Unavailable reports whether err says that a control could not be
+// evaluated (the store failed or timed out), as opposed to having denied.
+func Unavailable(err error) bool {
+	if e := find(err); e != nil {
+		switch Code(e.Code) {
+		case CodeRateLimitUnavailable, CodeQuotaUnavailable, CodeScanSlotsUnavailable, CodeAuditUnavailable:
+			return true
+		}
 	}
 	return false
 }
 
-// HTTPStatus is the status to answer with when the refusal surfaces at the
-// HTTP layer: 503 when the control is unavailable or the scanners are busy,
-// 409 for a duplicate or conflicting call, 429 for spent limits.
-func (e *Error) HTTPStatus() int {
+// HTTPStatus is the status to answer with when the refusal err surfaces at
+// the HTTP layer: 503 when the control is unavailable or the scanners are
+// busy, 409 for a duplicate or conflicting call, 400 for an invalid
+// request, 429 for spent limits. An error that is not a refusal of this
+// package gets 503: the control could not say yes.
+func HTTPStatus(err error) int {
+	e := find(err)
 	switch {
-	case e.Unavailable(), e.Code == CodeScannerBusy:
+	case e == nil, Unavailable(e), Code(e.Code) == CodeScannerBusy:
 		return http.StatusServiceUnavailable
-	case e.Code == CodeDuplicateScan, e.Code == CodeIdempotencyConflict, e.Code == CodeLeaseLost:
+	case Code(e.Code) == CodeDuplicateScan, Code(e.Code) == CodeIdempotencyConflict, Code(e.Code) == CodeLeaseLost:
 		return http.StatusConflict
-	case e.Code == CodeInvalidRequest:
+	case Code(e.Code) == CodeInvalidRequest:
 		return http.StatusBadRequest
 	}
 	return http.StatusTooManyRequests
@@ -121,36 +117,35 @@ func (e *Error) HTTPStatus() int {
 
 // Sentinels for errors.Is. Compare by code only; never return them directly.
 var (
-	ErrRateLimited            = &Error{Code: CodeRateLimited}
-	ErrRateLimitExceeded      = &Error{Code: CodeRateLimitExceeded}
-	ErrQuotaExceeded          = &Error{Code: CodeQuotaExceeded}
-	ErrTooManyConcurrentScans = &Error{Code: CodeTooManyConcurrentScans}
-	ErrDuplicateScan          = &Error{Code: CodeDuplicateScan}
-	ErrScannerBusy            = &Error{Code: CodeScannerBusy}
-	ErrIdempotencyConflict    = &Error{Code: CodeIdempotencyConflict}
-	ErrLeaseLost              = &Error{Code: CodeLeaseLost}
-	ErrInvalidRequest         = &Error{Code: CodeInvalidRequest}
-	ErrRateLimitUnavailable   = &Error{Code: CodeRateLimitUnavailable}
-	ErrQuotaUnavailable       = &Error{Code: CodeQuotaUnavailable}
-	ErrScanSlotsUnavailable   = &Error{Code: CodeScanSlotsUnavailable}
-	ErrAuditUnavailable       = &Error{Code: CodeAuditUnavailable}
+	ErrRateLimited            = errcode.New(string(CodeRateLimited), "")
+	ErrRateLimitExceeded      = errcode.New(string(CodeRateLimitExceeded), "")
+	ErrQuotaExceeded          = errcode.New(string(CodeQuotaExceeded), "")
+	ErrTooManyConcurrentScans = errcode.New(string(CodeTooManyConcurrentScans), "")
+	ErrDuplicateScan          = errcode.New(string(CodeDuplicateScan), "")
+	ErrScannerBusy            = errcode.New(string(CodeScannerBusy), "")
+	ErrIdempotencyConflict    = errcode.New(string(CodeIdempotencyConflict), "")
+	ErrLeaseLost              = errcode.New(string(CodeLeaseLost), "")
+	ErrInvalidRequest         = errcode.New(string(CodeInvalidRequest), "")
+	ErrRateLimitUnavailable   = errcode.New(string(CodeRateLimitUnavailable), "")
+	ErrQuotaUnavailable       = errcode.New(string(CodeQuotaUnavailable), "")
+	ErrScanSlotsUnavailable   = errcode.New(string(CodeScanSlotsUnavailable), "")
+	ErrAuditUnavailable       = errcode.New(string(CodeAuditUnavailable), "")
 )
 
 // ErrStoreLeaseLost is what a ScanStore returns from RenewLease when the
 // lease no longer exists or has expired. It is a store-level sentinel: the
-// Limiter turns it into an *Error with CodeLeaseLost.
+// Limiter turns it into an *errcode.Error with CodeLeaseLost.
 var ErrStoreLeaseLost = errors.New("limits: lease not held")
 
-// CodeOf returns the Code of err if it is (or wraps) an *Error, and "" if
-// err is nil. Any other error maps to "internal_error", so audit records
-// always carry a code.
+// CodeOf returns the code of the first refusal of this package in err's
+// tree, and "" if err is nil. Any other error maps to "internal_error", so
+// audit records always carry a code.
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
+	if e := find(err); e != nil {
+		return Code(e.Code)
 	}
 	return "internal_error"
 }

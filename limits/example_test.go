@@ -3,7 +3,6 @@ package limits_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -35,10 +34,8 @@ func ExampleLimiter_AllowRequest() {
 			d, err := l.AllowRequest(r.Context(), credential)
 			d.SetHeaders(w.Header())
 			if err != nil {
-				var e *limits.Error
-				errors.As(err, &e)
 				limits.SetRetryAfter(w.Header(), err)
-				http.Error(w, string(e.Code), e.HTTPStatus())
+				http.Error(w, string(limits.CodeOf(err)), limits.HTTPStatus(err))
 				return
 			}
 			next.ServeHTTP(w, r)

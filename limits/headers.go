@@ -1,7 +1,6 @@
 package limits
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -44,10 +43,10 @@ func (d RateDecision) SetHeaders(h http.Header) {
 
 // SetRetryAfter writes Retry-After for a refusal err returned by this
 // package (a denial or an unavailable control). It does nothing when err is
-// not an *Error or carries no hint.
+// not such a refusal or carries no hint.
 func SetRetryAfter(h http.Header, err error) {
-	var e *Error
-	if !errors.As(err, &e) || e.RetryAfter <= 0 {
+	e := find(err)
+	if e == nil || e.RetryAfter <= 0 {
 		return
 	}
 	h.Set("Retry-After", strconv.FormatInt(RetryAfterSeconds(e.RetryAfter), 10))

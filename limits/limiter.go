@@ -36,8 +36,8 @@ func (l *Limiter) Config() Config { return l.cfg }
 // AllowRequest takes one unit of the transport rate limit for credential
 // (a stable credential id, never the token itself). On admission it returns
 // the decision and a nil error. On denial it returns the decision (for the
-// RateLimit headers) and an *Error with CodeRateLimited. When the store
-// cannot be evaluated it returns an *Error with CodeRateLimitUnavailable and
+// RateLimit headers) and an *errcode.Error with CodeRateLimited. When the store
+// cannot be evaluated it returns an *errcode.Error with CodeRateLimitUnavailable and
 // a zero decision (Allowed false, no policy, so SetHeaders writes nothing).
 // Callers must deny on any non-nil error.
 //
@@ -70,7 +70,7 @@ func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDeci
 }
 
 // Audit appends one record. A zero Time is set to now and an empty Outcome
-// to "ok". It returns an *Error with CodeAuditUnavailable when the store
+// to "ok". It returns an *errcode.Error with CodeAuditUnavailable when the store
 // fails, or CodeInvalidRequest for missing or oversized ids.
 func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Time.IsZero() {

@@ -84,8 +84,8 @@ func TestAllowRequest(t *testing.T) {
 	if !errors.Is(err, ErrRateLimited) || d.Allowed {
 		t.Fatalf("third request: %+v, %v; want rate_limited", d, err)
 	}
-	var e *Error
-	if !errors.As(err, &e) || e.RetryAfter != 10*time.Second+time.Microsecond || e.HTTPStatus() != 429 {
+	e, ok := AsError(err)
+	if !ok || e.RetryAfter != 10*time.Second+time.Microsecond || HTTPStatus(err) != 429 {
 		t.Fatalf("error %#v", e)
 	}
 	if _, err := l.AllowRequest(ctx, "cred-b"); err != nil {
@@ -105,9 +105,8 @@ func TestAllowRequestFailsClosed(t *testing.T) {
 	if d.Allowed || !errors.Is(err, ErrRateLimitUnavailable) {
 		t.Fatalf("store down: %+v, %v", d, err)
 	}
-	var e *Error
-	errors.As(err, &e)
-	if !e.Unavailable() || e.HTTPStatus() != 503 || e.RetryAfter != 2*time.Second || !errors.Is(err, errDown) {
+	e, _ := AsError(err)
+	if !Unavailable(err) || HTTPStatus(err) != 503 || e.RetryAfter != 2*time.Second || !errors.Is(err, errDown) {
 		t.Fatalf("error %#v", e)
 	}
 	h := http.Header{}

@@ -84,7 +84,7 @@ type Scan struct {
 }
 
 // BeginScan admits a scan or refuses it; see the package documentation for
-// the steps and the charging policy. On refusal it returns an *Error with
+// the steps and the charging policy. On refusal it returns an *errcode.Error with
 // the refusal's code and Retry-After hint. When the store cannot be
 // evaluated it returns CodeQuotaUnavailable for charged calls and
 // CodeScanSlotsUnavailable otherwise. Nothing is admitted on any error.
@@ -162,7 +162,7 @@ func (s *Scan) Expires() time.Time {
 	return s.expires
 }
 
-// Renew extends the lease by the configured TTL. It returns an *Error with
+// Renew extends the lease by the configured TTL. It returns an *errcode.Error with
 // CodeLeaseLost if the lease expired or was released (the scan must stop),
 // or CodeScanSlotsUnavailable if the store cannot be reached.
 func (s *Scan) Renew(ctx context.Context) error {
@@ -190,7 +190,7 @@ func (s *Scan) Renew(ctx context.Context) error {
 
 // KeepAlive renews the lease in the background every LeaseTTL/3 until
 // Release is called or ctx ends. It returns a context derived from ctx that
-// is cancelled, with an *Error of CodeLeaseLost as its cause, when the lease
+// is cancelled, with an *errcode.Error of CodeLeaseLost as its cause, when the lease
 // is lost: either the store says so, or renewals kept failing until the
 // lease's expiry passed. Run the scan under the returned context. Calling
 // KeepAlive again returns the first call's context.
@@ -226,8 +226,7 @@ func (s *Scan) renewLoop(ctx context.Context, cancel context.CancelCauseFunc) {
 		if err == nil {
 			continue
 		}
-		var e *Error
-		if errors.As(err, &e) && e.Code == CodeLeaseLost {
+		if CodeOf(err) == CodeLeaseLost {
 			cancel(err)
 			return
 		}

@@ -133,11 +133,11 @@ func TestBeginScanRefusals(t *testing.T) {
 			f.admit = tt.adm
 			l, _ := newTestLimiter(t, f, Config{})
 			s, err := l.BeginScan(context.Background(), scanReq())
-			var e *Error
-			if s != nil || !errors.As(err, &e) {
+			e, ok := AsError(err)
+			if s != nil || !ok {
 				t.Fatalf("got %v, %v", s, err)
 			}
-			if e.Code != tt.wantCode || e.RetryAfter != tt.wantRetry || e.HTTPStatus() != tt.status || e.Unavailable() {
+			if Code(e.Code) != tt.wantCode || e.RetryAfter != tt.wantRetry || HTTPStatus(err) != tt.status || Unavailable(err) {
 				t.Fatalf("error %#v", e)
 			}
 		})

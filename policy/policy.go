@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
@@ -277,12 +278,12 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 // Every refusal that a retry can cure carries retryAfterSeconds in its
 // details.
 func limitError(err error) *tool.Error {
-	var le *limits.Error
-	if !errors.As(err, &le) {
+	le, ok := limits.AsError(err)
+	if !ok {
 		return &tool.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "scan admission could not be evaluated",
 			Details: map[string]any{"retryAfterSeconds": limits.RetryAfterSeconds(limits.DefaultUnavailableRetry)}, Cause: err}
 	}
-	te := &tool.Error{Code: string(le.Code), Message: le.Message}
+	te := &tool.Error{Code: le.Code, Message: le.Message}
 	if n := noteOf(err); n != "" {
 		te.Message += "; " + n
 	}
@@ -300,15 +301,15 @@ const DuplicateScanRetry = 10 * time.Second
 // retryAfterSeconds is the limiter's hint in whole seconds; a refusal a
 // retry can cure that came without one gets a floor, and the refusals a
 // retry cannot cure get none.
-func retryAfterSeconds(le *limits.Error) int64 {
-	switch le.Code {
+func retryAfterSeconds(le *errcode.Error) int64 {
+	switch limits.Code(le.Code) {
 	case limits.CodeIdempotencyConflict, limits.CodeInvalidRequest:
 		return 0
 	}
 	if s := limits.RetryAfterSeconds(le.RetryAfter); s > 0 {
 		return s
 	}
-	if le.Code == limits.CodeDuplicateScan {
+	if limits.Code(le.Code) == limits.CodeDuplicateScan {
 		return limits.RetryAfterSeconds(DuplicateScanRetry)
 	}
 	return 1
@@ -340,12 +341,12 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 		d, err := c.Limiter.AllowRequest(r.Context(), credentialOf(p))
 		d.SetHeaders(w.Header())
 		if err != nil {
-			var le *limits.Error
-			if !errors.As(err, &le) {
-				le = &limits.Error{Code: limits.CodeRateLimitUnavailable, Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}
+			le, ok := limits.AsError(err)
+			if !ok {
+				le = &errcode.Error{Code: string(limits.CodeRateLimitUnavailable), Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}
 			}
 			limits.SetRetryAfter(w.Header(), err)
-			writeRefusal(w, le.HTTPStatus(), string(le.Code), le.Message, le.RetryAfter)
+			writeRefusal(w, limits.HTTPStatus(le), le.Code, le.Message, le.RetryAfter)
 			return
 		}
 		next.ServeHTTP(w, r)

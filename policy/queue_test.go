@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/warden-mcp/warden/errcode"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -231,19 +232,19 @@ func TestRefusalsCarryRetryAfter(t *testing.T) {
 		err  error
 		want int64 // 0: no hint
 	}{
-		{&limits.Error{Code: limits.CodeTooManyConcurrentScans, Message: "m", RetryAfter: 90 * time.Second}, 90},
-		{&limits.Error{Code: limits.CodeTooManyConcurrentScans, Message: "m"}, 1},
-		{&limits.Error{Code: limits.CodeScannerBusy, Message: "m", RetryAfter: 1500 * time.Millisecond}, 2},
-		{&limits.Error{Code: limits.CodeDuplicateScan, Message: "m"}, 10},
-		{&limits.Error{Code: limits.CodeRateLimitExceeded, Message: "m", RetryAfter: 30 * time.Second}, 30},
-		{&limits.Error{Code: limits.CodeQuotaExceeded, Message: "m", RetryAfter: 48 * time.Hour}, 172800},
-		{&limits.Error{Code: limits.CodeLeaseLost, Message: "m"}, 1},
-		{&limits.Error{Code: limits.CodeQuotaUnavailable, Message: "m", RetryAfter: 2 * time.Second}, 2},
-		{&limits.Error{Code: limits.CodeScanSlotsUnavailable, Message: "m", RetryAfter: 2 * time.Second}, 2},
-		{&limits.Error{Code: limits.CodeAuditUnavailable, Message: "m"}, 1},
+		{&errcode.Error{Code: string(limits.CodeTooManyConcurrentScans), Message: "m", RetryAfter: 90 * time.Second}, 90},
+		{&errcode.Error{Code: string(limits.CodeTooManyConcurrentScans), Message: "m"}, 1},
+		{&errcode.Error{Code: string(limits.CodeScannerBusy), Message: "m", RetryAfter: 1500 * time.Millisecond}, 2},
+		{&errcode.Error{Code: string(limits.CodeDuplicateScan), Message: "m"}, 10},
+		{&errcode.Error{Code: string(limits.CodeRateLimitExceeded), Message: "m", RetryAfter: 30 * time.Second}, 30},
+		{&errcode.Error{Code: string(limits.CodeQuotaExceeded), Message: "m", RetryAfter: 48 * time.Hour}, 172800},
+		{&errcode.Error{Code: string(limits.CodeLeaseLost), Message: "m"}, 1},
+		{&errcode.Error{Code: string(limits.CodeQuotaUnavailable), Message: "m", RetryAfter: 2 * time.Second}, 2},
+		{&errcode.Error{Code: string(limits.CodeScanSlotsUnavailable), Message: "m", RetryAfter: 2 * time.Second}, 2},
+		{&errcode.Error{Code: string(limits.CodeAuditUnavailable), Message: "m"}, 1},
 		{errors.New("store exploded"), 2},
-		{&limits.Error{Code: limits.CodeIdempotencyConflict, Message: "m"}, 0},
-		{&limits.Error{Code: limits.CodeInvalidRequest, Message: "m"}, 0},
+		{&errcode.Error{Code: string(limits.CodeIdempotencyConflict), Message: "m"}, 0},
+		{&errcode.Error{Code: string(limits.CodeInvalidRequest), Message: "m"}, 0},
 	} {
 		te := limitError(c.err)
 		got, _ := te.Details["retryAfterSeconds"].(int64)

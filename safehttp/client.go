@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/netip"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Production limits. Options may lower them (tests do) but never raise them.
@@ -173,7 +175,7 @@ func (c *Client) allowed(ap netip.AddrPort) bool {
 
 // checkAddrPort is the address policy shared by validation and the dial
 // hook: the test allowlist first, then the port, then Classify.
-func (c *Client) checkAddrPort(ap netip.AddrPort, atDial bool) *Error {
+func (c *Client) checkAddrPort(ap netip.AddrPort, atDial bool) *errcode.Error {
 	if c.allowed(ap) {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // control is the net.Dialer hook. It runs after name resolution and before
@@ -90,8 +92,7 @@ func (c *Client) dialPinned(ctx context.Context, network string, pins []netip.Ad
 			return &deadlineConn{Conn: conn, timeout: c.readTO}, nil
 		}
 		lastErr = err
-		var e *Error
-		if errors.As(err, &e) || ctx.Err() != nil {
+		if find(err) != nil || ctx.Err() != nil {
 			break // refused by the hook, or out of time: do not try further
 		}
 	}
@@ -188,10 +189,10 @@ func (d *deadlineConn) SetWriteDeadline(t time.Time) error {
 	return d.Conn.SetWriteDeadline(t)
 }
 
-// classifyErr maps a transport-level error to an *Error, keeping the cause.
-func classifyErr(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
+// classifyErr maps a transport-level error to an *errcode.Error, keeping
+// the cause.
+func classifyErr(err error) *errcode.Error {
+	if e := find(err); e != nil {
 		return e
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {

@@ -41,4 +41,8 @@
 // Errors are *Error values with a stable Code and a short public message;
 // the cause, such as a *BlockedError naming the refused address, is reachable
 // with errors.As for logging only.
+// Errors are *errcode.Error values with a stable Code and a short public
+// message; the cause, such as a *BlockedError naming the refused address, is
+// reachable with errors.As for logging only. ErrorCode reads the code and
+// ErrorHop the redirect at which a fetch failed.
 package safehttp

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Code is a stable snake_case error identifier. Codes are part of the public
@@ -43,32 +45,57 @@ var publicMessages = map[Code]string{
 	CodeScanFailed:          "request failed",
 }
 
-// Error is what every exported function of this package returns on failure.
-// Error() shows only the code and a short public message, safe to hand to a
-// client or a model. The cause (addresses, resolver and transport errors) is
-// reachable through Unwrap and errors.As for logging, never through Error().
-type Error struct {
-	Code    Code   // stable identifier
-	Message string // short public message, no internal detail
-	// Hop is the number of redirects followed before the failure: 0 for the
-	// URL the caller gave, 1 for the first Location, and so on.
-	Hop int
-	Err error // cause, for logs; may be nil
+// Every exported function of this package fails with an *errcode.Error
+// carrying one of the codes above. Error() shows only the code and a short
+// public message, safe to hand to a client or a model. The cause
+// (addresses, resolver and transport errors) is reachable through Unwrap
+// and errors.As for logging, never through Error(). errors.Is(err,
+// errcode.New(string(c), "")) matches on the code alone.
+
+// newError returns the error of code with its public message.
+func newError(code Code, cause error) *errcode.Error {
+	return errcode.Wrap(string(code), publicMessages[code], cause)
 }
 
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+// detailHop is the key of the redirect count in an error's Details.
+const detailHop = "hop"
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, &Error{Code: c}) match on the code alone.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Message == "" && t.Err == nil
+// atHop records in e that the failure happened after hop redirects, and
+// returns e.
+func atHop(e *errcode.Error, hop int) *errcode.Error {
+	if hop > 0 {
+		e.Details = map[string]any{detailHop: hop}
+	} else {
+		e.Details = nil
+	}
+	return e
 }
 
-func newError(code Code, cause error) *Error {
-	return &Error{Code: code, Message: publicMessages[code], Err: cause}
+// ErrorHop returns the number of redirects followed before err happened:
+// 0 for the URL the caller gave, 1 for the first Location, and so on. It
+// is also the error's public detail "hop".
+func ErrorHop(err error) int {
+	if e := find(err); e != nil {
+		hop, _ := e.Details[detailHop].(int)
+		return hop
+	}
+	return 0
+}
+
+// find returns the first *errcode.Error in err's tree, depth first as
+// errors.As walks it, whose code is one of this package's. An engine that
+// wraps a fetch failure in an error of its own (webscan's site_unreachable
+// around a blocked_ip) leaves it findable.
+func find(err error) *errcode.Error {
+	e, _ := errcode.Find(err, func(code string) bool { return publicMessages[Code(code)] != "" })
+	return e
+}
+
+// AsError returns the first error of this package in err's tree, so that
+// a caller can read its code, public message and details.
+func AsError(err error) (*errcode.Error, bool) {
+	e := find(err)
+	return e, e != nil
 }
 
 // ErrorCode returns the code carried by err, or "" when err is nil. An
@@ -79,7 +106,7 @@ func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	return classifyErr(err).Code
+	return Code(classifyErr(err).Code)
 }
 
 // BlockedError carries what was refused and why. It is the cause inside an

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 func TestErrorCode(t *testing.T) {
@@ -48,7 +50,7 @@ func TestErrorText(t *testing.T) {
 	if msg := b.Error(); !strings.Contains(msg, "169.254.169.254") || !strings.Contains(msg, "dial") {
 		t.Errorf("BlockedError text %q lacks the address or stage", msg)
 	}
-	if !errors.Is(err, &Error{Code: CodeBlockedIP}) || errors.Is(err, &Error{Code: CodeBlockedPort}) {
+	if !errors.Is(err, errcode.New(string(CodeBlockedIP), "")) || errors.Is(err, errcode.New(string(CodeBlockedPort), "")) {
 		t.Error("errors.Is does not match on the code alone")
 	}
 	for code := range publicMessages {

@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"net/url"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // FetchOptions tunes one Get or Fetch. A nil *FetchOptions is a plain GET
@@ -82,8 +84,8 @@ func (c *Client) Get(ctx context.Context, rawURL string, opts *FetchOptions) (*R
 // Fetch requests a Target returned by this Client's Validate, dialling only
 // its pinned addresses. Each redirect is validated from scratch (a fresh DNS
 // lookup, fresh pins); at most MaxRedirects are followed. The whole fetch is
-// bounded by the fetch timeout as well as by ctx. Errors are *Error; Hop
-// says at which redirect the failure happened.
+// bounded by the fetch timeout as well as by ctx. Errors are *errcode.Error;
+// ErrorHop says at which redirect the failure happened.
 func (c *Client) Fetch(ctx context.Context, t *Target, opts *FetchOptions) (*Response, error) {
 	if t == nil || t.client != c {
 		return nil, newError(CodeInvalidTarget, errors.New("safehttp: target not validated by this client"))
@@ -119,17 +121,14 @@ func (c *Client) fetch(ctx context.Context, t *Target, opts *FetchOptions) (*Res
 	for hop := 0; ; hop++ {
 		resp, st, tm, err := c.send(ctx, t, method, header, opts.InsecureSkipVerify)
 		if err != nil {
-			err.Hop = hop
-			return nil, err
+			return nil, atHop(err, hop)
 		}
 		loc := resp.Header.Get("Location")
 		if opts.NoRedirects || !isRedirect(resp.StatusCode) || loc == "" {
 			body, truncated, rerr := readCapped(resp.Body, maxBody)
 			resp.Body.Close()
 			if rerr != nil {
-				e := classifyErr(rerr)
-				e.Hop = hop
-				return nil, e
+				return nil, atHop(classifyErr(rerr), hop)
 			}
 			st.mu.Lock()
 			remote, connect := st.remote, st.connect
@@ -147,21 +146,18 @@ func (c *Client) fetch(ctx context.Context, t *Target, opts *FetchOptions) (*Res
 		resp.Body.Close()
 		hops = append(hops, Hop{URL: t.URL.String(), Status: resp.StatusCode, Location: loc, Header: resp.Header})
 		if hop == MaxRedirects {
-			return nil, &Error{Code: CodeTooManyRedirects, Message: publicMessages[CodeTooManyRedirects], Hop: hop + 1}
+			return nil, atHop(newError(CodeTooManyRedirects, nil), hop+1)
 		}
 		if len(loc) > MaxURLLength {
-			return nil, &Error{Code: CodeURLTooLong, Message: publicMessages[CodeURLTooLong], Hop: hop + 1}
+			return nil, atHop(newError(CodeURLTooLong, nil), hop+1)
 		}
 		next, perr := t.URL.Parse(loc)
 		if perr != nil {
-			e := newError(CodeInvalidTarget, perr)
-			e.Hop = hop + 1
-			return nil, e
+			return nil, atHop(newError(CodeInvalidTarget, perr), hop+1)
 		}
 		nt, e := c.validate(ctx, next.String())
 		if e != nil {
-			e.Hop = hop + 1
-			return nil, e
+			return nil, atHop(e, hop+1)
 		}
 		if resp.StatusCode == http.StatusSeeOther && method != http.MethodHead {
 			method = http.MethodGet
@@ -186,7 +182,7 @@ func isRedirect(code int) bool {
 
 // send makes one request to a validated target, without following
 // redirects. The caller closes the body.
-func (c *Client) send(ctx context.Context, t *Target, method string, header http.Header, insecure bool) (*http.Response, *dialState, Timings, *Error) {
+func (c *Client) send(ctx context.Context, t *Target, method string, header http.Header, insecure bool) (*http.Response, *dialState, Timings, *errcode.Error) {
 	st := &dialState{target: t}
 	var tm Timings
 	var tlsStart, wrote time.Time

@@ -2,7 +2,6 @@ package safehttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -147,9 +146,8 @@ func TestRedirectsRevalidated(t *testing.T) {
 			if got := codeOf(err); got != tt.want {
 				t.Fatalf("Get = %v, want %s", err, tt.want)
 			}
-			var e *Error
-			if !errors.As(err, &e) || e.Hop != 1 {
-				t.Errorf("error hop = %+v, want 1", e)
+			if e, ok := AsError(err); !ok || ErrorHop(err) != 1 || e.Details["hop"] != 1 {
+				t.Errorf("error hop = %d (%+v), want 1", ErrorHop(err), e)
 			}
 		})
 	}

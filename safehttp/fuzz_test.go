@@ -2,12 +2,13 @@ package safehttp
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // publicResolver answers every name with one public address, so that
@@ -19,7 +20,7 @@ func (publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr
 }
 
 // FuzzValidate is seeded with every input of testdata/ssrf_corpus.txt.
-// Invariants: no panic; every error is an *Error with a known code; an
+// Invariants: no panic; every error is an *errcode.Error with a known code; an
 // accepted target is canonical (lowercase ASCII host, port 80/443, no
 // user-info), every pinned address passes Classify, and validating the
 // canonical URL again gives the same target.
@@ -31,9 +32,8 @@ func FuzzValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		tgt, err := c.Validate(context.Background(), raw)
 		if err != nil {
-			var e *Error
 			code := ErrorCode(err)
-			if _, known := publicMessages[code]; !known || !errors.As(err, &e) {
+			if _, known := publicMessages[code]; !known || errcode.CodeOf(err) != string(code) {
 				t.Fatalf("Validate(%q): unexpected error %#v", raw, err)
 			}
 			return

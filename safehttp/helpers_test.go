@@ -94,8 +94,9 @@ func (f *fakeResolver) count(host string) int {
 // countingListener accepts on loopback and counts connections; it serves
 // nothing. A blocked target pointed at it must leave the count at zero.
 type countingListener struct {
-	ln      net.Listener
-	accepts atomic.Int64
+	ln       net.Listener
+	accepts  atomic.Int64
+	accepted chan struct{} // one token per accepted connection not yet waited for
 }
 
 func newCountingListener(t *testing.T, addr string) *countingListener {
@@ -109,7 +110,7 @@ func newCountingListener(t *testing.T, addr string) *countingListener {
 
 // startCounting counts the connections ln accepts until the test ends.
 func startCounting(t *testing.T, ln net.Listener) *countingListener {
-	cl := &countingListener{ln: ln}
+	cl := &countingListener{ln: ln, accepted: make(chan struct{}, 64)}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -117,6 +118,10 @@ func startCounting(t *testing.T, ln net.Listener) *countingListener {
 				return
 			}
 			cl.accepts.Add(1)
+			select {
+			case cl.accepted <- struct{}{}:
+			default: // nobody waits for that many
+			}
 			c.Close()
 		}
 	}()

@@ -14,8 +14,9 @@ import (
 // fetch timeout. Reading a body past the body cap fails with
 // response_too_large. Only GET, HEAD and OPTIONS are sent (others fail with
 // scan_failed); the request's Host field is ignored and User-Agent is always
-// the client's. Errors are *url.Error wrapping an *Error: use ErrorCode or
-// errors.As, and do not show err.Error() to clients (it names the URL).
+// the client's. Errors are *url.Error wrapping an *errcode.Error: use
+// ErrorCode or AsError, and do not show err.Error() to clients (it names
+// the URL).
 //
 // Each call returns a new *http.Client, so a caller that follows redirects
 // itself may set CheckRedirect to return http.ErrUseLastResponse; every
@@ -26,7 +27,7 @@ func (c *Client) HTTPClient() *http.Client {
 		Transport: &guardedTransport{c: c},
 		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
 			if len(via) > MaxRedirects {
-				return &Error{Code: CodeTooManyRedirects, Message: publicMessages[CodeTooManyRedirects], Hop: len(via)}
+				return atHop(newError(CodeTooManyRedirects, nil), len(via))
 			}
 			return nil
 		},

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Target is a URL that passed validation, with the addresses it resolved to.
@@ -33,7 +35,7 @@ type Target struct {
 
 // Validate checks rawURL against the policy in the fixed order given in the
 // package documentation, resolves its host and pins the answers. Errors are
-// *Error with the code of the first failing step.
+// *errcode.Error with the code of the first failing step.
 func (c *Client) Validate(ctx context.Context, rawURL string) (*Target, error) {
 	t, err := c.validate(ctx, rawURL)
 	if err != nil {
@@ -42,7 +44,7 @@ func (c *Client) Validate(ctx context.Context, rawURL string) (*Target, error) {
 	return t, nil
 }
 
-func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *Error) {
+func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *errcode.Error) {
 	// 1. Length.
 	if len(rawURL) > MaxURLLength {
 		return nil, newError(CodeURLTooLong, nil)
@@ -127,7 +129,7 @@ func (c *Client) validate(ctx context.Context, rawURL string) (*Target, *Error) 
 // checkPort returns the effective port. Ports other than 80 and 443 are
 // refused unless the test allowlist names that port for some address; the
 // address check then decides.
-func (c *Client) checkPort(u *url.URL) (uint16, *Error) {
+func (c *Client) checkPort(u *url.URL) (uint16, *errcode.Error) {
 	ps := u.Port()
 	if ps == "" {
 		if u.Scheme == "https" {
@@ -166,7 +168,7 @@ func canonicalURL(u *url.URL, host string, v6 bool, port uint16) *url.URL {
 }
 
 // resolve looks name up once, with a timeout, and checks every answer.
-func (c *Client) resolve(ctx context.Context, name string, port uint16) ([]netip.Addr, *Error) {
+func (c *Client) resolve(ctx context.Context, name string, port uint16) ([]netip.Addr, *errcode.Error) {
 	lctx, cancel := context.WithTimeout(ctx, c.dnsTO)
 	defer cancel()
 	answers, err := c.resolver.LookupNetIP(lctx, "ip", name)
@@ -203,7 +205,7 @@ func containsAddr(list []netip.Addr, a netip.Addr) bool {
 }
 
 // validateHostPort validates a bare "host:port" as the host of an https URL.
-func (c *Client) validateHostPort(ctx context.Context, hostport string) (*Target, *Error) {
+func (c *Client) validateHostPort(ctx context.Context, hostport string) (*Target, *errcode.Error) {
 	if len(hostport) > MaxURLLength {
 		return nil, newError(CodeURLTooLong, nil)
 	}

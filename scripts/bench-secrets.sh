@@ -1,24 +1,41 @@
 #!/usr/bin/env bash
-# Compare the KeySweep engine with gitleaks (and optionally betterleaks) on a
-# generated corpus with planted secrets and decoys.
+# Compare the KeySweep engine with peer scanners on a generated corpus with
+# planted secrets and decoys.
 #
-#   scripts/bench-secrets.sh GITLEAKS_BIN [BETTERLEAKS_BIN]
+#   GITLEAKS=/path/to/gitleaks BETTERLEAKS=/path/to/betterleaks scripts/bench-secrets.sh
+#
+# The peers are binaries you supply; a peer whose variable is unset is
+# skipped, and with none the script measures KeySweep alone. Both take
+# gitleaks' command line (dir, -f json -r FILE).
 #
 # Needs Go and GNU time (/usr/bin/time, Debian package "time").
 #
-# Environment: SIZE (default 100MB), SEED (default 1), RUNS (default 3:
-# each tool runs that many times, in turn, and its row shows the median
-# run by CPU time), KEEP=1 keeps the temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
+# Environment: GITLEAKS, BETTERLEAKS (peer binaries), SIZE (default 100MB),
+# SEED (default 1), RUNS (default 3: each tool runs that many times, in
+# turn, and its row shows the median run by CPU time), KEEP=1 keeps the
+# temporary directory. Reports, per tool: wall time, user+sys CPU seconds,
 # MB per CPU-second, wall MB/s, peak RSS, and recall / decoys flagged /
 # findings on unplanted lines against the corpus ground truth.
 set -euo pipefail
 
-if [ $# -lt 1 ]; then
-	echo "usage: $0 GITLEAKS_BIN [BETTERLEAKS_BIN]" >&2
+if [ $# -gt 0 ]; then
+	echo "usage: [GITLEAKS=BIN] [BETTERLEAKS=BIN] $0" >&2
 	exit 2
 fi
-gitleaks=$1
-betterleaks=${2:-}
+peers=()
+for p in gitleaks betterleaks; do
+	var=${p^^}
+	bin=${!var:-}
+	if [ -z "$bin" ]; then
+		echo "${p^^} not set: $p skipped" >&2
+		continue
+	fi
+	if [ ! -x "$bin" ]; then
+		echo "${p^^}=$bin is not an executable" >&2
+		exit 2
+	fi
+	peers+=("$p")
+done
 size=${SIZE:-100MB}
 seed=${SEED:-1}
 runs=${RUNS:-3}
@@ -71,23 +88,21 @@ echo "|---|---|---|---|---|---|"
 for _ in $(seq "$runs"); do
 	run keysweep "$tmp/scandir" "$tmp/corpus"
 	cp "$tmp/keysweep.out" "$tmp/keysweep.jsonl"
-	run gitleaks "$gitleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/gitleaks.json"
-	if [ -n "$betterleaks" ]; then
-		run betterleaks "$betterleaks" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/betterleaks.json"
-	fi
+	for p in "${peers[@]}"; do
+		bin=${p^^}
+		run "$p" "${!bin}" dir "$tmp/corpus" --no-banner --exit-code 0 --log-level warn -f json -r "$tmp/$p.json"
+	done
 done
 row keysweep
-row gitleaks
-if [ -n "$betterleaks" ]; then
-	row betterleaks
-fi
+for p in "${peers[@]}"; do
+	row "$p"
+done
 echo
 evaluate() { # evaluate NAME FORMAT FINDINGS
 	"$tmp/corpusgen" eval -truth "$tmp/corpus.truth.jsonl" -format "$2" -root "$tmp/corpus" -name "$1" "$3" >"$tmp/$1.eval"
 	if [ -n "${VERBOSE:-}" ]; then cat "$tmp/$1.eval"; else head -n 1 "$tmp/$1.eval"; fi
 }
 evaluate keysweep keysweep "$tmp/keysweep.jsonl"
-evaluate gitleaks gitleaks "$tmp/gitleaks.json"
-if [ -n "$betterleaks" ]; then
-	evaluate betterleaks gitleaks "$tmp/betterleaks.json"
-fi
+for p in "${peers[@]}"; do
+	evaluate "$p" gitleaks "$tmp/$p.json"
+done

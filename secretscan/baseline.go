@@ -3,8 +3,11 @@ package secretscan
 import (
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // BaselineVersion names the baseline file format.
@@ -59,12 +62,7 @@ func (b *Baseline) Fingerprints() []string {
 	if b == nil {
 		return nil
 	}
-	out := make([]string, 0, len(b.fps))
-	for f := range b.fps {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(b.fps))
 }
 
 // ReadBaseline parses a baseline file (at most 16 MiB):
@@ -73,21 +71,21 @@ func (b *Baseline) Fingerprints() []string {
 func ReadBaseline(r io.Reader) (*Baseline, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxBaselineBytes+1))
 	if err != nil {
-		return nil, &Error{Code: CodeReadFailed, Message: "cannot read baseline", Err: err}
+		return nil, errcode.Wrap(CodeReadFailed, "cannot read baseline", err)
 	}
 	if len(data) > maxBaselineBytes {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline too large"}
+		return nil, errcode.New(CodeInvalidBaseline, "baseline too large")
 	}
 	var f baselineFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "baseline is not valid JSON", Err: err}
+		return nil, errcode.Wrap(CodeInvalidBaseline, "baseline is not valid JSON", err)
 	}
 	if f.Version != BaselineVersion {
-		return nil, &Error{Code: CodeInvalidBaseline, Message: "unsupported baseline version"}
+		return nil, errcode.New(CodeInvalidBaseline, "unsupported baseline version")
 	}
 	for _, fp := range f.Fingerprints {
 		if !strings.HasPrefix(fp, fingerprintPrefix) || len(fp) != len(fingerprintPrefix)+24 {
-			return nil, &Error{Code: CodeInvalidBaseline, Message: "malformed fingerprint in baseline"}
+			return nil, errcode.New(CodeInvalidBaseline, "malformed fingerprint in baseline")
 		}
 	}
 	return NewBaseline(f.Fingerprints...), nil
@@ -100,11 +98,10 @@ func WriteBaseline(w io.Writer, detections []Detection) error {
 	for _, d := range detections {
 		set[d.Fingerprint] = struct{}{}
 	}
-	f := baselineFile{Version: BaselineVersion, Fingerprints: make([]string, 0, len(set))}
-	for fp := range set {
-		f.Fingerprints = append(f.Fingerprints, fp)
+	f := baselineFile{Version: BaselineVersion, Fingerprints: slices.Sorted(maps.Keys(set))}
+	if f.Fingerprints == nil {
+		f.Fingerprints = []string{} // "fingerprints": [], not null
 	}
-	sort.Strings(f.Fingerprints)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)

@@ -295,9 +295,13 @@ func (s *Scanner) findEncoded(ctx context.Context, st *scanState, text string, d
 	}
 	spans = qpSpans(text, spans)
 	for _, sp := range spans {
+		mark := len(st.rejections)
 		inner, err := s.find(ctx, st, sp.decoded, depth-1)
 		if err != nil {
 			return nil, err
+		}
+		if st.explain {
+			st.relocate(mark, sp)
 		}
 		for _, c := range inner {
 			enc := sp.enc

@@ -99,4 +99,7 @@ type Result struct {
 	// first detections by offset are kept) or when the text held more
 	// than a million keyword occurrences and matching stopped early.
 	Truncated bool `json:"truncated,omitempty"`
+	// Rejected lists, in text order, the candidates that a filter turned
+	// down, when Options.ExplainFilters is set.
+	Rejected []Rejection `json:"rejected,omitempty"`
 }

@@ -16,7 +16,7 @@
 //
 //	scanner := secretscan.New(&secretscan.Options{FingerprintKey: deploymentKey})
 //	res, err := scanner.ScanLimited(ctx, text, 0) // 0: the tool's 256,000-character cap
-//	if err != nil { ... }                         // *Error with Code "input_too_large" or "canceled"
+//	if err != nil { ... }                         // *errcode.Error with Code "input_too_large" or "canceled"
 //	sum := res.Summarize()                        // total, by_severity, by_type
 //	risk := res.RiskLevel()                       // none/low/medium/high/critical
 //	score := res.ConfidenceScore()                // 0..1
@@ -120,8 +120,8 @@
 //
 // # Errors
 //
-// Errors are *Error values with a stable snake_case Code and a short public
-// Message that never contains scanned text: invalid_argument,
+// Errors are *errcode.Error values with a stable snake_case Code and a
+// short public Message that never contains scanned text: invalid_argument,
 // input_too_large, canceled, read_failed, invalid_baseline. Use errors.Is
-// with ErrTooLarge or ErrCanceled, or errors.As to read the code.
+// with ErrTooLarge or ErrCanceled, or errcode.CodeOf to read the code.
 package secretscan

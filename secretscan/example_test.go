@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/secretscan"
 )
 
@@ -31,10 +32,7 @@ func ExampleScanner_Scan() {
 func ExampleScanner_ScanLimited() {
 	scanner := secretscan.New(nil)
 	_, err := scanner.ScanLimited(context.Background(), "0123456789", 5)
-	var e *secretscan.Error
-	if errors.As(err, &e) {
-		fmt.Println(e.Code, errors.Is(err, secretscan.ErrTooLarge))
-	}
+	fmt.Println(errcode.CodeOf(err), errors.Is(err, secretscan.ErrTooLarge))
 	// Output: input_too_large true
 }
 

@@ -251,3 +251,17 @@ func wordStart(text string, i int) bool {
 	p, c := text[i-1], text[i]|0x20
 	return !(p >= 'a' && p <= 'z' && c >= 'a' && c <= 'z' && text[i] >= 'a')
 }
+
+// indexFold is strings.Index ignoring ASCII case; sub must be lower case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
+}

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/warden-mcp/warden/internal/repotest"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/repotest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/keysweep-detection.md from the detection floors test")
@@ -207,11 +210,7 @@ func TestDetectionFloors(t *testing.T) {
 	b.WriteString("Negatives whose text, or a value reported in it, the same data set labels positive elsewhere\n")
 	b.WriteString("are counted apart (listed below). docs/keysweep.md discusses the remaining misses and noisy\n")
 	b.WriteString("negatives.\n\n")
-	var srcs []string
-	for k := range cfgs[0].c.pos {
-		srcs = append(srcs, k)
-	}
-	sort.Strings(srcs)
+	srcs := slices.Sorted(maps.Keys(cfgs[0].c.pos))
 	for _, cfg := range cfgs {
 		fmt.Fprintf(&b, "## %s\n\n", cfg.name)
 		b.WriteString("| source | positives found | rate | floor | negatives silent | rate |\n|---|---|---|---|---|---|\n")
@@ -239,12 +238,7 @@ func TestDetectionFloors(t *testing.T) {
 		}
 	}
 	b.WriteString("## Found positives by rule family of the first detection (default options)\n\n| family | positives |\n|---|---|\n")
-	var fams []string
-	for k := range fam {
-		fams = append(fams, k)
-	}
-	sort.Strings(fams)
-	for _, f := range fams {
+	for _, f := range slices.Sorted(maps.Keys(fam)) {
 		fmt.Fprintf(&b, "| %s | %d |\n", f, fam[f])
 		t.Logf("family %-14s %d", f, fam[f])
 	}

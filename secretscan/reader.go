@@ -2,10 +2,11 @@ package secretscan
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // DefaultMaxFileSize is the file size cap of ScanFile and ScanDir.
@@ -20,10 +21,10 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, maxBytes int64) (
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
 	if err != nil {
-		return Result{}, &Error{Code: CodeReadFailed, Message: "cannot read input", Err: err}
+		return Result{}, errcode.Wrap(CodeReadFailed, "cannot read input", err)
 	}
 	if int64(len(data)) > maxBytes {
-		return Result{}, &Error{Code: CodeTooLarge, Message: "input larger than the size cap"}
+		return Result{}, errcode.New(CodeTooLarge, "input larger than the size cap")
 	}
 	return s.Scan(ctx, string(data))
 }
@@ -36,15 +37,14 @@ func (s *Scanner) ScanFile(ctx context.Context, path string, maxBytes int64) (Re
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return Result{}, &Error{Code: CodeReadFailed, Message: "cannot open file", Err: err}
+		return Result{}, errcode.Wrap(CodeReadFailed, "cannot open file", err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Size() > maxBytes {
-		return Result{}, &Error{Code: CodeTooLarge, Message: "file larger than the size cap"}
+		return Result{}, errcode.New(CodeTooLarge, "file larger than the size cap")
 	}
 	res, err := s.ScanReader(ctx, f, maxBytes)
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeReadFailed {
+	if e, ok := errcode.As(err); ok && e.Code == CodeReadFailed {
 		e.Message = "cannot read file"
 	}
 	return res, err
@@ -58,7 +58,7 @@ func (s *Scanner) ScanLimited(ctx context.Context, text string, maxChars int) (R
 		maxChars = MaxToolChars
 	}
 	if len(text) > maxChars && runeCount(text) > maxChars {
-		return Result{}, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("text longer than %d characters", maxChars)}
+		return Result{}, errcode.New(CodeTooLarge, fmt.Sprintf("text longer than %d characters", maxChars))
 	}
 	return s.Scan(ctx, text)
 }

@@ -3,160 +3,62 @@
 
 package secretscan
 
+import (
+	"cmp"
+	"fmt"
+	"strings"
+)
+
 // databaseRules: database and service URLs or connection strings with an embedded password.
 var databaseRules = []*rule{
-	{
-		ID: "postgres-url", Type: "postgresql_connection_url", Name: "PostgreSQL URL with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"postgres"},
-		Pattern:  "\\bpostgres(?:ql)?(?:\\+\\w+)?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`postgres://app_user:AwrNwHFMeZzmnDgK@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`postgres://user:password@localhost/db`,
-			`postgres://app:${DB_PASSWORD}@db/app`,
-			`postgres://app:****@db/app`,
-		},
-	},
-	{
-		ID: "mysql-url", Type: "mysql_connection_url", Name: "MySQL / MariaDB URL with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"mysql", "mariadb"},
-		Pattern:  "\\b(?:mysql|mariadb)(?:\\+\\w+)?(?:x)?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`mysql://app_user:lVdei0Pq4n8avRrP@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`mysql://user:password@localhost/db`,
-			`mysql://app:${DB_PASSWORD}@db/app`,
-			`mysql://app:****@db/app`,
-		},
-	},
-	{
-		ID: "mongodb-url", Type: "mongodb_connection_url", Name: "MongoDB URI with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"mongodb"},
-		Pattern:  "\\bmongodb(?:\\+srv)?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`mongodb://app_user:gE3SIeSsFUYFKbzW@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`mongodb://user:password@localhost/db`,
-			`mongodb://app:${DB_PASSWORD}@db/app`,
-			`mongodb://app:****@db/app`,
-		},
-	},
-	{
-		ID: "redis-url", Type: "redis_connection_url", Name: "Redis URL with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"redis"},
-		Pattern:  "\\brediss?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`redis://app_user:m9MYRqADQ3hgBgTm@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`redis://user:password@localhost/db`,
-			`redis://app:${DB_PASSWORD}@db/app`,
-			`redis://app:****@db/app`,
-		},
-	},
-	{
-		ID: "amqp-url", Type: "amqp_connection_url", Name: "AMQP (RabbitMQ) URL with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"amqp"},
-		Pattern:  "\\bamqps?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`amqp://app_user:vNuL6umHEEVkF4Vh@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`amqp://user:password@localhost/db`,
-			`amqp://app:${DB_PASSWORD}@db/app`,
-			`amqp://app:****@db/app`,
-		},
-	},
-	{
-		ID: "mssql-url", Type: "mssql_connection_url", Name: "SQL Server URL with password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"mssql", "sqlserver"},
-		Pattern:  "\\b(?:mssql|sqlserver)(?:\\+\\w+)?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`mssql://app_user:Mgygh0E8PvuvoK6Y@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`mssql://user:password@localhost/db`,
-			`mssql://app:${DB_PASSWORD}@db/app`,
-			`mssql://app:****@db/app`,
-		},
-	},
-	{
-		ID: "ldap-url", Type: "ldap_url_with_credentials", Name: "LDAP URL with credentials",
-		Family: "database", Severity: SeverityHigh, Evidence: evStructure,
-		Keywords: []string{"ldap"},
-		Pattern:  "\\bldaps?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`ldap://app_user:BIMWewTQVDQ8tYp2@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`ldap://user:password@localhost/db`,
-			`ldap://app:${DB_PASSWORD}@db/app`,
-			`ldap://app:****@db/app`,
-		},
-	},
-	{
-		ID: "ftp-url", Type: "ftp_url_with_credentials", Name: "FTP URL with credentials",
-		Family: "database", Severity: SeverityHigh, Evidence: evStructure,
-		Keywords: []string{"ftp"},
-		Pattern:  "\\bs?ftps?://(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   8,
-		After:    600,
-		Priority: 1,
-		Pre:      userinfoAhead,
-		MaxLen:   256,
-		Examples: []string{
-			`ftp://app_user:dgCt2zOHe1CXUgsf@db.internal:5432/app`,
-		},
-		NegativeExamples: []string{
-			`ftp://user:password@localhost/db`,
-			`ftp://app:${DB_PASSWORD}@db/app`,
-			`ftp://app:****@db/app`,
-		},
-	},
+	urlCredentialRule(urlCredential{
+		id: "postgres-url", typ: "postgresql_connection_url", name: "PostgreSQL URL with password",
+		severity: SeverityCritical, keywords: []string{"postgres"},
+		scheme:  `\bpostgres(?:ql)?(?:\+\w+)?:`,
+		example: `postgres://app_user:AwrNwHFMeZzmnDgK@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "mysql-url", typ: "mysql_connection_url", name: "MySQL / MariaDB URL with password",
+		severity: SeverityCritical, keywords: []string{"mysql", "mariadb"},
+		scheme:  `\b(?:mysql|mariadb)(?:\+\w+)?(?:x)?:`,
+		example: `mysql://app_user:lVdei0Pq4n8avRrP@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "mongodb-url", typ: "mongodb_connection_url", name: "MongoDB URI with password",
+		severity: SeverityCritical, keywords: []string{"mongodb"},
+		scheme:  `\bmongodb(?:\+srv)?:`,
+		example: `mongodb://app_user:gE3SIeSsFUYFKbzW@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "redis-url", typ: "redis_connection_url", name: "Redis URL with password",
+		severity: SeverityCritical, keywords: []string{"redis"},
+		scheme:  `\brediss?:`,
+		example: `redis://app_user:m9MYRqADQ3hgBgTm@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "amqp-url", typ: "amqp_connection_url", name: "AMQP (RabbitMQ) URL with password",
+		severity: SeverityCritical, keywords: []string{"amqp"},
+		scheme:  `\bamqps?:`,
+		example: `amqp://app_user:vNuL6umHEEVkF4Vh@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "mssql-url", typ: "mssql_connection_url", name: "SQL Server URL with password",
+		severity: SeverityCritical, keywords: []string{"mssql", "sqlserver"},
+		scheme:  `\b(?:mssql|sqlserver)(?:\+\w+)?:`,
+		example: `mssql://app_user:Mgygh0E8PvuvoK6Y@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "ldap-url", typ: "ldap_url_with_credentials", name: "LDAP URL with credentials",
+		severity: SeverityHigh, keywords: []string{"ldap"},
+		scheme:  `\bldaps?:`,
+		example: `ldap://app_user:BIMWewTQVDQ8tYp2@db.internal:5432/app`,
+	}),
+	urlCredentialRule(urlCredential{
+		id: "ftp-url", typ: "ftp_url_with_credentials", name: "FTP URL with credentials",
+		severity: SeverityHigh, keywords: []string{"ftp"},
+		scheme:  `\bs?ftps?:`,
+		example: `ftp://app_user:dgCt2zOHe1CXUgsf@db.internal:5432/app`,
+	}),
 	{
 		ID: "jdbc-url-password", Type: "jdbc_connection_string", Name: "JDBC URL with password parameter",
 		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
@@ -169,18 +71,16 @@ var databaseRules = []*rule{
 			`jdbc:mysql://db/app?user=svc&password=Z6B1OtZpbb2gsF&useSSL=true`,
 		},
 	},
-	{
-		ID: "jdbc-url-userinfo", Type: "jdbc_connection_string", Name: "JDBC URL with user:password",
-		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
-		Keywords: []string{"jdbc:"},
-		Pattern:  "jdbc:[a-z0-9]{2,20}:(?:[a-z0-9]{2,20}:)?//(?P<user>[^:/\\s@\\'\"<>`]*):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		After:    500,
-		Priority: 1,
-		MaxLen:   256,
-		Examples: []string{
-			`jdbc:postgresql://svc:i6iPCZwRIrlRnC@db.internal:5432/app`,
-		},
-	},
+	urlCredentialRule(urlCredential{
+		id: "jdbc-url-userinfo", typ: "jdbc_connection_string", name: "JDBC URL with user:password",
+		severity: SeverityCritical, keywords: []string{"jdbc:"},
+		scheme:  `jdbc:[a-z0-9]{2,20}:(?:[a-z0-9]{2,20}:)?`,
+		example: `jdbc:postgresql://svc:i6iPCZwRIrlRnC@db.internal:5432/app`,
+		// Up to 42 bytes of sub-protocol may stand between the keyword and
+		// "//" (jdbc:sub:subname://), past the 24 userinfoAhead looks at.
+		noPrefilter: true,
+		after:       500,
+	}),
 	{
 		ID: "ado-net-connection-string", Type: "database_connection_string", Name: "ADO.NET / ODBC connection string with password",
 		Family: "database", Severity: SeverityCritical, Evidence: evStructure,
@@ -195,24 +95,81 @@ var databaseRules = []*rule{
 			`Driver={ODBC Driver 17 for SQL Server};Server=db;UID=svc;PWD=YI1bKFsCiomV;`,
 		},
 	},
-	{
-		ID: "url-with-credentials", Type: "url_with_credentials", Name: "URL with embedded username and password (basic auth)",
-		Family: "database", Severity: SeverityHigh, Evidence: evStructure,
-		Keywords: []string{"://"},
-		Pattern:  "\\b(?:https?|git|ssh|svn|smb|ws|wss|nats|kafka|neo4j|neo4j\\+s|bolt|couchdb|cassandra|clickhouse|influxdb|elasticsearch|nntp|imaps?|pop3s?|smtps?|socks5h?|sip|rtsp|mqtts?|ssh\\+git)://(?P<user>[^:/\\s@\\'\"<>`]+):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%][\\w.\\[\\]%:-]*",
-		Before:   20,
-		After:    600,
+	urlCredentialRule(urlCredential{
+		id: "url-with-credentials", typ: "url_with_credentials", name: "URL with embedded username and password (basic auth)",
+		severity: SeverityHigh, keywords: []string{"://"},
+		scheme:    `\b(?:https?|git|ssh|svn|smb|ws|wss|nats|kafka|neo4j|neo4j\+s|bolt|couchdb|cassandra|clickhouse|influxdb|elasticsearch|nntp|imaps?|pop3s?|smtps?|socks5h?|sip|rtsp|mqtts?|ssh\+git):`,
+		example:   `https://deploy:3NG7pUdAHuiuaCX1Y4@git.example.org/org/repo.git`,
+		examples:  []string{`git clone https://oauth2:sOyhus4lfvIFkAumqRTx@gitlab.internal/group/project.git`},
+		negatives: []string{`https://user:password@example.com/`, `https://username:${TOKEN}@host/`, `http://localhost:8080@foo`},
+		// Any scheme: the user is required (no "https://:x@"), the
+		// keyword is "://" itself, and the scheme rules above rank first.
+		userRequired: true,
+		before:       20,
+		minLen:       3,
+		anyScheme:    true,
+	}),
+}
+
+// userinfoPattern follows a URL rule's scheme and its colon:
+// "//user:password@host".
+// %s is the user's quantifier. The password stops at the first '/', '?',
+// '#', blank, quote or angle bracket; the host may be a bracketed IPv6
+// address or hold percent escapes.
+const userinfoPattern = "//(?P<user>[^:/\\s@\\'\"<>`]%s):(?P<secret>[^/?#\\s\\'\"<>`]+)@[\\w\\[%%][\\w.\\[\\]%%:-]*"
+
+// urlCredential is a URL scheme whose user-info may carry a password
+// (scheme://user:password@host). urlCredentialRule makes its rule; the
+// fields after example are zero for a database scheme.
+type urlCredential struct {
+	id, typ, name string
+	severity      Severity
+	keywords      []string
+	scheme        string // RE2 for the scheme and its colon, before "//"
+	// example is a URL the rule must find. The negative examples are made
+	// from its scheme: a placeholder password, a ${VAR} and a mask.
+	example   string
+	examples  []string // more URLs the rule must find
+	negatives []string // more texts it must not
+
+	userRequired  bool // "scheme://:password@" does not count
+	before, after int  // window around a keyword hit; zero: 8 and 600 bytes
+	minLen        int  // shortest password; zero: any
+	anyScheme     bool // the catch-all rule: it ranks below the scheme rules
+	noPrefilter   bool // the keyword may stand too far before "://" for userinfoAhead
+}
+
+// urlCredentialRule makes the rule of a URL scheme with a password in its
+// user-info. The user is captured so that the scanner can drop a password
+// that repeats it or is a port ("http://localhost:8080@x").
+func urlCredentialRule(u urlCredential) *rule {
+	user := "*"
+	if u.userRequired {
+		user = "+"
+	}
+	r := &rule{
+		ID: u.id, Type: u.typ, Name: u.name, Family: "database", Severity: u.severity, Evidence: evStructure,
+		Keywords: u.keywords,
+		Pattern:  u.scheme + fmt.Sprintf(userinfoPattern, user),
+		Before:   cmp.Or(u.before, 8),
+		After:    cmp.Or(u.after, 600),
+		Priority: 1,
 		Pre:      userinfoAhead,
-		MinLen:   3,
+		MinLen:   u.minLen,
 		MaxLen:   256,
-		Examples: []string{
-			`https://deploy:3NG7pUdAHuiuaCX1Y4@git.example.org/org/repo.git`,
-			`git clone https://oauth2:sOyhus4lfvIFkAumqRTx@gitlab.internal/group/project.git`,
-		},
-		NegativeExamples: []string{
-			`https://user:password@example.com/`,
-			`https://username:${TOKEN}@host/`,
-			`http://localhost:8080@foo`,
-		},
-	},
+		Examples: append([]string{u.example}, u.examples...),
+	}
+	if u.anyScheme {
+		r.Priority = 0
+	}
+	if u.noPrefilter {
+		r.Pre = nil
+	}
+	scheme, _, _ := strings.Cut(u.example, "://")
+	r.NegativeExamples = append([]string{
+		scheme + "://user:password@localhost/db",
+		scheme + "://app:${DB_PASSWORD}@db/app",
+		scheme + "://app:****@db/app",
+	}, u.negatives...)
+	return r
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // FileResult is the result of scanning one file, as ScanDir reports it and
@@ -147,11 +148,7 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 			used[d.RuleID] = true
 		}
 	}
-	ids := make([]string, 0, len(used))
-	for id := range used {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(used))
 	index := map[string]int{}
 	rules := make([]sarifRule, 0, len(ids))
 	for i, id := range ids {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Defaults and bounds.
@@ -49,6 +51,12 @@ type Options struct {
 	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
 	// Zero: the comment suppresses detections on its line.
 	IgnoreAllowComments bool
+	// ExplainFilters records in Result.Rejected each candidate that a
+	// filter turned down (at most MaxDetections per scan): the filter's
+	// name, the rule, the position and the length, never the value. It is
+	// for finding out why a value was not reported, and costs time. Zero:
+	// nothing is recorded.
+	ExplainFilters bool
 	// SkipIdentifiers drops the identifier rules: sensitive values that
 	// are not credentials (AWS ARNs and account IDs, bucket host names,
 	// store domains, usernames, age recipients, i.e. public keys). Zero:
@@ -74,6 +82,7 @@ type Scanner struct {
 	baseline *Baseline
 	noAllow  bool
 	ids      bool
+	explain  bool
 	pool     sync.Pool
 }
 
@@ -110,7 +119,7 @@ func New(opts *Options) *Scanner {
 	}
 	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
 		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
-		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers}
+		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers, explain: opts.ExplainFilters}
 	if s.depth == 0 {
 		s.depth = DefaultMaxDecodeDepth
 	} else if s.depth < 0 {
@@ -145,6 +154,10 @@ type hit struct {
 type scratch struct {
 	hits, sorted []hit
 	counts       []int32
+	// value is the candidate under the value rules: judgeValue calls the
+	// rules through function values, so a candidate on the stack would
+	// escape to the heap each time.
+	value valueCandidate
 }
 
 // candidate is a match before filtering, dedup and positioning.
@@ -163,10 +176,10 @@ type candidate struct {
 // errors are cancellation (CodeCanceled).
 func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	if err := ctx.Err(); err != nil {
-		return Result{}, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+		return Result{}, errcode.Wrap(CodeCanceled, "scan canceled", err)
 	}
 	res := Result{TextLength: runeCount(text)}
-	var st scanState
+	st := scanState{explain: s.explain, maxRejections: s.maxDet}
 	cands, err := s.find(ctx, &st, text, s.depth)
 	if err != nil {
 		return Result{}, err
@@ -177,6 +190,9 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	lt := newLineTracker(text)
 	for _, c := range cands {
 		if c.conf < s.minConf {
+			if st.explain {
+				st.rejected(c.r, filterMinConfidence, c.start, c.end, c.value, c.enc)
+			}
 			continue
 		}
 		line, col := lt.at(c.start)
@@ -199,6 +215,9 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
 			Evidence: c.evidence, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
 		})
+	}
+	if st.explain {
+		res.Rejected = st.explained(text)
 	}
 	return res, nil
 }
@@ -254,6 +273,10 @@ func (lt *lineTracker) allowed() bool {
 // scanState carries what one Scan call learns along the way.
 type scanState struct {
 	truncated bool // a bound stopped matching early
+
+	explain       bool        // Options.ExplainFilters
+	maxRejections int         // cap on rejections
+	rejections    []Rejection // what filters turned down, when explain
 }
 
 // find returns all candidates in text, including those in decoded layers.
@@ -302,15 +325,15 @@ func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth in
 		if r.Identifier && !s.ids {
 			// not requested
 		} else if r.Assign != nil {
-			cands = s.runAssign(r, text, hits[i:j], cands)
+			cands = s.runAssign(st, r, text, hits[i:j], &sc.value, cands)
 		} else {
-			cands = s.runPattern(r, text, hits[i:j], cands)
+			cands = s.runPattern(st, r, text, hits[i:j], cands)
 		}
 		i = j
 		if err := ctx.Err(); err != nil {
 			sc.hits = hits
 			s.pool.Put(sc)
-			return nil, &Error{Code: CodeCanceled, Message: "scan canceled", Err: err}
+			return nil, errcode.Wrap(CodeCanceled, "scan canceled", err)
 		}
 	}
 	sc.hits = hits
@@ -325,7 +348,7 @@ func (s *Scanner) find(ctx context.Context, st *scanState, text string, depth in
 	return cands, nil
 }
 
-func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
+func (s *Scanner) runPattern(st *scanState, r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
 	n := len(text)
 	ws, we := -1, -1
 	flush := func() {
@@ -342,12 +365,20 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 				user := win[m[2*r.userIdx]:m[2*r.userIdx+1]]
 				v := win[ss:se]
 				if v == user || portLike(v) || len(user) > 128 {
+					if st.explain {
+						st.rejected(r, filterUserInfo, ws+ss, ws+se, v, "")
+					}
 					continue
 				}
 			}
-			if c, ok := s.evaluate(r, text, ws+ss, ws+se, text[ws+m[0]:ws+m[1]]); ok {
-				cands = append(cands, c)
+			c, filter := s.evaluate(r, text, ws+ss, ws+se, text[ws+m[0]:ws+m[1]])
+			if filter != "" {
+				if st.explain {
+					st.rejected(r, filter, ws+ss, ws+se, win[ss:se], "")
+				}
+				continue
 			}
+			cands = append(cands, c)
 		}
 	}
 	for _, h := range hs {
@@ -387,7 +418,8 @@ func (s *Scanner) runPattern(r *compiledRule, text string, hs []hit, cands []can
 	return cands
 }
 
-func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []candidate) []candidate {
+func (s *Scanner) runAssign(st *scanState, r *compiledRule, text string, hs []hit, vc *valueCandidate, cands []candidate) []candidate {
+	vc.text = text
 	lastName, lastEnd := -1, -1
 	for _, h := range hs {
 		if int(h.start) < lastEnd {
@@ -404,12 +436,19 @@ func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []cand
 		lastName = a.nameStart
 		named, strong := classifyName(text[a.nameStart:a.nameEnd], r.Assign.class)
 		if !named {
+			if st.explain {
+				st.rejected(r, filterName, a.valStart, a.valEnd, text[a.valStart:a.valEnd], "")
+			}
 			continue
 		}
-		h, ok := genericValueOK(a, text, r.Assign.class, strong)
-		if !ok || r.Assign.class == assignPassword && anonymousLogin(text, a.nameStart) {
+		vc.set(a, r.Assign.class, strong)
+		if v, by := judgeValue(vc); v == reject {
+			if st.explain {
+				st.rejected(r, valueRules[by].name, a.valStart, a.valEnd, vc.v, "")
+			}
 			continue
 		}
+		h := vc.entropy()
 		conf := 0.45
 		ev := []string{"keyword"}
 		if strong {
@@ -422,29 +461,34 @@ func (s *Scanner) runAssign(r *compiledRule, text string, hs []hit, cands []cand
 		cands = append(cands, candidate{r: r, start: a.valStart, end: a.valEnd,
 			value: text[a.valStart:a.valEnd], conf: conf, sev: r.Severity, evidence: ev})
 	}
+	*vc = valueCandidate{} // the pool must not keep the text alive
 	return cands
 }
 
-// evaluate applies the filters and the validator to one pattern match.
-func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match string) (candidate, bool) {
+// evaluate applies the filters and the validator to one pattern match. It
+// returns the name of the filter that rejects the match, or "".
+func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match string) (candidate, string) {
 	v := text[ss:se]
 	if !r.NoBoundary {
-		if ss > 0 && isAlnum(text[ss-1]) && isAlnum(v[0]) {
-			return candidate{}, false
-		}
-		if se < len(text) && isAlnum(text[se]) && isAlnum(v[len(v)-1]) {
-			return candidate{}, false
+		if ss > 0 && isAlnum(text[ss-1]) && isAlnum(v[0]) || se < len(text) && isAlnum(text[se]) && isAlnum(v[len(v)-1]) {
+			return candidate{}, filterBoundary
 		}
 	}
-	if knownTestValues[v] || r.MinLen > 0 && len(v) < r.MinLen || r.MaxLen > 0 && len(v) > r.MaxLen {
-		return candidate{}, false
+	if knownTestValues[v] {
+		return candidate{}, filterKnownTest
 	}
-	if !r.KeepPlaceholders && isPlaceholder(v) || r.Exclude != nil && r.Exclude(v) {
-		return candidate{}, false
+	if r.MinLen > 0 && len(v) < r.MinLen || r.MaxLen > 0 && len(v) > r.MaxLen {
+		return candidate{}, filterLength
+	}
+	if !r.KeepPlaceholders && isPlaceholder(v) {
+		return candidate{}, filterPlaceholder
+	}
+	if r.Exclude != nil && r.Exclude(v) {
+		return candidate{}, filterExclude
 	}
 	h := shannon(v)
 	if r.MinEntropy > 0 && h < r.MinEntropy {
-		return candidate{}, false
+		return candidate{}, filterEntropy
 	}
 	c := candidate{r: r, start: ss, end: se, value: v, sev: r.Severity}
 	switch r.Evidence {
@@ -479,7 +523,7 @@ func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match strin
 	if c.conf < 0.05 {
 		c.conf = 0.05
 	}
-	return c, true
+	return c, ""
 }
 
 // rank orders rules claiming overlapping spans: structure and checksum

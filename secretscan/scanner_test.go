@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/warden-mcp/warden/errcode"
 )
 
 func scan(t *testing.T, s *Scanner, text string) Result {
@@ -205,8 +206,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	}
 	for _, bad := range []string{`{`, `{"version":"x","fingerprints":[]}`, `{"version":"keysweep-baseline/1","fingerprints":["nope"]}`} {
 		_, err := ReadBaseline(strings.NewReader(bad))
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeInvalidBaseline {
+		if errcode.CodeOf(err) != CodeInvalidBaseline {
 			t.Errorf("%s: err %v", bad, err)
 		}
 	}

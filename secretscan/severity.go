@@ -1,6 +1,10 @@
 package secretscan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/warden-mcp/warden/errcode"
+)
 
 // Severity says how much damage a leaked credential of a type can do. The
 // zero value is SeverityNone, which no detection carries.
@@ -46,5 +50,5 @@ func ParseSeverity(name string) (Severity, error) {
 			return Severity(i), nil
 		}
 	}
-	return SeverityNone, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown severity %q", name)}
+	return SeverityNone, errcode.New(CodeInvalidArgument, fmt.Sprintf("unknown severity %q", name))
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Skip reasons reported by ScanDir.
@@ -86,7 +88,7 @@ func (s *Scanner) ScanDir(ctx context.Context, root string, opts *WalkOptions, f
 	stats := WalkStats{Skipped: map[string]int{}}
 	st, err := os.Stat(root)
 	if err != nil || !st.IsDir() {
-		return stats, &Error{Code: CodeInvalidArgument, Message: "root is not a readable directory", Err: err}
+		return stats, errcode.Wrap(CodeInvalidArgument, "root is not a readable directory", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -210,7 +212,7 @@ loop:
 		return stats, fnErr
 	}
 	if walkErr != nil || ctx.Err() != nil {
-		return stats, &Error{Code: CodeCanceled, Message: "walk canceled", Err: context.Cause(ctx)}
+		return stats, errcode.Wrap(CodeCanceled, "walk canceled", context.Cause(ctx))
 	}
 	return stats, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/webscan"
@@ -18,14 +19,13 @@ import (
 // address that DNS returned. The cause stays on the error for the log
 // and for the command line, which may say more to its own user.
 func siteError(err error, rawURL string) *tool.Error {
-	var se *safehttp.Error
-	if errors.As(err, &se) {
-		te := &tool.Error{Code: string(se.Code), Message: se.Message, Cause: err}
+	if se, ok := safehttp.AsError(err); ok {
+		te := &tool.Error{Code: se.Code, Message: se.Message, Cause: err}
 		var be *safehttp.BlockedError
 		switch {
 		case errors.As(err, &be):
-			te.Message = blockedMessage(se.Code, be)
-		case se.Code == safehttp.CodeInvalidScheme:
+			te.Message = blockedMessage(safehttp.Code(se.Code), be)
+		case safehttp.Code(se.Code) == safehttp.CodeInvalidScheme:
 			if s, ok := SuggestURL(rawURL); ok {
 				te.Message = "only http and https URLs are scanned; did you mean " + s + "?"
 				te.Details = map[string]any{"suggestion": s}
@@ -36,8 +36,7 @@ func siteError(err error, rawURL string) *tool.Error {
 	if code := safehttp.ErrorCode(err); code != "" && code != safehttp.Code("scan_failed") {
 		return &tool.Error{Code: string(code), Message: "the site could not be scanned: " + string(code), Cause: err}
 	}
-	var we *webscan.Error
-	if errors.As(err, &we) {
+	if we, ok := errcode.As(err); ok {
 		switch we.Code {
 		case webscan.CodeURLTooLong, webscan.CodeInvalidTarget, webscan.CodeInvalidScheme, webscan.CodeCredentialsInURL:
 			return &tool.Error{Code: we.Code, Message: we.Message, Cause: err}

@@ -2,6 +2,7 @@ package webscan
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -314,12 +315,7 @@ func (a *analysis) metadata(sec SecurityTxt, robots RobotsResult) MetadataResult
 
 func (a *analysis) metadataFindings(m MetadataResult) []Finding {
 	var f []Finding
-	names := make([]string, 0, len(m.Banners))
-	for n := range m.Banners {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(m.Banners)) {
 		if v := m.Banners[n]; discloseVersion(v) {
 			f = append(f, Finding{ID: "version_disclosed_" + strings.ReplaceAll(strings.ToLower(n), "-", "_"), Category: CategoryMetadata, Severity: SeverityLow,
 				Title: "The " + n + " header discloses a software version", Detail: "Version numbers let attackers match the site to known vulnerabilities.",

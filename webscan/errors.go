@@ -1,8 +1,9 @@
 package webscan
 
-import "fmt"
-
-// Error codes returned by Scan. They are stable snake_case strings.
+// Error codes of the *errcode.Error values Scan returns. They are stable
+// snake_case strings; the message is safe to show to a client, and the
+// cause (the SSRF client's blocked-address error, for example) is for logs
+// and reachable with errors.Is and errors.As.
 const (
 	CodeURLTooLong       = "url_too_long"
 	CodeInvalidTarget    = "invalid_target"
@@ -12,30 +13,3 @@ const (
 	CodeSiteUnreachable  = "site_unreachable"
 	CodeScanCanceled     = "scan_canceled"
 )
-
-// Error is the typed error returned by Scan. Code and Message are safe to
-// show to a client; Err is the cause, for logs only, and is reachable with
-// errors.Is and errors.As (for example the SSRF client's blocked-address
-// error).
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("webscan: %s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return fmt.Sprintf("webscan: %s: %s", e.Code, e.Message)
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, &webscan.Error{Code: webscan.CodeInvalidScheme}) works.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}

@@ -1,13 +1,14 @@
 package webscan
 
 import (
-	"errors"
 	"net/url"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 func FuzzParseHSTS(f *testing.F) {
@@ -134,8 +135,7 @@ func FuzzParseTarget(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		tg, err := parseTarget(s)
 		if err != nil {
-			var we *Error
-			if !errors.As(err, &we) || we.Code == "" {
+			if errcode.CodeOf(err) == "" {
 				t.Fatalf("untyped error %v", err)
 			}
 			return

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestImports keeps webscan a leaf engine: the standard library and
-// golang.org/x/net/html only (go-cmp in tests). No MCP, tool, transport or
+// TestImports keeps webscan a leaf engine: the standard library,
+// golang.org/x/net/html and errcode only (go-cmp in tests). No MCP, tool, transport or
 // SSRF-client package may be imported; those are injected.
 func TestImports(t *testing.T) {
 	entries, err := os.ReadDir(".")
@@ -34,6 +34,7 @@ func TestImports(t *testing.T) {
 			switch {
 			case !strings.Contains(first, "."): // standard library
 			case path == "golang.org/x/net/html" || path == "golang.org/x/net/html/atom":
+			case path == "github.com/warden-mcp/warden/errcode": // the shared error type
 			case test && (path == "github.com/google/go-cmp/cmp" || path == "github.com/warden-mcp/warden/webscan"):
 			default:
 				t.Errorf("%s imports %s: webscan must stay a leaf", name, path)

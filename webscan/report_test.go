@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,11 +120,7 @@ func TestReportJSONFields(t *testing.T) {
 	}
 	got := map[string]bool{}
 	collectKeys("", v, got)
-	var keys []string
-	for k := range got {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(got))
 	for _, k := range keys {
 		leaf := k[strings.LastIndex(k, ".")+1:]
 		if leaf != strings.ToLower(leaf) || strings.Contains(leaf, "-") {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Scanner runs website security scans. It is safe for concurrent use.
@@ -25,10 +27,10 @@ func New(opts Options) *Scanner {
 }
 
 // Scan checks the site at rawURL and returns its report. The error is an
-// *Error for an invalid target, a missing HTTP client, a canceled scan or a
-// site that answered neither http nor https; the cause of a fetch failure
-// (for example the SSRF client's refusal) is wrapped and reachable with
-// errors.As.
+// *errcode.Error for an invalid target, a missing HTTP client, a canceled
+// scan or a site that answered neither http nor https; the cause of a
+// fetch failure (for example the SSRF client's refusal) is wrapped and
+// reachable with errors.As.
 func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	start := time.Now()
 	t, err := parseTarget(rawURL)
@@ -36,7 +38,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		return nil, err
 	}
 	if s.opts.HTTP == nil {
-		return nil, &Error{Code: CodeNotConfigured, Message: "the scanner has no HTTP client"}
+		return nil, errcode.New(CodeNotConfigured, "the scanner has no HTTP client")
 	}
 	parent := ctx
 	// Probes stop a little before the scan's deadline, so that what was
@@ -85,7 +87,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	fetchDone = time.Since(start)
 	if err := parent.Err(); err != nil {
 		tlsWG.Wait()
-		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled", Err: err}
+		return nil, errcode.Wrap(CodeScanCanceled, "the scan was canceled", err)
 	}
 
 	httpsOK := httpsFinal != nil && res.Redirects.HTTPS.Error == "" && strings.HasPrefix(res.Redirects.HTTPS.FinalURL, "https:")
@@ -97,9 +99,9 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		tlsWG.Wait()
 		cause := errors.Join(httpErr, httpsErr)
 		if ctx.Err() != nil {
-			return nil, &Error{Code: CodeScanCanceled, Message: "the scan timed out before the site answered", Err: cause}
+			return nil, errcode.Wrap(CodeScanCanceled, "the scan timed out before the site answered", cause)
 		}
-		return nil, &Error{Code: CodeSiteUnreachable, Message: "the site answered neither http nor https", Err: cause}
+		return nil, errcode.Wrap(CodeSiteUnreachable, "the site answered neither http nor https", cause)
 	}
 
 	// Phase 2: CORS probe, exposure and metadata on the final origin.
@@ -127,7 +129,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	wg.Wait()
 	tlsWG.Wait()
 	if err := parent.Err(); err != nil {
-		return nil, &Error{Code: CodeScanCanceled, Message: "the scan was canceled", Err: err}
+		return nil, errcode.Wrap(CodeScanCanceled, "the scan was canceled", err)
 	}
 	timeLimited := ctx.Err() != nil
 

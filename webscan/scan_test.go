@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/warden-mcp/warden/errcode"
 )
 
 func findingIDs(r *Report) []string {
@@ -498,11 +499,10 @@ func TestScanErrors(t *testing.T) {
 				tt.opts(&o)
 			}
 			_, err := New(o).Scan(context.Background(), tt.url)
-			var we *Error
-			if !errors.As(err, &we) || we.Code != tt.code {
+			if errcode.CodeOf(err) != tt.code {
 				t.Fatalf("err = %v, want code %s", err, tt.code)
 			}
-			if !errors.Is(err, &Error{Code: tt.code}) {
+			if !errors.Is(err, errcode.New(tt.code, "")) {
 				t.Errorf("errors.Is does not match the code")
 			}
 		})
@@ -511,8 +511,7 @@ func TestScanErrors(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := New(f.options()).Scan(ctx, "https://example.com/")
-		var we *Error
-		if !errors.As(err, &we) || (we.Code != CodeScanCanceled && we.Code != CodeSiteUnreachable) {
+		if code := errcode.CodeOf(err); code != CodeScanCanceled && code != CodeSiteUnreachable {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // target is a validated scan target.
@@ -23,26 +25,26 @@ type target struct {
 func parseTarget(raw string) (target, error) {
 	var t target
 	if len(raw) > maxURLLength {
-		return t, &Error{Code: CodeURLTooLong, Message: "the URL is longer than 2048 bytes"}
+		return t, errcode.New(CodeURLTooLong, "the URL is longer than 2048 bytes")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return t, &Error{Code: CodeInvalidTarget, Message: "the URL cannot be parsed", Err: err}
+		return t, errcode.Wrap(CodeInvalidTarget, "the URL cannot be parsed", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, &Error{Code: CodeInvalidScheme, Message: "only http and https URLs can be scanned"}
+		return t, errcode.New(CodeInvalidScheme, "only http and https URLs can be scanned")
 	}
 	if u.User != nil {
-		return t, &Error{Code: CodeCredentialsInURL, Message: "the URL must not contain credentials"}
+		return t, errcode.New(CodeCredentialsInURL, "the URL must not contain credentials")
 	}
 	host := u.Hostname()
 	if host == "" || strings.Contains(host, "%") {
-		return t, &Error{Code: CodeInvalidTarget, Message: "the URL has no valid host"}
+		return t, errcode.New(CodeInvalidTarget, "the URL has no valid host")
 	}
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return t, &Error{Code: CodeInvalidTarget, Message: "the URL has an invalid port"}
+			return t, errcode.New(CodeInvalidTarget, "the URL has an invalid port")
 		}
 		if !(u.Scheme == "http" && n == 80) && !(u.Scheme == "https" && n == 443) {
 			t.ExplicitPort = strconv.Itoa(n)
@@ -50,7 +52,7 @@ func parseTarget(raw string) (target, error) {
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if host == "" {
-		return t, &Error{Code: CodeInvalidTarget, Message: "the URL has no valid host"}
+		return t, errcode.New(CodeInvalidTarget, "the URL has no valid host")
 	}
 	u.Host = host
 	if strings.Contains(host, ":") {

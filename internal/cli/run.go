@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // Exit codes.
@@ -71,13 +72,24 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "warden:", ee.err)
+			fmt.Fprintln(stderr, "warden:", describe(ee.err))
 		}
 		return ee.code
 	}
 	if errors.Is(err, context.Canceled) {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "warden:", err)
+	fmt.Fprintln(stderr, "warden:", describe(err))
 	return ExitError
+}
+
+// describe is err's text for the person at the terminal. An engine error
+// shows only its code and public message; its cause (a path, a parse
+// error) is for logs, and the CLI's stderr is the operator's log.
+func describe(err error) string {
+	s := err.Error()
+	if e, ok := errcode.As(err); ok && e.Cause != nil {
+		s += " (" + e.Cause.Error() + ")"
+	}
+	return s
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +41,7 @@ type scanSecretsFlags struct {
 	stateDir        string
 	noProgress      bool
 	noIdentifiers   bool
+	explainFilters  bool
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -74,6 +77,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
 	fl.BoolVar(&f.noIdentifiers, "no-identifiers", false, "leave out identifiers that are not credentials (ARNs, account IDs, bucket names)")
+	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
 	return c
 }
 
@@ -101,7 +105,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
-	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers}
+	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
 	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
 		opts.FingerprintKey = key
 	} else {
@@ -120,13 +124,14 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		opts.Baseline = b
 	}
 	sc := secretscan.New(opts)
-	prog := newProgress(e.stderr, !f.noProgress && !f.asJSON && !f.asSARIF)
+	prog := newProgress(e.stderr, !f.noProgress && !f.asJSON && !f.asSARIF && !f.explainFilters)
 	defer prog.done()
 
 	var files []secretscan.FileResult
 	stats := secretscan.WalkStats{Skipped: map[string]int{}}
 	collect := func(fr secretscan.FileResult) error {
 		prog.add(fr.Path)
+		writeRejections(e.stderr, fr)
 		if len(fr.Result.Detections) > 0 {
 			files = append(files, fr)
 		}
@@ -240,17 +245,25 @@ func writeSecretsText(w io.Writer, files []secretscan.FileResult) error {
 	return tw.Flush()
 }
 
+// writeRejections prints, one a line, the candidates the filters turned
+// down in one file (--explain-filters): position, filter, rule, type and
+// length, never the value.
+func writeRejections(w io.Writer, fr secretscan.FileResult) {
+	for _, r := range fr.Result.Rejected {
+		enc := ""
+		if r.Encoding != "" {
+			enc = ", in " + r.Encoding
+		}
+		fmt.Fprintf(w, "%s:%d:%d: rejected by %s: %s (%s, %d characters%s)\n", fr.Path, r.Line, r.Column, r.Filter, r.RuleID, r.Type, r.ValueLength, enc)
+	}
+}
+
 func skippedNote(m map[string]int) string {
 	if len(m) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
 	}
 	return "; skipped " + strings.Join(parts, ", ")

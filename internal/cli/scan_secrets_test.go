@@ -112,3 +112,40 @@ func TestScanSecretsIdentifiers(t *testing.T) {
 		t.Errorf("--no-identifiers: exit %d\n%s", code, out)
 	}
 }
+
+func TestScanSecretsExplainFilters(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "app.env"), []byte("DB_PASSWORD=\"letmein\"\nTOKEN="+ghToken+"\n"), 0o644)
+	state := t.TempDir()
+
+	out, stderr, code := run(t, "", "scan", "secrets", "--state-dir", state, "--explain-filters", dir)
+	if code != ExitFindings || !strings.Contains(out, "app.env:2:7") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	want := "app.env:1:14: rejected by placeholder-word: generic-password (password, 7 characters)\n"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr:\n%s\nwant a line %q", stderr, want)
+	}
+	if strings.Contains(stderr+out, "letmein") || strings.Contains(stderr+out, ghToken[4:16]) {
+		t.Error("a value was printed")
+	}
+
+	// Without the flag, nothing of the kind; the report is the same.
+	out2, stderr, _ := run(t, "", "scan", "secrets", "--state-dir", state, dir)
+	if strings.Contains(stderr, "rejected by") || out2 != out {
+		t.Errorf("without --explain-filters: stderr %q, report changed:\n%s", stderr, out2)
+	}
+}
+
+// TestEngineErrorCause: an engine error prints its code and public
+// message, and the cause too, since the operator at the terminal may see
+// it.
+func TestEngineErrorCause(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "baseline.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	_, stderr, code := run(t, "", "scan", "secrets", "--state-dir", t.TempDir(), "--baseline", bad, "-")
+	want := "warden: --baseline: invalid_baseline: baseline is not valid JSON (unexpected end of JSON input)\n"
+	if code != ExitError || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}

@@ -163,16 +163,16 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 // unlike a tool result, it may name the address a host resolved to, and
 // it names every flag the URL needs, not only the first refusal's.
 func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safehttp.Options) error {
-	var se *safehttp.Error
+	se, ok := safehttp.AsError(err)
 	var be *safehttp.BlockedError
-	if !errors.As(err, &se) || !errors.As(err, &be) {
+	if !ok || !errors.As(err, &be) {
 		return publicError(err)
 	}
 	u, perr := url.Parse(rawURL)
 	if perr != nil {
 		return publicError(err)
 	}
-	lines := []string{string(se.Code) + ": " + explainBlocked(se.Code, be, u.Hostname())}
+	lines := []string{se.Code + ": " + explainBlocked(safehttp.Code(se.Code), be, u.Hostname())}
 	want := safehttp.Options{}
 	if fetch != nil {
 		want = *fetch
@@ -183,12 +183,11 @@ func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safeht
 		flags = append(flags, "--allow-port "+strconv.Itoa(int(port)))
 	}
 	next := validateWith(ctx, want, rawURL)
-	if next != nil && se.Code == safehttp.CodeBlockedPort {
+	if next != nil && safehttp.Code(se.Code) == safehttp.CodeBlockedPort {
 		// The port was the first refusal; say what comes after it.
-		var nse *safehttp.Error
 		var nbe *safehttp.BlockedError
-		if errors.As(next, &nse) && errors.As(next, &nbe) {
-			lines = append(lines, "and then "+string(nse.Code)+": "+explainBlocked(nse.Code, nbe, u.Hostname()))
+		if nse, ok := safehttp.AsError(next); ok && errors.As(next, &nbe) {
+			lines = append(lines, "and then "+nse.Code+": "+explainBlocked(safehttp.Code(nse.Code), nbe, u.Hostname()))
 		}
 	}
 	if next != nil && !want.AllowPrivate {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
 	"io"
@@ -275,10 +274,9 @@ func TestTerminatedBackends(t *testing.T) {
 	var failures int
 	for i := range 20 {
 		_, err := lims[i%2].AllowRequest(t.Context(), "c")
-		var e *limits.Error
 		switch {
 		case err == nil:
-		case errors.As(err, &e) && e.Code == limits.CodeRateLimitUnavailable:
+		case limits.CodeOf(err) == limits.CodeRateLimitUnavailable:
 			failures++
 		default:
 			t.Fatalf("call %d: %v, want success or rate_limit_unavailable", i, err)

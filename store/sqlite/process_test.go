@@ -1,29 +1,21 @@
 package sqlite
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
 )
 
-const (
-	helperEnv      = "WARDEN_SQLITE_HELPER_DIR"
-	helperStartEnv = "WARDEN_SQLITE_HELPER_START" // unix nanoseconds to start at
-)
-
-// waitUntil sleeps until the shared start instant, so all processes
-// contend for the file at once.
-func waitUntil(unixNano string) {
-	n, _ := strconv.ParseInt(unixNano, 10, 64)
-	time.Sleep(time.Until(time.Unix(0, n)))
-}
+const helperEnv = "WARDEN_SQLITE_HELPER_DIR"
 
 var (
 	helperPolicy = limits.RatePolicy{Limit: 120, Window: time.Minute}
@@ -43,7 +35,10 @@ func TestHelperTakeRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	waitUntil(os.Getenv(helperStartEnv))
+	// Say so, and start when the parent closes stdin: all three processes
+	// then contend for the file at once.
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
 	admitted := 0
 	for range 150 {
 		d, err := s.TakeRate(t.Context(), "transport:hot", helperNow, helperPolicy)
@@ -70,34 +65,50 @@ func TestProcessesShareOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	total := 0
-	var counts []int
-	start := strconv.FormatInt(time.Now().Add(2*time.Second).UnixNano(), 10) // time to exec and open
-	for range 2 {
-		wg.Go(func() {
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperTakeRate$", "-test.count=1")
-			cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperStartEnv+"="+start)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Errorf("helper: %v\n%s", err, out)
-				return
-			}
-			for _, line := range strings.Split(string(out), "\n") {
-				if n, ok := strings.CutPrefix(line, "admitted="); ok {
-					v, _ := strconv.Atoi(n)
-					mu.Lock()
-					total += v
-					counts = append(counts, v)
-					mu.Unlock()
-					return
-				}
-			}
-			t.Errorf("helper printed no count:\n%s", out)
-		})
+	// Start two helpers and wait until each has opened the store; then
+	// release them and decide in this process too.
+	type helper struct {
+		cmd    *exec.Cmd
+		stdin  io.WriteCloser
+		lines  *bufio.Scanner
+		stderr *bytes.Buffer
 	}
-	waitUntil(start)
+	var helpers []helper
+	for range 2 {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperTakeRate$", "-test.count=1")
+		cmd.Env = append(os.Environ(), helperEnv+"="+dir)
+		h := helper{cmd: cmd, stderr: &bytes.Buffer{}}
+		cmd.Stderr = h.stderr
+		if h.stdin, err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		h.lines = bufio.NewScanner(out)
+		helpers = append(helpers, h)
+	}
+	// line reads h's output up to a line with prefix and returns the rest.
+	line := func(h helper, prefix string) (string, bool) {
+		for h.lines.Scan() {
+			if rest, ok := strings.CutPrefix(h.lines.Text(), prefix); ok {
+				return rest, true
+			}
+		}
+		return "", false
+	}
+	for _, h := range helpers {
+		if _, ok := line(h, "ready"); !ok {
+			t.Fatalf("helper did not get ready: %v\n%s", h.cmd.Wait(), h.stderr)
+		}
+	}
+	for _, h := range helpers {
+		h.stdin.Close()
+	}
 	mine := 0
 	for range 150 {
 		d, err := s.TakeRate(t.Context(), "transport:hot", helperNow, helperPolicy)
@@ -108,8 +119,17 @@ func TestProcessesShareOneFile(t *testing.T) {
 			mine++
 		}
 	}
-	wg.Wait()
-	total += mine
+	total := mine
+	var counts []int
+	for _, h := range helpers {
+		n, ok := line(h, "admitted=")
+		if err := h.cmd.Wait(); err != nil || !ok {
+			t.Fatalf("helper: %v, count %q\n%s", err, n, h.stderr)
+		}
+		v, _ := strconv.Atoi(n)
+		total += v
+		counts = append(counts, v)
+	}
 	t.Logf("admitted per process: this %d, children %v", mine, counts)
 	if total != helperPolicy.Limit {
 		t.Fatalf("three processes admitted %d in one instant, want exactly %d", total, helperPolicy.Limit)

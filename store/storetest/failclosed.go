@@ -44,12 +44,12 @@ func testFailClosedAndRecover(t *testing.T, b Backend) {
 	var admitted atomic.Int64
 	codes := sync.Map{}
 	check := func(what string, err error, want limits.Code) {
-		var e *limits.Error
-		if !errors.As(err, &e) {
-			t.Errorf("%s while broken: %v, want *limits.Error %s", what, err, want)
+		e, ok := limits.AsError(err)
+		if !ok {
+			t.Errorf("%s while broken: %v, want a limits refusal %s", what, err, want)
 			return
 		}
-		if e.Code != want || !e.Unavailable() || e.RetryAfter <= 0 || e.HTTPStatus() != 503 {
+		if limits.Code(e.Code) != want || !limits.Unavailable(err) || e.RetryAfter <= 0 || limits.HTTPStatus(err) != 503 {
 			t.Errorf("%s while broken: %#v, want %s with Retry-After", what, e, want)
 		}
 		codes.Store(e.Code, true)
@@ -100,7 +100,9 @@ func testFailClosedAndRecover(t *testing.T, b Backend) {
 	now = now.Add(time.Second)
 	mu.Unlock()
 	// Recovery may take a moment while pools reconnect; it must happen
-	// within a few seconds and without new handles.
+	// within a few seconds and without new handles. Nothing signals a
+	// reconnected pool, so Ready is polled: the wait orders nothing, it
+	// bounds how long the test gives the database.
 	deadline := time.Now().Add(10 * time.Second)
 	for _, l := range lims {
 		for {
@@ -175,8 +177,36 @@ func testFailClosedMidRun(t *testing.T, b Backend) {
 	}
 	var mu sync.Mutex
 	var results []result
+	progress := make(chan struct{}, 1) // a token when a result is recorded
+	// waitFor returns once pred holds over the results so far: the phases
+	// below follow the calls the workers complete, not the clock.
+	waitFor := func(what string, pred func(result) bool, n int) {
+		t.Helper()
+		deadline := time.NewTimer(30 * time.Second)
+		defer deadline.Stop()
+		for {
+			mu.Lock()
+			k := 0
+			for _, r := range results {
+				if pred(r) {
+					k++
+				}
+			}
+			mu.Unlock()
+			if k >= n {
+				return
+			}
+			select {
+			case <-progress:
+			case <-deadline.C:
+				t.Fatalf("waited 30 s for %d %s, saw %d", n, what, k)
+			}
+		}
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	halt := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer halt() // also when waitFor fails the test
 	for w := range 4 {
 		l := lims[w%2]
 		wg.Go(func() {
@@ -202,19 +232,22 @@ func testFailClosedMidRun(t *testing.T, b Backend) {
 				mu.Lock()
 				results = append(results, result{st, time.Now(), err})
 				mu.Unlock()
-				time.Sleep(time.Millisecond)
+				select {
+				case progress <- struct{}{}:
+				default:
+				}
+				time.Sleep(time.Millisecond) // paces the load; nothing waits on it
 			}
 		})
 	}
-	time.Sleep(150 * time.Millisecond)
+	waitFor("admissions before the outage", func(r result) bool { return r.err == nil }, 8)
 	b.Break(t)
 	gone := time.Now()
-	time.Sleep(time.Second) // several transport deadlines long
+	waitFor("refusals inside the outage", func(r result) bool { return r.err != nil && !r.start.Before(gone) }, 8)
 	back := time.Now()
 	b.Restore(t)
-	time.Sleep(2 * time.Second) // pools reconnect
-	close(stop)
-	wg.Wait()
+	waitFor("admissions after the store came back", func(r result) bool { return r.err == nil && r.start.After(back) }, 8)
+	halt()
 
 	// A call may be admitted if it began before the store went away (it may
 	// have committed just in time) or finished after it came back (it
@@ -229,13 +262,12 @@ func testFailClosedMidRun(t *testing.T, b Backend) {
 			}
 			if r.start.Before(gone) {
 				before++
-			} else if r.start.After(back.Add(time.Second)) {
+			} else if r.start.After(back) {
 				after++
 			}
 			continue
 		}
-		var e *limits.Error
-		if !errors.As(r.err, &e) || !e.Unavailable() || e.RetryAfter <= 0 {
+		if e, ok := limits.AsError(r.err); !ok || !limits.Unavailable(e) || e.RetryAfter <= 0 {
 			t.Errorf("refusal %v, want an *_unavailable error with Retry-After", r.err)
 			continue
 		}
