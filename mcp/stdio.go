@@ -187,6 +187,15 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 		}
 		sess = st.sess
 		st.mu.Unlock()
+		// Served before the next line is read: a client may send its
+		// next requests without waiting for this response, and they
+		// must find the session initialized.
+		if res, rerr := sess.Handle(ctx, m, st.out); rerr != nil {
+			_ = st.out.Send(appendError(nil, m.ID, rerr))
+		} else {
+			_ = st.out.sendResponse(m.ID, res)
+		}
+		return
 	}
 	// Requests queue (bounded) for an in-flight slot in their own
 	// goroutine, so the read loop goes on reading the client's answers and
