@@ -83,7 +83,11 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	}()
 	select {
 	case <-done:
-	case <-sink.gone: // answered, or the stream closed for the client to resume
+	case <-sink.gone:
+		if sink.finished() {
+			<-done // answered: the call settles at once
+		}
+		// Otherwise the stream closed for the client to resume it.
 	case <-r.Context().Done():
 		sink.abandon()
 	}

@@ -111,6 +111,13 @@ func (s *httpSink) open() {
 	s.mu.Unlock()
 }
 
+// finished reports whether the response is complete.
+func (s *httpSink) finished() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == sinkDone
+}
+
 // abandon gives up the writer: the request's connection is gone, and its
 // handler is about to return.
 func (s *httpSink) abandon() {
