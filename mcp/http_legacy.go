@@ -73,13 +73,19 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	// in the session's log for a GET with Last-Event-ID. The call's
 	// admission is settled once the outcome is delivered or kept.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.opts.DetachedCallTimeout)
-	ctx, ledger := withLedger(ctx)
+	var ledger *callLedger
+	if h.s.opts.Admit != nil {
+		ctx, ledger = withLedger(ctx)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer cancel()
 		res, rerr := sess.Handle(ctx, m, sink)
-		ledger.settle(sink.finish(m.ID, res, rerr))
+		fault := sink.finish(m.ID, res, rerr)
+		if ledger != nil {
+			ledger.settle(fault)
+		}
 	}()
 	select {
 	case <-done:
