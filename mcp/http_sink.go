@@ -252,7 +252,7 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) error {
 		return nil
 	case sinkPending:
 		if s.stream != 0 {
-			s.log.end(s.stream)
+			s.endStream()
 		}
 		s.respond(id, res, e)
 		s.to(sinkDone)
@@ -273,7 +273,7 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) error {
 		return nil
 	}
 	if msg == nil {
-		s.log.end(s.stream)
+		s.endStream()
 		return nil
 	}
 	s.seq++
@@ -301,6 +301,17 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) error {
 		s.log.delivered(s.stream)
 	}
 	return fault
+}
+
+// endStream ends a resumable stream that leaves nothing to resume, and
+// the streams following it (a client that guessed its id).
+func (s *httpSink) endStream() {
+	for _, f := range s.log.followersOf(s.stream) {
+		f.mu.Lock()
+		f.to(sinkDone)
+		f.mu.Unlock()
+	}
+	s.log.end(s.stream)
 }
 
 // resultNotKept is what a client resuming a stream gets instead of an

@@ -130,6 +130,25 @@ func TestSinkStates(t *testing.T) {
 			t.Fatalf("logged: %d events, final %v", len(missed), final)
 		}
 	})
+	t.Run("followers of a stream answered as plain JSON end", func(t *testing.T) {
+		var l streamLog
+		s := newSink(httptest.NewRecorder(), true, time.Hour)
+		s.log, s.stream = &l, l.newStream()
+		f := newSink(httptest.NewRecorder(), true, time.Hour)
+		f.gone = make(chan struct{})
+		if !l.resume(f, s.stream, 0) {
+			t.Fatal("an open stream could not be followed")
+		}
+		s.finish([]byte("1"), []byte(`{}`), nil)
+		select {
+		case <-f.gone:
+		default:
+			t.Fatal("the follower still waits")
+		}
+		if _, _, open := l.follow(s.stream, 0, nil); open {
+			t.Fatal("the stream is still open")
+		}
+	})
 	t.Run("closed for resumption", func(t *testing.T) {
 		w := httptest.NewRecorder()
 		var l streamLog
