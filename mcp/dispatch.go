@@ -67,8 +67,22 @@ func (x *exchange) logf(level, logger string, data any) {
 	x.send("notifications/message", body)
 }
 
+// serveModern serves a modern request whose envelope and _meta have been
+// checked (and, on HTTP, its headers).
+func (s *Server) serveModern(ctx context.Context, m *Message, p *params, sink Sink) ([]byte, *Error) {
+	if err := checkLogLevel(&p.meta); err != nil {
+		return nil, err
+	}
+	x := &exchange{
+		modern: true, caps: p.meta.caps, client: p.meta.client,
+		logOn: p.meta.hasLogLevel, logLevel: p.meta.logLevel,
+		progressToken: p.meta.progressToken, sink: sink,
+	}
+	return s.dispatch(ctx, x, m, p)
+}
+
 func methodNotFound() *Error {
-	return rpcErr(CodeMethodNotFound, 404, "method not found")
+	return rpcErr(CodeMethodNotFound, KindNotFound, "method not found")
 }
 
 // dispatch routes one request of either era. It returns the result object
@@ -186,7 +200,7 @@ func (s *Server) page(cursor json.RawMessage, n int) (start, end int, next strin
 		raw, derr := base64.RawURLEncoding.DecodeString(c)
 		off, aerr := strconv.Atoi(strings.TrimPrefix(string(raw), "o:"))
 		if !ok || derr != nil || aerr != nil || !strings.HasPrefix(string(raw), "o:") || off < 0 || off > n {
-			return 0, 0, "", rpcErr(CodeInvalidParams, 400, "invalid params: invalid cursor")
+			return 0, 0, "", rpcErr(CodeInvalidParams, KindInvalid, "invalid params: invalid cursor")
 		}
 		start = off
 	}
@@ -279,25 +293,18 @@ func (s *Server) callEnv(ctx context.Context, x *exchange, r *rounds) tool.CallE
 	return env
 }
 
-func nameOf(raw []byte) (string, bool) {
-	if jsonwalk.Kind(raw) != "string" {
-		return "", false
-	}
-	return jsonwalk.Unquote(raw)
-}
-
 func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
 	name, ok := nameOf(p.name)
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: name must be a string")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: name must be a string")
 	}
 	t, ok := s.reg.Lookup(name)
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, 200, "unknown tool: "+quoteName(name))
+		return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown tool: "+quoteName(name))
 	}
 	args := p.arguments
 	if len(args) > 0 && !jsonwalk.IsNull(args) && jsonwalk.Kind(args) != "object" {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: arguments must be an object")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: arguments must be an object")
 	}
 	var r *rounds
 	if x.modern {
@@ -341,7 +348,9 @@ func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if s.opts.Admit != nil {
 		// Begin is called by the handler with the context the hooks
 		// decorated (the caller, the audit record), so the admission
-		// sees them. The slot is released when the tool returns.
+		// sees them. The slot is released when the tool returns, or
+		// when the transport has delivered the outcome if it holds the
+		// release until then (see CallFault).
 		var mu sync.Mutex
 		var release func()
 		env.Begin = func(ctx context.Context) (context.Context, error) {
@@ -358,7 +367,7 @@ func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage
 			mu.Lock()
 			rel := release
 			mu.Unlock()
-			if rel != nil {
+			if rel != nil && !holdRelease(ctx, rel) {
 				rel()
 			}
 		}()
@@ -391,10 +400,10 @@ func (s *Server) interrupted(x *exchange, r *rounds, it *tool.Interrupt) ([]byte
 	}
 	var pe *tool.ProtocolError
 	if errors.As(it.Err, &pe) {
-		return nil, rpcErr(pe.Code, 200, pe.Message)
+		return nil, rpcErr(pe.Code, KindAnswer, pe.Message)
 	}
 	if !x.modern || r == nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	return r.inputRequired(it.Pending, it.State)
 }
@@ -403,7 +412,7 @@ func (s *Server) toolResult(x *exchange, res *tool.Result) ([]byte, *Error) {
 	b, err := res.MarshalJSON()
 	if err != nil {
 		s.log.Error("tool result cannot be serialized", "error", err)
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	return s.finish(x, b, false), nil
 }

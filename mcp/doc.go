@@ -39,6 +39,15 @@
 //
 // Messages are capped at 4 MiB and 64 levels of nesting; ids are strings
 // of at most 128 bytes or 64-bit integers; requests in flight, legacy
-// sessions, list pages, subscriptions and tasks are all bounded. Nothing a
-// client sends can panic the server or make it hang.
+// sessions and their GET streams, the outcomes kept for resumption, list
+// pages, subscriptions and tasks are all bounded. Nothing a client sends
+// can panic the server or make it hang.
+//
+// # Errors
+//
+// A protocol error is an *Error: a JSON-RPC code and message, and a kind
+// (ErrorKind) saying what went wrong whatever the transport. The HTTP
+// transport answers each kind with one status, from one table; stdio has
+// no statuses. A tool call that fails through the server rather than its
+// caller is reported to the admission layer by CallFault.
 package mcp

@@ -43,7 +43,7 @@ func (s *Server) templatesList(x *exchange, p *params) ([]byte, *Error) {
 func (s *Server) listBody(x *exchange, key string, items any, next string) ([]byte, *Error) {
 	ib, err := json.Marshal(items)
 	if err != nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	b := make([]byte, 0, len(ib)+64)
 	b = append(b, `{"`+key+`":`...)
@@ -75,11 +75,11 @@ func (s *Server) featureError(ctx context.Context, x *exchange, r *rounds, it *t
 	}
 	var te *tool.Error
 	if errors.As(err, &te) {
-		e := rpcErr(CodeInvalidParams, 200, te.Code+": "+te.Message)
+		e := rpcErr(CodeInvalidParams, KindAnswer, te.Code+": "+te.Message)
 		return nil, e
 	}
 	s.log.LogAttrs(ctx, slog.LevelError, "handler failed", slog.String("error", err.Error()))
-	return nil, rpcErr(CodeInternalError, 500, "internal error")
+	return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 }
 
 func resourceNotFound(x *exchange, uri string) *Error {
@@ -87,7 +87,7 @@ func resourceNotFound(x *exchange, uri string) *Error {
 	if !x.modern {
 		code = CodeResourceNotFound
 	}
-	e := rpcErr(code, 200, "resource not found")
+	e := rpcErr(code, KindAnswer, "resource not found")
 	e.Data = map[string]string{"uri": uri}
 	return e
 }
@@ -95,21 +95,21 @@ func resourceNotFound(x *exchange, uri string) *Error {
 func (s *Server) promptsGet(ctx context.Context, x *exchange, m *Message, p *params) ([]byte, *Error) {
 	name, ok := nameOf(p.name)
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: name must be a string")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: name must be a string")
 	}
 	pr, ok := s.features.prompt(name)
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, 200, "unknown prompt: "+quoteName(name))
+		return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown prompt: "+quoteName(name))
 	}
 	args := map[string]string{}
 	if len(p.arguments) > 0 && !jsonwalk.IsNull(p.arguments) {
 		if err := json.Unmarshal(p.arguments, &args); err != nil {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: prompt arguments must be an object of strings")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: prompt arguments must be an object of strings")
 		}
 	}
 	for _, a := range pr.Arguments {
 		if _, given := args[a.Name]; a.Required && !given {
-			return nil, rpcErr(CodeInvalidParams, 200, "missing required argument "+quoteName(a.Name))
+			return nil, rpcErr(CodeInvalidParams, KindAnswer, "missing required argument "+quoteName(a.Name))
 		}
 	}
 	var r *rounds
@@ -131,14 +131,14 @@ func (s *Server) promptsGet(ctx context.Context, x *exchange, m *Message, p *par
 		return s.featureError(ctx, x, r, it, err, "")
 	}
 	if res == nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	if res.Messages == nil {
 		res.Messages = []PromptMessage{}
 	}
 	b, merr := json.Marshal(res)
 	if merr != nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	return s.finish(x, b, false), nil
 }
@@ -146,7 +146,7 @@ func (s *Server) promptsGet(ctx context.Context, x *exchange, m *Message, p *par
 func (s *Server) resourcesRead(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
 	uri, ok := nameOf(p.uri)
 	if !ok || uri == "" {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: uri must be a string")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: uri must be a string")
 	}
 	res, tmpl, vars := s.features.findResource(uri)
 	if res == nil && tmpl == nil {
@@ -181,7 +181,7 @@ func (s *Server) resourcesRead(ctx context.Context, x *exchange, p *params) ([]b
 		Contents []tool.ResourceContents `json:"contents"`
 	}{contents})
 	if merr != nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	return s.finish(x, b, true), nil
 }
@@ -202,14 +202,14 @@ func (s *Server) complete(x *exchange, m *Message) ([]byte, *Error) {
 		} `json:"context"`
 	}
 	if err := json.Unmarshal(m.Params, &req); err != nil {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: malformed completion request")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: malformed completion request")
 	}
 	var values []string
 	switch req.Ref.Type {
 	case "ref/prompt":
 		pr, ok := s.features.prompt(req.Ref.Name)
 		if !ok {
-			return nil, rpcErr(CodeInvalidParams, 200, "unknown prompt: "+quoteName(req.Ref.Name))
+			return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown prompt: "+quoteName(req.Ref.Name))
 		}
 		for _, a := range pr.Arguments {
 			if a.Name == req.Argument.Name && a.Complete != nil {
@@ -223,7 +223,7 @@ func (s *Server) complete(x *exchange, m *Message) ([]byte, *Error) {
 			}
 		}
 	default:
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: ref.type must be ref/prompt or ref/resource")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: ref.type must be ref/prompt or ref/resource")
 	}
 	sort.Strings(values)
 	total := len(values)

@@ -190,26 +190,37 @@ func replayStdio(t *testing.T, fx *peerFixture, ar *txtar.Archive) bool {
 		}
 		var got strings.Builder
 		// Read until every request of the step is answered or the server
-		// asks the client something; a step of notifications only gets
-		// a short quiet period to prove it is answered by nothing.
-		wait := 10 * time.Second
+		// asks the client something. A step of notifications only is
+		// followed by a probe, left out of the transcript: the server
+		// handles notifications as it reads them, so anything they made
+		// it write comes before the probe's answer.
 		if len(pending) == 0 {
-			wait = 100 * time.Millisecond
+			if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":`+transcriptProbe+`,"method":"ping"}`+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			pending[transcriptProbe] = true
 		}
+		const wait = 10 * time.Second
 	read:
-		for len(pending) > 0 || wait < time.Second {
+		for len(pending) > 0 {
 			select {
 			case l, ok := <-lines:
 				if !ok {
 					break read
 				}
-				got.WriteString(vars.observe(l) + "\n")
 				var m struct {
 					ID     json.RawMessage `json:"id"`
 					Method string          `json:"method"`
 				}
 				if err := json.Unmarshal([]byte(l), &m); err != nil {
 					t.Fatalf("step %d: server wrote a line that is not JSON: %q", i, l)
+				}
+				if string(m.ID) != transcriptProbe {
+					got.WriteString(vars.observe(l) + "\n")
+				}
+				if string(m.ID) == transcriptProbe {
+					delete(pending, transcriptProbe)
+					continue
 				}
 				if m.ID != nil && m.Method == "" {
 					delete(pending, string(m.ID))
@@ -218,10 +229,7 @@ func replayStdio(t *testing.T, fx *peerFixture, ar *txtar.Archive) bool {
 					break read // the server asks; the next step answers
 				}
 			case <-time.After(wait):
-				if len(pending) > 0 {
-					t.Fatalf("step %d: no answer to %v within %v", i, slices.Collect(mapsKeys(pending)), wait)
-				}
-				break read
+				t.Fatalf("step %d: no answer to %v within %v", i, slices.Collect(mapsKeys(pending)), wait)
 			}
 		}
 		if settle(t, i, p[1], got.String()) {
@@ -230,6 +238,10 @@ func replayStdio(t *testing.T, fx *peerFixture, ar *txtar.Archive) bool {
 	}
 	return changed
 }
+
+// transcriptProbe is the id of the probe that closes a step of
+// notifications.
+const transcriptProbe = `"transcript-probe"`
 
 func mapsKeys(m map[string]bool) func(func(string) bool) {
 	return func(yield func(string) bool) {

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/warden-mcp/warden/mcp"
@@ -258,104 +260,139 @@ func TestHostileHTTP(t *testing.T) {
 	}
 }
 
+// pipeListener serves connections made of net.Pipe: inside a synctest
+// bubble, a server on it runs on the bubble's clock, and its timeouts
+// fire at exact times whatever the load.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8787} }
+
+func (l *pipeListener) dial() net.Conn {
+	client, server := net.Pipe()
+	l.conns <- server
+	return client
+}
+
+// slowServer serves the peer fixture on a pipe listener with cfg's
+// timeouts, until the test ends.
+func slowServer(t *testing.T, cfg *http.Server) *pipeListener {
+	fx := newPeerFixture(t)
+	l := newPipeListener()
+	cfg.Handler = mcp.NewHTTPHandler(fx.srv, nil)
+	go func() { _ = cfg.Serve(l) }()
+	t.Cleanup(func() { _ = cfg.Close() })
+	return l
+}
+
+// exchange sends a valid request on a new connection and returns the
+// status line of the answer.
+func (l *pipeListener) exchange(t *testing.T) string {
+	t.Helper()
+	conn := l.dial()
+	defer conn.Close()
+	body := validListBody()
+	req := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\n" +
+		"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nConnection: close\r\n" +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	go func() { _, _ = io.WriteString(conn, req) }()
+	b, _ := io.ReadAll(conn)
+	line, _, _ := strings.Cut(string(b), "\r\n")
+	return line
+}
+
 // TestHostileSlowHeaders: a client that dribbles its request headers is
 // cut off by the server's ReadHeaderTimeout, and the server goes on.
 func TestHostileSlowHeaders(t *testing.T) {
-	fx := newPeerFixture(t)
-	ts := httptest.NewUnstartedServer(mcp.NewHTTPHandler(fx.srv, nil))
-	ts.Config.ReadHeaderTimeout = 300 * time.Millisecond
-	ts.Start()
-	t.Cleanup(ts.Close)
-
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	start := time.Now()
-	closed := make(chan error, 1)
-	go func() {
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		b, err := io.ReadAll(conn)
-		if err == nil && len(b) > 0 && !bytes.HasPrefix(b, []byte("HTTP/1.1 4")) {
-			err = fmt.Errorf("unexpected answer %q", b)
+	synctest.Test(t, func(t *testing.T) {
+		l := slowServer(t, &http.Server{ReadHeaderTimeout: 300 * time.Millisecond})
+		conn := l.dial()
+		defer conn.Close()
+		start := time.Now()
+		closed := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(conn)
+			closed <- b
+		}()
+		head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8787\r\nContent-Type: application/json\r\nX-Slow: "
+		for i := 0; i < len(head); i++ {
+			if _, err := conn.Write([]byte{head[i]}); err != nil {
+				break // the server hung up, as it should
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		closed <- err
-	}()
-	head := "POST /mcp HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() + "\r\nContent-Type: application/json\r\nX-Slow: "
-	for i := 0; i < len(head); i++ {
-		if _, err := conn.Write([]byte{head[i]}); err != nil {
-			break // the server hung up, as it should
+		b := <-closed
+		if len(b) > 0 && !bytes.HasPrefix(b, []byte("HTTP/1.1 4")) {
+			t.Errorf("unexpected answer %q", b)
 		}
-		time.Sleep(20 * time.Millisecond)
-		if time.Since(start) > 5*time.Second {
-			break
+		t.Logf("cut off after %v: %.60q", time.Since(start), b)
+		if d := time.Since(start); d > 400*time.Millisecond {
+			t.Errorf("the connection lived %v with a 300 ms header timeout", d)
 		}
-	}
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Logf("connection ended with %v", err)
+		if got := l.exchange(t); got != "HTTP/1.1 200 OK" {
+			t.Errorf("valid request after slow headers: %q", got)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server kept a dribbling connection open")
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the connection lived %v with a 300 ms header timeout", d)
-	}
-	if status, body, code := send(t, ts, validList()); status != 200 || code != 0 {
-		t.Errorf("valid request after slow headers: %d / %d %s", status, code, trunc(body))
-	}
+	})
 }
 
 // TestHostileSlowBody: a client that sends its headers, then dribbles its
 // body, is cut off by the server's ReadTimeout: it gets a 400 parse error
 // or a closed connection, never a hung handler, and the server goes on.
 func TestHostileSlowBody(t *testing.T) {
-	fx := newPeerFixture(t)
-	ts := httptest.NewUnstartedServer(mcp.NewHTTPHandler(fx.srv, nil))
-	ts.Config.ReadTimeout = 300 * time.Millisecond
-	ts.Start()
-	t.Cleanup(ts.Close)
-
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	body := validListBody()
-	head := "POST /mcp HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() +
-		"\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n" +
-		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	answer := make(chan []byte, 1)
-	go func() {
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		b, _ := io.ReadAll(conn)
-		answer <- b
-	}()
-	for i := 0; i < len(body) && time.Since(start) < 5*time.Second; i++ {
-		if _, err := conn.Write([]byte{body[i]}); err != nil {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		l := slowServer(t, &http.Server{ReadTimeout: 300 * time.Millisecond})
+		conn := l.dial()
+		defer conn.Close()
+		body := validListBody()
+		head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8787" +
+			"\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n" +
+			fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
+		answer := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(conn)
+			answer <- b
+		}()
+		if _, err := io.WriteString(conn, head); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	select {
-	case b := <-answer:
-		t.Logf("answer after %v: %.120q", time.Since(start), b)
+		start := time.Now()
+		for i := 0; i < len(body); i++ {
+			if _, err := conn.Write([]byte{body[i]}); err != nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b := <-answer
 		if len(b) > 0 && !bytes.HasPrefix(b, []byte("HTTP/1.1 400")) {
 			t.Errorf("a timed-out body was answered %q", trunc(b))
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server kept a dribbling body open")
-	}
-	if d := time.Since(start); d > 6*time.Second {
-		t.Errorf("the connection lived %v with a 300 ms read timeout", d)
-	}
-	if status, body, code := send(t, ts, validList()); status != 200 || code != 0 {
-		t.Errorf("valid request after a slow body: %d / %d %s", status, code, trunc(body))
-	}
+		t.Logf("cut off after %v: %.60q", time.Since(start), b)
+		if d := time.Since(start); d > 400*time.Millisecond {
+			t.Errorf("the connection lived %v with a 300 ms read timeout", d)
+		}
+		if got := l.exchange(t); got != "HTTP/1.1 200 OK" {
+			t.Errorf("valid request after a slow body: %q", got)
+		}
+	})
 }

@@ -17,7 +17,12 @@ import (
 // finish.
 func TestHostileBusy(t *testing.T) {
 	fx := newPeerFixture(t)
-	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{MaxInFlight: 2}))
+	h := mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{MaxInFlight: 2})
+	served := make(chan struct{}, 8) // a request's handler returned, its slot free
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		served <- struct{}{}
+	}))
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -51,21 +56,15 @@ func TestHostileBusy(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(body), `"data":{"retryAfterSeconds":1}`) {
 		t.Errorf("third request: %d, Retry-After %q, %s; want 503 with Retry-After and retryAfterSeconds", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
+	<-served // the refused request
 	cancel() // the clients leave; their calls end
 	for range 2 {
 		<-fx.blockDone
 		<-done
+		<-served
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		status, body, code := send(t, ts, validList())
-		if status == 200 && code == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still refused after the calls ended: %d %s", status, trunc(body))
-		}
-		time.Sleep(10 * time.Millisecond)
+	if status, body, code := send(t, ts, validList()); status != 200 || code != 0 {
+		t.Fatalf("still refused after the calls ended: %d %s", status, trunc(body))
 	}
 }
 

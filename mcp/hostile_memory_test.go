@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/warden-mcp/warden/mcp"
 )
@@ -22,6 +22,12 @@ func TestHostileMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("pushes ~200 MiB of request bodies through the handler")
 	}
+	// In a bubble, synctest.Wait tells when every goroutine the requests
+	// started has ended or is blocked for good.
+	synctest.Test(t, hostileMemory)
+}
+
+func hostileMemory(t *testing.T) {
 	fx := newPeerFixture(t)
 	h := mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{LoopbackPort: "8787"})
 
@@ -99,16 +105,10 @@ func TestHostileMemory(t *testing.T) {
 	}
 
 	nearLimit, overLimit = nil, nil
+	synctest.Wait()
 	var after runtime.MemStats
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if runtime.NumGoroutine() <= baseGoroutines || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	t.Logf("heap after GC: %.1f MiB before, %.1f MiB after %d requests (%.0f MiB allocated in all); goroutines %d -> %d",
 		float64(before.HeapAlloc)/(1<<20), float64(after.HeapAlloc)/(1<<20), total,
 		float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), baseGoroutines, runtime.NumGoroutine())

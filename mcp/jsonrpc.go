@@ -60,19 +60,55 @@ type WireError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// Error is a protocol error: a JSON-RPC error object plus the HTTP status
-// the streamable HTTP transport answers it with.
+// Error is a protocol error: a JSON-RPC error object and its kind, which
+// a transport maps to its own terms (the streamable HTTP transport to a
+// status, in one table: see httpStatus).
 type Error struct {
 	Code    int
 	Message string
 	Data    any
-	Status  int // HTTP status; 0 means 200
+	Kind    ErrorKind
 }
 
 func (e *Error) Error() string { return e.Message }
 
-func rpcErr(code int, status int, msg string) *Error {
-	return &Error{Code: code, Message: msg, Status: status}
+// ErrorKind says what went wrong with a request, whatever the transport.
+type ErrorKind uint8
+
+// Error kinds. The first five come from the protocol engine; the others
+// only from a transport refusing a request before it reaches the engine.
+const (
+	// KindAnswer: the request was well formed and served, and its answer
+	// is an error (an unknown tool, a resource not found, a tool's
+	// protocol error). The zero value.
+	KindAnswer ErrorKind = iota
+	// KindInvalid: the request cannot be served as sent: unparsable,
+	// malformed envelope or params, missing or mismatched _meta or
+	// headers, an unsupported version, a missing client capability.
+	KindInvalid
+	// KindNotFound: the method, or the session named, does not exist.
+	KindNotFound
+	// KindInternal: the server failed.
+	KindInternal
+	// KindUnavailable: a server bound is reached (requests in flight,
+	// sessions, streams, subscriptions); the client may retry later.
+	KindUnavailable
+	// KindForbidden: the request's origin or host is refused.
+	KindForbidden
+	// KindMethodNotAllowed: the transport does not serve this verb.
+	KindMethodNotAllowed
+	// KindNotAcceptable: the client does not accept the media type the
+	// answer needs.
+	KindNotAcceptable
+	// KindTooLarge: the request is over the transport's size cap.
+	KindTooLarge
+	// KindUnsupportedMediaType: the request body is not JSON.
+	KindUnsupportedMediaType
+	numKinds
+)
+
+func rpcErr(code int, kind ErrorKind, msg string) *Error {
+	return &Error{Code: code, Message: msg, Kind: kind}
 }
 
 // ParseMessage decodes one JSON-RPC message under the codec's bounds. It
@@ -82,25 +118,25 @@ func rpcErr(code int, status int, msg string) *Error {
 func ParseMessage(b []byte) (*Message, *Error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
-		return nil, rpcErr(CodeParseError, 400, "parse error: empty message")
+		return nil, rpcErr(CodeParseError, KindInvalid, "parse error: empty message")
 	}
 	if len(b) > MaxMessageBytes {
-		return nil, rpcErr(CodeInvalidRequest, 413, "message too large")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "message too large")
 	}
 	if !utf8.Valid(b) {
-		return nil, rpcErr(CodeParseError, 400, "parse error: message is not valid UTF-8")
+		return nil, rpcErr(CodeParseError, KindInvalid, "parse error: message is not valid UTF-8")
 	}
 	if !json.Valid(b) {
-		return nil, rpcErr(CodeParseError, 400, "parse error: message is not valid JSON")
+		return nil, rpcErr(CodeParseError, KindInvalid, "parse error: message is not valid JSON")
 	}
 	if b[0] == '[' {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: batches are not supported")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: batches are not supported")
 	}
 	if b[0] != '{' {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: a message must be a JSON object")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: a message must be a JSON object")
 	}
 	if jsonwalk.Depth(b, MaxDepth) > MaxDepth {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: nesting too deep")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: nesting too deep")
 	}
 	var m Message
 	var version, method, result, errRaw []byte
@@ -131,25 +167,25 @@ func ParseMessage(b []byte) (*Message, *Error) {
 		return nil
 	})
 	if dup {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: duplicate member")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: duplicate member")
 	}
 	if string(version) != `"2.0"` {
-		return nil, rpcErr(CodeInvalidRequest, 400, `invalid request: jsonrpc must be "2.0"`)
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, `invalid request: jsonrpc must be "2.0"`)
 	}
 	if m.ID != nil {
 		if !validID(m.ID) {
 			m.ID = nil
-			return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: id must be a string or an integer")
+			return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: id must be a string or an integer")
 		}
 		m.ID = bytes.Clone(m.ID)
 	}
 	if method != nil {
 		s, ok := jsonwalk.Unquote(method)
 		if !ok || s == "" || len(s) > 256 {
-			return &m, (rpcErr(CodeInvalidRequest, 400, "invalid request: method must be a non-empty string"))
+			return &m, (rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: method must be a non-empty string"))
 		}
 		if result != nil || errRaw != nil {
-			return &m, (rpcErr(CodeInvalidRequest, 400, "invalid request: a request cannot carry a result"))
+			return &m, (rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: a request cannot carry a result"))
 		}
 		m.Method = s
 		if m.Params != nil {
@@ -157,7 +193,7 @@ func ParseMessage(b []byte) (*Message, *Error) {
 				if jsonwalk.IsNull(m.Params) {
 					m.Params = nil
 				} else {
-					return &m, (rpcErr(CodeInvalidRequest, 400, "invalid request: params must be an object"))
+					return &m, (rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: params must be an object"))
 				}
 			} else {
 				m.Params = bytes.Clone(m.Params)
@@ -167,14 +203,14 @@ func ParseMessage(b []byte) (*Message, *Error) {
 	}
 	// A response.
 	if m.ID == nil || (result == nil) == (errRaw == nil) {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: not a request, notification or response")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: not a request, notification or response")
 	}
 	if result != nil {
 		m.Result = bytes.Clone(result)
 	} else {
 		var we WireError
 		if err := json.Unmarshal(errRaw, &we); err != nil {
-			return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: malformed error object")
+			return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: malformed error object")
 		}
 		m.Error = &we
 	}

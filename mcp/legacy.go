@@ -31,7 +31,7 @@ type Session struct {
 	logLevel  string
 	pending   map[string]chan *Message
 	nextID    uint64
-	inflight  map[string]context.CancelFunc
+	inflight  map[string]context.CancelCauseFunc
 	push      Sink
 	listener  *listener
 	closed    bool
@@ -47,7 +47,7 @@ type Session struct {
 // NewSession starts a legacy session. id is the transport's session id
 // (empty on stdio).
 func (s *Server) NewSession(id string) *Session {
-	sess := &Session{s: s, ID: id, key: newID(), pending: map[string]chan *Message{}, inflight: map[string]context.CancelFunc{}, lastUsed: time.Now()}
+	sess := &Session{s: s, ID: id, key: newID(), pending: map[string]chan *Message{}, inflight: map[string]context.CancelCauseFunc{}, lastUsed: time.Now()}
 	sess.listener = newListener()
 	sess.listener.tools = true
 	sess.listener.prompts = true
@@ -105,15 +105,19 @@ func (sess *Session) endStreams() {
 }
 
 // Close ends the session: in-flight calls are cancelled and pending
-// server requests fail.
-func (sess *Session) Close() {
+// server requests fail. The server ends it, not the client: CallFault
+// tells the calls' admission so.
+func (sess *Session) Close() { sess.end(errSessionEnded) }
+
+// end ends the session, cancelling its in-flight calls with cause.
+func (sess *Session) end(cause error) {
 	sess.closeOnce.Do(func() {
 		sess.s.removeListener(sess.listener)
 		sess.listener.close()
 		sess.mu.Lock()
 		sess.closed = true
 		for _, c := range sess.inflight {
-			c()
+			c(cause)
 		}
 		for id, ch := range sess.pending {
 			close(ch)
@@ -158,19 +162,19 @@ func (sess *Session) Handle(ctx context.Context, m *Message, sink Sink) ([]byte,
 	version := sess.version
 	sess.mu.Unlock()
 	if version == "" && m.Method != "ping" {
-		return nil, rpcErr(CodeInvalidRequest, 400, "invalid request: the session is not initialized")
+		return nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: the session is not initialized")
 	}
 	p, perr := splitParams(m.Params)
 	if perr != nil {
 		return nil, perr
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	key := string(m.ID)
 	sess.mu.Lock()
 	if sess.closed {
 		sess.mu.Unlock()
-		return nil, rpcErr(CodeInvalidRequest, 404, "session closed")
+		return nil, rpcErr(CodeInvalidRequest, KindNotFound, "session closed")
 	}
 	sess.inflight[key] = cancel
 	caps, level, client := sess.caps, sess.logLevel, sess.client
@@ -194,7 +198,7 @@ func (sess *Session) initialize(m *Message) ([]byte, *Error) {
 		ClientInfo      json.RawMessage `json:"clientInfo"`
 	}
 	if len(m.Params) == 0 || json.Unmarshal(m.Params, &req) != nil || req.ProtocolVersion == "" {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: initialize needs protocolVersion and capabilities")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: initialize needs protocolVersion and capabilities")
 	}
 	version := VersionLatestLegacy
 	for _, v := range LegacyVersions {
@@ -242,7 +246,7 @@ func (sess *Session) HandleNotification(m *Message) {
 		if json.Unmarshal(m.Params, &n) == nil && n.RequestID != nil {
 			sess.mu.Lock()
 			if c, ok := sess.inflight[string(n.RequestID)]; ok {
-				c()
+				c(nil)
 			}
 			sess.mu.Unlock()
 		}
@@ -337,7 +341,7 @@ func (sess *Session) legacyMethod(ctx context.Context, x *exchange, m *Message, 
 			Level string `json:"level"`
 		}
 		if json.Unmarshal(m.Params, &req) != nil || !validLogLevel(req.Level) {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: unknown log level")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: unknown log level")
 		}
 		sess.mu.Lock()
 		sess.logLevel = req.Level
@@ -349,14 +353,14 @@ func (sess *Session) legacyMethod(ctx context.Context, x *exchange, m *Message, 
 		}
 		uri, ok := nameOf(p.uri)
 		if !ok || uri == "" {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: uri must be a string")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: uri must be a string")
 		}
 		l := sess.listener
 		l.mu.Lock()
 		if m.Method == "resources/subscribe" {
 			if len(l.uris) >= 1000 {
 				l.mu.Unlock()
-				return nil, rpcErr(CodeInvalidParams, 400, "invalid params: too many subscriptions")
+				return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: too many subscriptions")
 			}
 			l.uris[uri] = true
 		} else {

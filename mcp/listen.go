@@ -70,7 +70,7 @@ func (s *Server) roomForListener(caller string) *Error {
 		}
 	}
 	if len(s.listeners) >= maxListeners || (caller != "" && mine >= maxListenersPerCaller) {
-		return rpcErr(CodeInternalError, 503, "too many open subscriptions")
+		return rpcErr(CodeInternalError, KindUnavailable, "too many open subscriptions")
 	}
 	return nil
 }
@@ -129,10 +129,10 @@ func (s *Server) listen(ctx context.Context, x *exchange, m *Message) ([]byte, *
 		} `json:"notifications"`
 	}
 	if err := json.Unmarshal(m.Params, &req); err != nil {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: malformed notifications filter")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: malformed notifications filter")
 	}
 	if len(req.Notifications.URIs) > 1000 {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: too many resource subscriptions")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: too many resource subscriptions")
 	}
 	if err := s.roomForListener(callerOf(ctx)); err != nil {
 		return nil, err

@@ -134,9 +134,30 @@ func splitParams(raw json.RawMessage) (params, *Error) {
 		return nil
 	})
 	if dup {
-		return p, rpcErr(CodeInvalidParams, 400, "invalid params: duplicate member")
+		return p, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: duplicate member")
 	}
 	return p, nil
+}
+
+// nameOf reads a member that must be a JSON string (a name, a URI).
+func nameOf(raw []byte) (string, bool) {
+	if jsonwalk.Kind(raw) != "string" {
+		return "", false
+	}
+	return jsonwalk.Unquote(raw)
+}
+
+// eachParam calls fn with the raw value of one member of params.
+func eachParam(params []byte, name string, fn func(v []byte)) error {
+	if jsonwalk.Kind(params) != "object" {
+		return nil
+	}
+	return jsonwalk.EachMember(params, func(k, v []byte) error {
+		if key, ok := jsonwalk.Unquote(k); ok && key == name {
+			fn(v)
+		}
+		return nil
+	})
 }
 
 func parseMeta(v []byte) reqMeta {
@@ -209,16 +230,16 @@ func clientName(info []byte) string {
 // every modern request must carry.
 func checkModernMeta(p *params) *Error {
 	if !p.hasMeta || !p.meta.present {
-		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta with "+metaProtocolVersion+" and "+metaClientCaps+" is required")
+		return rpcErr(CodeInvalidParams, KindInvalid, "invalid params: _meta with "+metaProtocolVersion+" and "+metaClientCaps+" is required")
 	}
 	if p.meta.dup {
-		return rpcErr(CodeInvalidParams, 400, "invalid params: duplicate member in _meta")
+		return rpcErr(CodeInvalidParams, KindInvalid, "invalid params: duplicate member in _meta")
 	}
 	if !p.meta.hasVersion {
-		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta."+metaProtocolVersion+" is required")
+		return rpcErr(CodeInvalidParams, KindInvalid, "invalid params: _meta."+metaProtocolVersion+" is required")
 	}
 	if !p.meta.hasCaps {
-		return rpcErr(CodeInvalidParams, 400, "invalid params: _meta."+metaClientCaps+" is required and must be an object")
+		return rpcErr(CodeInvalidParams, KindInvalid, "invalid params: _meta."+metaClientCaps+" is required and must be an object")
 	}
 	return nil
 }
@@ -230,7 +251,7 @@ func checkVersion(v string) *Error {
 			return nil
 		}
 	}
-	e := rpcErr(CodeUnsupportedVer, 400, "unsupported protocol version")
+	e := rpcErr(CodeUnsupportedVer, KindInvalid, "unsupported protocol version")
 	e.Data = map[string]any{"supported": modernVersions, "requested": v}
 	return e
 }
@@ -238,13 +259,13 @@ func checkVersion(v string) *Error {
 // checkLogLevel validates the opt-in log level.
 func checkLogLevel(m *reqMeta) *Error {
 	if m.hasLogLevel && !validLogLevel(m.logLevel) {
-		return rpcErr(CodeInvalidParams, 400, "invalid params: unknown log level")
+		return rpcErr(CodeInvalidParams, KindInvalid, "invalid params: unknown log level")
 	}
 	return nil
 }
 
 func missingCapability(name string) *Error {
-	e := rpcErr(CodeMissingCapability, 400, "the client must declare the "+name+" capability for this request")
+	e := rpcErr(CodeMissingCapability, KindInvalid, "the client must declare the "+name+" capability for this request")
 	e.Data = map[string]any{"requiredCapabilities": map[string]any{name: map[string]any{}}}
 	return e
 }

@@ -86,22 +86,6 @@ func (s *sealer) open(tok string) (*roundState, error) {
 	return &st, nil
 }
 
-type callerKey struct{}
-
-// WithCaller records the authenticated caller's identity in ctx, so that
-// an input round started by one caller cannot be finished by another.
-func WithCaller(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callerKey{}, id)
-}
-
-// Caller returns the caller recorded by WithCaller, or "".
-func Caller(ctx context.Context) string { return callerOf(ctx) }
-
-func callerOf(ctx context.Context) string {
-	id, _ := ctx.Value(callerKey{}).(string)
-	return id
-}
-
 func digest(b []byte) []byte {
 	if len(b) == 0 || jsonwalk.IsNull(b) {
 		b = []byte("{}")
@@ -142,23 +126,23 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 	if len(p.requestState) > 0 && !jsonwalk.IsNull(p.requestState) {
 		tok, ok := jsonwalk.Unquote(p.requestState)
 		if !ok {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState must be a string")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: requestState must be a string")
 		}
 		st, err := s.sealer.open(tok)
 		if err != nil {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState is invalid or was altered")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: requestState is invalid or was altered")
 		}
 		if st.Method != method || st.Target != target || string(st.Digest) != string(r.argsDigest()) || st.Caller != r.caller {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState belongs to another request")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: requestState belongs to another request")
 		}
 		if time.Now().Unix() > st.Expires {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: requestState has expired")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: requestState has expired")
 		}
 		r.answers, r.state = st.Answers, st.State
 	}
 	if len(p.inputResponses) > 0 {
 		if jsonwalk.Kind(p.inputResponses) != "object" {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: inputResponses must be an object")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: inputResponses must be an object")
 		}
 		var bad bool
 		_ = jsonwalk.EachMember(p.inputResponses, func(k, v []byte) error {
@@ -174,7 +158,7 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 			return nil
 		})
 		if bad {
-			return nil, rpcErr(CodeInvalidParams, 400, "invalid params: each input response must be an object")
+			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: each input response must be an object")
 		}
 	}
 	return r, nil
@@ -208,7 +192,7 @@ func (r *rounds) inputRequired(pending map[string]tool.InputRequest, handlerStat
 	}
 	tok, err := r.s.sealer.seal(st)
 	if err != nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	body := struct {
 		ResultType    string                       `json:"resultType"`
@@ -218,7 +202,7 @@ func (r *rounds) inputRequired(pending map[string]tool.InputRequest, handlerStat
 	}{"input_required", pending, tok, map[string]json.RawMessage{metaServerInfo: r.s.serverInfo}}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return nil, rpcErr(CodeInternalError, 500, "internal error")
+		return nil, rpcErr(CodeInternalError, KindInternal, "internal error")
 	}
 	return b, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/warden-mcp/warden/mcp"
 )
 
 // TestPeerStdioCancelledCallSendsNothing: after notifications/cancelled,
@@ -15,7 +17,10 @@ func TestPeerStdioCancelledCallSendsNothing(t *testing.T) {
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
 			fx := newPeerFixture(t)
-			s := startStdio(t, fx, nil)
+			// One call at a time: the probe below runs only once the
+			// cancelled call has finished, and with it anything it
+			// would still write.
+			s := startStdio(t, fx, &mcp.StdioOptions{MaxInFlight: 1})
 			meta := modernMeta + ","
 			if era == "legacy" {
 				meta = ""
@@ -40,8 +45,6 @@ func TestPeerStdioCancelledCallSendsNothing(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the handler never saw the cancellation")
 			}
-			// Give a stray response time to be written, then probe.
-			time.Sleep(50 * time.Millisecond)
 			probe := `{"jsonrpc":"2.0","id":"probe","method":"tools/list","params":{` + modernMeta + `}}`
 			if era == "legacy" {
 				probe = `{"jsonrpc":"2.0","id":"probe","method":"ping"}`

@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
-	"slices"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -20,8 +24,8 @@ import (
 func TestPeerGoSDKLogging(t *testing.T) {
 	for _, tr := range []struct {
 		name string
-		make func(*testing.T, *peerFixture) sdk.Transport
-	}{{"stdio", stdioPipeTransport}, {"http", httpTransport}} {
+		make func(*testing.T, *peerFixture, *wireTap) sdk.Transport
+	}{{"stdio", tappedStdio}, {"http", tappedHTTP}} {
 		for _, era := range peerEras {
 			t.Run(tr.name+"/"+era.name, func(t *testing.T) {
 				fx := newPeerFixture(t)
@@ -32,43 +36,31 @@ func TestPeerGoSDKLogging(t *testing.T) {
 						}
 						return "logged", nil
 					})
-				var mu sync.Mutex
-				var levels []string
+				var levels collector[string]
 				client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-peer", Version: "1.8.0"}, &sdk.ClientOptions{
 					LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
-						mu.Lock()
-						levels = append(levels, string(r.Params.Level))
-						mu.Unlock()
+						levels.add(string(r.Params.Level))
 					},
 				})
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				cs, err := client.Connect(ctx, tr.make(t, fx), &sdk.ClientSessionOptions{ProtocolVersion: era.version})
+				tap := &wireTap{marker: []byte(`"notifications/message"`)}
+				cs, err := client.Connect(ctx, tr.make(t, fx, tap), &sdk.ClientSessionOptions{ProtocolVersion: era.version})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer cs.Close()
-				snapshot := func(want int) []string {
-					deadline := time.Now().Add(2 * time.Second)
-					for {
-						mu.Lock()
-						got := slices.Clone(levels)
-						mu.Unlock()
-						if len(got) >= want || time.Now().After(deadline) {
-							return got
-						}
-						time.Sleep(10 * time.Millisecond)
-					}
-				}
 
 				if era.name == "modern" {
-					// Not asked: no messages at all.
+					// Not asked: no messages at all. A call's messages
+					// precede its response on the wire, so once the
+					// client has the response the server has written
+					// every one it would.
 					if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "peer_log"}); err != nil {
 						t.Fatal(err)
 					}
-					time.Sleep(100 * time.Millisecond)
-					if got := snapshot(0); len(got) != 0 {
-						t.Errorf("log messages without a logLevel: %v", got)
+					if n := tap.count(); n != 0 {
+						t.Errorf("%d log messages sent without a logLevel", n)
 					}
 				}
 				p := &sdk.CallToolParams{Name: "peer_log"}
@@ -80,10 +72,79 @@ func TestPeerGoSDKLogging(t *testing.T) {
 				if _, err := cs.CallTool(ctx, p); err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff([]string{"warning", "error"}, snapshot(2)); diff != "" {
+				if n := tap.count(); n != 2 {
+					t.Errorf("%d log messages sent at warning, want 2", n)
+				}
+				if diff := cmp.Diff([]string{"warning", "error"}, levels.waitFor(2, 5*time.Second)); diff != "" {
 					t.Errorf("levels received at warning (-want +got):\n%s", diff)
 				}
 			})
 		}
 	}
+}
+
+// wireTap counts a marker in what the server writes.
+type wireTap struct {
+	marker []byte
+	mu     sync.Mutex
+	n      int
+	tail   []byte // the end of the last write, for a marker split across writes
+}
+
+func (w *wireTap) see(b []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf := append(w.tail, b...)
+	w.n += bytes.Count(buf, w.marker)
+	keep := min(len(w.marker)-1, len(buf))
+	w.tail = append([]byte(nil), buf[len(buf)-keep:]...)
+}
+
+func (w *wireTap) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// tapReader passes what the server wrote on stdout to the client.
+type tapReader struct {
+	io.ReadCloser
+	tap *wireTap
+}
+
+func (t tapReader) Read(b []byte) (int, error) {
+	n, err := t.ReadCloser.Read(b)
+	t.tap.see(b[:n])
+	return n, err
+}
+
+func tappedStdio(t *testing.T, fx *peerFixture, tap *wireTap) sdk.Transport {
+	tr := stdioPipeTransport(t, fx).(*sdk.IOTransport)
+	tr.Reader = tapReader{tr.Reader, tap}
+	return tr
+}
+
+// tapWriter passes an HTTP response to the client.
+type tapWriter struct {
+	http.ResponseWriter
+	tap *wireTap
+}
+
+func (w tapWriter) Write(b []byte) (int, error) {
+	w.tap.see(b)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w tapWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w tapWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func tappedHTTP(t *testing.T, fx *peerFixture, tap *wireTap) sdk.Transport {
+	t.Helper()
+	h := mcp.NewHTTPHandler(fx.srv, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(tapWriter{w, tap}, r)
+	}))
+	t.Cleanup(ts.Close)
+	return &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}
 }

@@ -2,11 +2,14 @@ package mcp_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -32,7 +35,17 @@ func TestPeerGoSDKResumeKeepsPushStream(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, resumingHTTPTransport(t, fx), &sdk.ClientSessionOptions{ProtocolVersion: peerEras[0].version})
+	h := mcp.NewHTTPHandler(fx.srv, nil)
+	resumedDone := make(chan struct{}, 8) // a resumed GET's handler returned
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.Method == "GET" && r.Header.Get("Last-Event-ID") != "" {
+			resumedDone <- struct{}{}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	tr := &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}
+	cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: peerEras[0].version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +71,15 @@ func TestPeerGoSDKResumeKeepsPushStream(t *testing.T) {
 			t.Fatalf("call %d: %v %+v", i, err, res)
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // let the client drop the resumed streams
+	// Each call closed its stream, and the client resumed it with GET;
+	// the server ends such a stream with the call's result.
+	for i := range 3 {
+		select {
+		case <-resumedDone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("resumed stream %d did not end", i)
+		}
+	}
 	if !register("peer_after") {
 		t.Error("no list_changed after resumed calls: the session's GET stream lost its notifications")
 	}

@@ -73,14 +73,7 @@ func TestPeerGoSDKResumedStream(t *testing.T) {
 			if tc, ok := res.Content[0].(*sdk.TextContent); !ok || tc.Text != "polled" {
 				t.Errorf("peer_poll answered %+v", res.Content[0])
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			var got []float64
-			for time.Now().Before(deadline) {
-				if got, _ = prog.snapshot(); len(got) >= 2 {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			got, _ := prog.waitFor(2, 5*time.Second)
 			if !slices.Equal(got, []float64{1, 2}) {
 				t.Errorf("progress %v, want [1 2] (one before and one after the stream closed)", got)
 			}

@@ -48,24 +48,81 @@ var olderEras = []peerEra{
 	{name: "legacy-2024-11-05", version: "2024-11-05"},
 }
 
+// collector gathers what a client's handlers receive, on whatever
+// goroutine they run, and lets a test wait for a count of it.
+type collector[T any] struct {
+	mu   sync.Mutex
+	got  []T
+	more chan struct{} // signalled on each add
+}
+
+func (c *collector[T]) add(v T) {
+	c.mu.Lock()
+	c.got = append(c.got, v)
+	ch := c.moreLocked()
+	c.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+func (c *collector[T]) moreLocked() chan struct{} {
+	if c.more == nil {
+		c.more = make(chan struct{}, 1)
+	}
+	return c.more
+}
+
+func (c *collector[T]) snapshot() []T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.got)
+}
+
+// waitFor returns what has arrived once there are at least n, or when
+// d has passed.
+func (c *collector[T]) waitFor(n int, d time.Duration) []T {
+	deadline := time.After(d)
+	for {
+		c.mu.Lock()
+		got, more := slices.Clone(c.got), c.moreLocked()
+		c.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-more:
+		case <-deadline:
+			return got
+		}
+	}
+}
+
 // peerProgress collects the progress notifications a client receives.
 type peerProgress struct {
-	mu  sync.Mutex
-	got []float64
-	tok []any
+	c collector[progressNote]
+}
+
+type progressNote struct {
+	progress float64
+	token    any
 }
 
 func (p *peerProgress) handler(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.got = append(p.got, r.Params.Progress)
-	p.tok = append(p.tok, r.Params.ProgressToken)
+	p.c.add(progressNote{r.Params.Progress, r.Params.ProgressToken})
 }
 
-func (p *peerProgress) snapshot() ([]float64, []any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.got), slices.Clone(p.tok)
+// waitFor returns the progress values and tokens received once there are
+// at least n, or after d.
+func (p *peerProgress) waitFor(n int, d time.Duration) ([]float64, []any) {
+	var got []float64
+	var toks []any
+	for _, x := range p.c.waitFor(n, d) {
+		got = append(got, x.progress)
+		toks = append(toks, x.token)
+	}
+	return got, toks
 }
 
 func newPeerClient(prog *peerProgress) *sdk.Client {
@@ -273,15 +330,7 @@ func peerCheckProgress(t *testing.T, cs *sdk.ClientSession, prog *peerProgress) 
 	}
 	// Notifications precede the response on the wire, but the client
 	// may hand them to its handler on another goroutine.
-	deadline := time.Now().Add(5 * time.Second)
-	var got []float64
-	var toks []any
-	for time.Now().Before(deadline) {
-		if got, toks = prog.snapshot(); len(got) >= 3 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	got, toks := prog.waitFor(3, 5*time.Second)
 	if diff := cmp.Diff([]float64{0, 50, 100}, got); diff != "" {
 		t.Errorf("progress values (-want +got):\n%s", diff)
 	}
@@ -390,15 +439,7 @@ func TestPeerGoSDKBinary(t *testing.T) {
 			}
 			// The tool reports progress; the client must have seen it,
 			// with our token, growing.
-			deadline := time.Now().Add(5 * time.Second)
-			var got []float64
-			var toks []any
-			for time.Now().Before(deadline) {
-				if got, toks = prog.snapshot(); len(got) >= 2 {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			got, toks := prog.waitFor(2, 5*time.Second)
 			if len(got) < 2 || !slices.IsSorted(got) || got[0] == got[len(got)-1] {
 				t.Errorf("progress from keysweep_scan_text: %v", got)
 			}

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -153,5 +154,41 @@ func TestPeerStdioEOFWithPendingQuestion(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeStdio did not return after stdin closed")
+	}
+}
+
+// TestPeerStdioPipelinedAfterInitialize: a client may send requests right
+// behind initialize without waiting for its response; they must find the
+// session initialized. Each round pipes initialize, initialized and a
+// request in one write, to a fresh process, and ends the input there:
+// ServeStdio answers everything before it returns.
+func TestPeerStdioPipelinedAfterInitialize(t *testing.T) {
+	fx := newPeerFixture(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"peer_echo","arguments":{"text":"x"}}}` + "\n"
+	const rounds = 200
+	failed := 0
+	for range rounds {
+		var out bytes.Buffer
+		if err := fx.srv.ServeStdio(t.Context(), strings.NewReader(in), &out, nil); err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+		answered := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			r := parseReply(t, l)
+			answered[string(r.ID)] = true
+			if r.Error != nil {
+				failed++
+				t.Logf("id %s answered %s", r.ID, l)
+			}
+		}
+		if len(answered) != 3 {
+			t.Fatalf("answered %v, want ids 1, 2 and 3: %s", answered, out.String())
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d requests sent right behind initialize failed", failed, 2*rounds)
 	}
 }

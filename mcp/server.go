@@ -26,6 +26,16 @@ const (
 // first.
 var LegacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
+// isLegacyVersion reports whether v is a legacy revision served.
+func isLegacyVersion(v string) bool {
+	for _, l := range LegacyVersions {
+		if v == l {
+			return true
+		}
+	}
+	return false
+}
+
 // modernVersions are the revisions a request may name in its _meta; kept
 // identical in server/discover and in the unsupported-version error.
 var modernVersions = []string{VersionModern}

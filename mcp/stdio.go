@@ -8,23 +8,7 @@ import (
 	"errors"
 	"io"
 	"sync"
-
-	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
-
-// serveModern serves a modern request whose envelope and _meta have been
-// checked (and, on HTTP, its headers).
-func (s *Server) serveModern(ctx context.Context, m *Message, p *params, sink Sink) ([]byte, *Error) {
-	if err := checkLogLevel(&p.meta); err != nil {
-		return nil, err
-	}
-	x := &exchange{
-		modern: true, caps: p.meta.caps, client: p.meta.client,
-		logOn: p.meta.hasLogLevel, logLevel: p.meta.logLevel,
-		progressToken: p.meta.progressToken, sink: sink,
-	}
-	return s.dispatch(ctx, x, m, p)
-}
 
 // lineWriter serialises whole messages onto one stream.
 type lineWriter struct {
@@ -101,7 +85,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 	for {
 		line, tooLong, err := readLine(br, o.MaxMessageBytes)
 		if tooLong {
-			_ = out.Send(appendError(nil, nil, rpcErr(CodeInvalidRequest, 0, "invalid request: message too large")))
+			_ = out.Send(appendError(nil, nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: message too large")))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			st.handleLine(ctx, line)
 		}
@@ -203,6 +187,15 @@ func (st *stdioState) handleLine(ctx context.Context, line []byte) {
 		}
 		sess = st.sess
 		st.mu.Unlock()
+		// Served before the next line is read: a client may send its
+		// next requests without waiting for this response, and they
+		// must find the session initialized.
+		if res, rerr := sess.Handle(ctx, m, st.out); rerr != nil {
+			_ = st.out.Send(appendError(nil, m.ID, rerr))
+		} else {
+			_ = st.out.sendResponse(m.ID, res)
+		}
+		return
 	}
 	// Requests queue (bounded) for an in-flight slot in their own
 	// goroutine, so the read loop goes on reading the client's answers and
@@ -295,17 +288,4 @@ func (st *stdioState) drain() {
 	if sess != nil {
 		sess.Close()
 	}
-}
-
-// eachParam calls fn with the raw value of one member of params.
-func eachParam(params []byte, name string, fn func(v []byte)) error {
-	if jsonwalk.Kind(params) != "object" {
-		return nil
-	}
-	return jsonwalk.EachMember(params, func(k, v []byte) error {
-		if key, ok := jsonwalk.Unquote(k); ok && key == name {
-			fn(v)
-		}
-		return nil
-	})
 }

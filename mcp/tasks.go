@@ -106,7 +106,7 @@ func (ts *taskStore) get(id, caller string) (*task, bool) {
 }
 
 func missingTasksCapability() *Error {
-	e := rpcErr(CodeMissingCapability, 400, "the client must declare the "+taskExtension+" extension for this request")
+	e := rpcErr(CodeMissingCapability, KindInvalid, "the client must declare the "+taskExtension+" extension for this request")
 	e.Data = map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{taskExtension: map[string]any{}}}}
 	return e
 }
@@ -269,11 +269,11 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 	var id string
 	_ = eachParam(m.Params, "taskId", func(v []byte) { id, _ = nameOf(v) })
 	if id == "" {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: taskId must be a non-empty string")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: taskId must be a non-empty string")
 	}
 	tk, ok := s.tasks.get(id, callerOf(ctx))
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, 200, "unknown task")
+		return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown task")
 	}
 	switch m.Method {
 	case "tasks/get":
@@ -290,7 +290,7 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 	}
 	// tasks/update
 	if len(p.inputResponses) == 0 || jsonwalk.Kind(p.inputResponses) != "object" {
-		return nil, rpcErr(CodeInvalidParams, 400, "invalid params: inputResponses must be an object")
+		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: inputResponses must be an object")
 	}
 	tk.mu.Lock()
 	resume := false

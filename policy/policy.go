@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -244,8 +243,10 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return ctx, nil, err // the caller left while waiting
+		if ctx.Err() != nil {
+			// The caller left while waiting or while the store answered:
+			// its call ends as cancelled, whatever the store said.
+			return ctx, nil, ctx.Err()
 		}
 		c.logger().LogAttrs(ctx, slog.LevelInfo, "scan refused", slog.String("tool", t.Name), slog.String("code", string(limits.CodeOf(err))))
 		return ctx, nil, limitError(err)
@@ -264,6 +265,14 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		cancel(context.Canceled)
 		rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer rcancel()
+		// A call that failed through the server, not its caller (its
+		// session ended by the server, its outcome lost by the
+		// transport), gives its charge back.
+		if fault := mcp.CallFault(ctx); fault != nil && scan.Charged() {
+			if _, err := scan.Refund(rctx); err != nil {
+				c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded", slog.String("tool", t.Name), slog.String("cause", err.Error()))
+			}
+		}
 		if err := scan.Release(rctx); err != nil {
 			c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released; it expires with its lease", slog.String("cause", err.Error()))
 		}

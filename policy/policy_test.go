@@ -274,3 +274,60 @@ func TestBindCaller(t *testing.T) {
 		t.Errorf("caller %q", got)
 	}
 }
+
+// A call that fails through the server, not its caller, is not charged:
+// here a legacy HTTP session the server ends (at shutdown) while a
+// metered scan runs in it. One the client ends itself (DELETE) is.
+func TestServerFaultNotCharged(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		end     func(h *mcp.HTTPHandler, sid string)
+		charged bool
+	}{
+		{"server ends the session", func(h *mcp.HTTPHandler, _ string) { h.Close() }, false},
+		{"client ends the session", func(h *mcp.HTTPHandler, sid string) {
+			h.ServeHTTP(httptest.NewRecorder(), legacyPost(context.Background(), "DELETE", sid, ""))
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, limits.Config{MonthlyScans: 1, ScanRate: limits.RatePolicy{Limit: 100, Window: time.Minute}})
+			f.ctl.Local = &alice
+			h := mcp.NewHTTPHandler(f.srv, nil)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, legacyPost(context.Background(), "POST", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
+			sid := rec.Header().Get("Mcp-Session-Id")
+			if sid == "" {
+				t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+			}
+			served := make(chan struct{})
+			go func() {
+				defer close(served)
+				h.ServeHTTP(httptest.NewRecorder(), legacyPost(context.Background(), "POST", sid,
+					`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"metered_slow","arguments":{"target":"x"}}}`))
+			}()
+			select {
+			case <-f.began:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the scan was not admitted")
+			}
+			tc.end(h, sid)
+			<-served // the call has ended and its admission is released
+			want := "ok"
+			if tc.charged {
+				want = "quota_exceeded"
+			}
+			if code, _ := f.call(context.Background(), alice, "metered", `{"target":"y"}`); code != want {
+				t.Errorf("next scan with a monthly allowance of one: %q, want %q", code, want)
+			}
+		})
+	}
+}
+
+func legacyPost(ctx context.Context, method, sid, body string) *http.Request {
+	r := httptest.NewRequestWithContext(ctx, method, "http://127.0.0.1/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+	}
+	return r
+}
