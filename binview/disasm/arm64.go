@@ -39,6 +39,8 @@ func (arm64Backend) facts(inst *arm64asm.Inst, addr uint64) Flow {
 		f.Kind = IndirectCall
 	case arm64asm.RET, arm64asm.ERET:
 		f.Kind, f.FallThrough = Return, false
+	case arm64asm.NOP:
+		f.Nop = true
 	case arm64asm.BRK, arm64asm.HLT:
 		f.Kind, f.FallThrough = Trap, false
 	case arm64asm.ADR:

@@ -90,6 +90,7 @@ type Flow struct {
 	HasImm      bool   // Imm is valid
 	Imm         uint64 // an immediate operand that may be an address
 	EndBr       bool   // ENDBR64 or ENDBR32 (an indirect-branch landing pad)
+	Nop         bool   // a no-operation, as compilers use for padding
 }
 
 // Inst is one decoded instruction.

@@ -44,6 +44,11 @@ func (riscvBackend) facts(inst *riscv64asm.Inst, addr uint64) Flow {
 		if s, ok := inst.Args[2].(riscv64asm.Simm); ok {
 			f.HasTarget, f.Target = true, addr+uint64(int64(s.Imm))
 		}
+	case riscv64asm.ADDI:
+		rd, _ := inst.Args[0].(riscv64asm.Reg)
+		rs, _ := inst.Args[1].(riscv64asm.Reg)
+		imm, _ := inst.Args[2].(riscv64asm.Simm)
+		f.Nop = rd == riscv64asm.X0 && rs == riscv64asm.X0 && imm.Imm == 0
 	case riscv64asm.EBREAK, riscv64asm.C_EBREAK:
 		f.Kind, f.FallThrough = Trap, false
 	}

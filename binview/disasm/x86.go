@@ -143,6 +143,12 @@ func (b x86Backend) facts(inst *x86asm.Inst, addr uint64) Flow {
 		f.Kind, f.FallThrough = Return, false
 	case x86asm.HLT, x86asm.UD0, x86asm.UD1, x86asm.UD2:
 		f.Kind, f.FallThrough = Trap, false
+	case x86asm.NOP:
+		f.Nop = true
+	case x86asm.XCHG:
+		if r0, ok := inst.Args[0].(x86asm.Reg); ok && (r0 == x86asm.AX || r0 == x86asm.EAX) && inst.Args[1] == inst.Args[0] {
+			f.Nop = true
+		}
 	case x86asm.INT:
 		if imm, ok := inst.Args[0].(x86asm.Imm); ok && imm == 3 && inst.Len == 1 {
 			f.Kind, f.FallThrough = Trap, false

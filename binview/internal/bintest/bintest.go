@@ -75,6 +75,8 @@ const (
 	Static         Variant = "static"    // gcc -O2 -static, unstripped
 	StaticStrip    Variant = "static.strip"
 	DebugFrameOnly Variant = "dbgframe" // -fno-asynchronous-unwind-tables -g: .debug_frame, no .eh_frame
+	NoCET          Variant = "nocet"    // gcc -O2 -fcf-protection=none, unstripped
+	NoCETNoEH      Variant = "nocet.noeh"
 )
 
 // Build returns the path of a variant of the generated program, compiling
@@ -106,6 +108,10 @@ func Build(t testing.TB, v Variant) string {
 		run(t, "strip", "-o", out, buildLocked(t, Static))
 	case DynamicNoEH:
 		run(t, "objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, DynamicStrip), out)
+	case NoCET:
+		run(t, "gcc", "-O2", "-fcf-protection=none", "-o", out, src)
+	case NoCETNoEH:
+		run(t, "objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, NoCET), out)
 	case DebugFrameOnly:
 		run(t, "gcc", "-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", cet, "-o", out, src)
 	default:
