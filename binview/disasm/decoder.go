@@ -88,7 +88,9 @@ type Flow struct {
 	HasRef      bool   // Ref is valid
 	Ref         uint64 // address of a memory operand (PC-relative or absolute)
 	HasImm      bool   // Imm is valid
-	Imm         uint64 // an immediate operand that may be an address
+	Imm         uint64 // an immediate operand (it may be an address, or a switch bound)
+	HasTable    bool   // Table is valid
+	Table       uint64 // an indirect jump's table of absolute pointers (jmp [idx*8+table])
 	EndBr       bool   // ENDBR64 or ENDBR32 (an indirect-branch landing pad)
 	Nop         bool   // a no-operation, as compilers use for padding
 }
@@ -232,7 +234,7 @@ func (d *Decoder) Decode(code []byte, addr uint64) (in Inst) {
 	if f.HasRef {
 		in.Refs = append(in.Refs, f.Ref)
 	}
-	if f.HasImm && d.opts.Symbolizer != nil {
+	if f.HasImm && f.Imm > 0xfff && d.opts.Symbolizer != nil {
 		if _, _, ok := d.opts.Symbolizer(f.Imm); ok {
 			in.Refs = append(in.Refs, f.Imm)
 		}
@@ -275,7 +277,7 @@ func (d *Decoder) comment(f Flow) string {
 	if f.HasRef {
 		add(f.Ref, false)
 	}
-	if f.HasImm {
+	if f.HasImm && f.Imm > 0xfff {
 		add(f.Imm, false)
 	}
 	return out

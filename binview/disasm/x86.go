@@ -164,10 +164,12 @@ func (b x86Backend) facts(inst *x86asm.Inst, addr uint64) Flow {
 				f.HasRef, f.Ref = true, b.mask(next+uint64(a.Disp))
 			case a.Base == 0 && a.Index == 0 && a.Segment != x86asm.FS && a.Segment != x86asm.GS && a.Disp > 0xfff:
 				f.HasRef, f.Ref = true, b.mask(uint64(a.Disp))
+			case a.Base == 0 && a.Index != 0 && int(a.Scale) == b.mode/8 && f.Kind == IndirectJump && a.Disp > 0xfff:
+				f.HasTable, f.Table = true, b.mask(uint64(a.Disp))
 			}
 		case x86asm.Imm:
-			if v := uint64(a); v > 0xfff && !f.HasTarget {
-				f.HasImm, f.Imm = true, b.mask(v)
+			if !f.HasTarget {
+				f.HasImm, f.Imm = true, b.mask(uint64(a))
 			}
 		}
 	}

@@ -99,7 +99,9 @@ type Analyzer struct {
 type fn struct {
 	Function
 	walked  bool
+	walking bool // the walk is in progress (recursion)
 	returns bool // some path reaches a return or leaves the function
+	cut     bool // the walk stopped on a budget
 }
 
 type extent struct {

@@ -17,6 +17,7 @@ const (
 	EdgeTaken                         // a conditional branch taken
 	EdgeNotTaken                      // a conditional branch not taken
 	EdgeUnconditional                 // an unconditional jump
+	EdgeSwitch                        // one case of an indirect jump through a jump table
 )
 
 func (k EdgeKind) String() string {
@@ -27,6 +28,8 @@ func (k EdgeKind) String() string {
 		return "not_taken"
 	case EdgeUnconditional:
 		return "unconditional"
+	case EdgeSwitch:
+		return "switch"
 	}
 	return "fall_through"
 }
@@ -165,8 +168,13 @@ func (a *Analyzer) internal(f *fn, t uint64) bool {
 type cfgScratch struct {
 	insts   map[uint64]disasm.Flow
 	leaders map[uint64]bool
+	cases   map[uint64][]uint64 // indirect jump -> its table's targets
 	addrs   []uint64
 	stack   []uint64
+}
+
+func newScratch() *cfgScratch {
+	return &cfgScratch{insts: map[uint64]disasm.Flow{}, leaders: map[uint64]bool{}, cases: map[uint64][]uint64{}}
 }
 
 // cfg builds f's blocks. It calls visit for every instruction in
@@ -174,12 +182,15 @@ type cfgScratch struct {
 func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flow)) ([]Block, bool) {
 	clear(s.insts)
 	clear(s.leaders)
+	clear(s.cases)
+	var hist history
 	s.stack = append(s.stack[:0], f.Addr)
 	s.leaders[f.Addr] = true
 	truncated := false
 	for len(s.stack) > 0 && !truncated {
 		pc := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
+		hist.reset()
 		for {
 			if _, ok := s.insts[pc]; ok {
 				s.leaders[pc] = true
@@ -201,9 +212,19 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 				break
 			}
 			s.insts[pc] = fl
+			hist.push(fl)
 			next := pc + uint64(fl.Len)
 			stop := false
 			switch fl.Kind {
+			case disasm.IndirectJump:
+				if targets := a.jumpTable(f, fl, &hist); len(targets) > 0 {
+					s.cases[pc] = targets
+					for _, t := range targets {
+						s.leaders[t] = true
+					}
+					s.stack = append(s.stack, targets...)
+				}
+				stop = !fl.FallThrough
 			case disasm.Jump, disasm.CondJump:
 				if fl.HasTarget && a.internal(f, fl.Target) {
 					s.leaders[fl.Target] = true
@@ -215,7 +236,7 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 					s.leaders[next] = true
 				}
 			case disasm.Call:
-				stop = fl.HasTarget && a.noreturn[fl.Target]
+				stop = fl.HasTarget && (a.noreturn[fl.Target] || a.neverReturns(fl.Target))
 			default:
 				stop = !fl.FallThrough
 				if !stop && fl.Kind != disasm.Plain && fl.Kind != disasm.IndirectCall {
@@ -267,8 +288,15 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 				}
 			}
 			endsHere = true
+		case disasm.IndirectJump:
+			for _, t := range s.cases[pc] {
+				if _, ok := s.insts[t]; ok {
+					b.Succs = append(b.Succs, Edge{t, EdgeSwitch})
+				}
+			}
+			endsHere = true
 		case disasm.Call:
-			if fl.HasTarget && a.noreturn[fl.Target] {
+			if fl.HasTarget && (a.noreturn[fl.Target] || a.neverReturns(fl.Target)) {
 				endsHere = true
 				break
 			}
@@ -295,7 +323,7 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 // the call graph.
 func (a *Analyzer) blocksStage(ctx context.Context) error {
 	g := &Graph{}
-	s := &cfgScratch{insts: map[uint64]disasm.Flow{}, leaders: map[uint64]bool{}}
+	s := newScratch()
 	starts := make([]uint64, 0, len(a.fns))
 	for addr := range a.fns {
 		starts = append(starts, addr)
@@ -330,7 +358,7 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 			if fl.HasRef && a.mem.mapped(fl.Ref) {
 				xref(Xref{pc, fl.Ref, XrefData})
 			}
-			if imm && fl.HasImm && fl.Imm >= 0x10000 && a.mem.mapped(fl.Imm) {
+			if imm && fl.HasImm && fl.Imm >= 0x10000 && fl.Kind == disasm.Plain && a.mem.mapped(fl.Imm) {
 				xref(Xref{pc, fl.Imm, XrefData})
 			}
 		})

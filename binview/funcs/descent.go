@@ -24,7 +24,7 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 			}
 			f := a.fns[a.order[next]]
 			if !f.walked {
-				a.walk(f)
+				a.walk(f, 0)
 			}
 		}
 		return nil
@@ -59,14 +59,25 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 // walk follows one function's code: fall-through, direct jumps inside
 // it, and calls (whose targets become functions). It stops at other
 // functions' starts, returns, indirect jumps, traps and bad bytes.
-func (a *Analyzer) walk(f *fn) {
-	f.walked = true
+//
+// A callee not yet walked is walked first (to a bounded depth), so that a
+// call to a function that never returns ends the path: the bytes after it
+// are often the next function.
+func (a *Analyzer) walk(f *fn, depth int) {
+	f.walked, f.walking = true, true
+	defer func() { f.walking = false }()
 	stack := []uint64{f.Addr}
+	var hist history
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		hist.reset()
 		for {
 			if a.visited.has(pc) {
+				// Code another walk decoded: assume it may return.
+				if pc != f.Addr || depth == 0 {
+					f.returns = true
+				}
 				break
 			}
 			if pc != f.Addr && a.starts.has(pc) {
@@ -74,7 +85,11 @@ func (a *Analyzer) walk(f *fn) {
 				break
 			}
 			code, _ := a.mem.code(pc)
-			if code == nil || a.isExcluded(pc) || !a.budget() {
+			if code == nil || a.isExcluded(pc) {
+				break
+			}
+			if !a.budget() {
+				f.cut = true
 				break
 			}
 			fl := a.dec.Flow(code, pc)
@@ -83,12 +98,16 @@ func (a *Analyzer) walk(f *fn) {
 			}
 			a.visited.add(pc)
 			a.covered.addRange(pc, fl.Len)
+			hist.push(fl)
 			stop := false
 			switch fl.Kind {
 			case disasm.Call:
 				if fl.HasTarget {
 					a.add(fl.Target, SourceCall, "", 0)
-					stop = a.noreturn[fl.Target]
+					if g := a.fns[fl.Target]; g != nil && !g.walked && depth < maxWalkDepth {
+						a.walk(g, depth+1)
+					}
+					stop = a.noreturn[fl.Target] || a.neverReturns(fl.Target)
 				}
 			case disasm.Jump:
 				if fl.HasTarget {
@@ -99,7 +118,14 @@ func (a *Analyzer) walk(f *fn) {
 				if fl.HasTarget {
 					stack = a.jumpTarget(f, fl.Target, stack)
 				}
-			case disasm.Return, disasm.IndirectJump:
+			case disasm.IndirectJump:
+				targets := a.jumpTable(f, fl, &hist)
+				if len(targets) == 0 {
+					f.returns = true // an indirect tail call, as far as we know
+				}
+				stack = append(stack, targets...)
+				stop = !fl.FallThrough
+			case disasm.Return:
 				f.returns = true
 				stop = !fl.FallThrough
 			case disasm.Trap:
@@ -111,6 +137,15 @@ func (a *Analyzer) walk(f *fn) {
 			pc += uint64(fl.Len)
 		}
 	}
+}
+
+const maxWalkDepth = 32
+
+// neverReturns reports whether t is a function whose walk ended without
+// any path that returns or leaves it.
+func (a *Analyzer) neverReturns(t uint64) bool {
+	g := a.fns[t]
+	return g != nil && g.walked && !g.walking && !g.returns && !g.cut
 }
 
 // jumpTarget decides whether a direct jump stays in f (the target is
@@ -138,6 +173,12 @@ func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
 		return append(stack, t)
 	}
 	f.returns = true
+	if f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
+		// A jump back from a function of unknown extent into code
+		// already walked, or to a spot no compiler would start a
+		// function at: a jump into a cold part, not a tail call.
+		return stack
+	}
 	a.add(t, SourceTailCall, "", 0)
 	return stack
 }
@@ -259,7 +300,7 @@ func (a *Analyzer) pointerScan() {
 			if fl.HasRef && a.mem.isExec(fl.Ref) {
 				cands = append(cands, fl.Ref)
 			}
-			if fl.HasImm && a.mem.isExec(fl.Imm) {
+			if fl.HasImm && fl.Imm > 0xfff && a.mem.isExec(fl.Imm) {
 				cands = append(cands, fl.Imm)
 			}
 		}
@@ -328,7 +369,7 @@ func (a *Analyzer) gapFill(ctx context.Context) int {
 			t := r.Addr + uint64(j)
 			if a.plausibleStart(t, cet) && a.add(t, SourceGap, "", 0) {
 				added++
-				a.walk(a.fns[t])
+				a.walk(a.fns[t], 0)
 			}
 			// Accepted, its code is now covered; refused, try the next
 			// byte.
@@ -336,4 +377,19 @@ func (a *Analyzer) gapFill(ctx context.Context) int {
 		}
 	}
 	return added
+}
+
+// afterPadding reports whether the byte before t is padding or ends a
+// return or jump (x86: c3, cc, 90, or the last byte of a multi-byte nop
+// is not checked).
+func (a *Analyzer) afterPadding(t uint64) bool {
+	code, _ := a.mem.code(t - 1)
+	if len(code) == 0 {
+		return true
+	}
+	switch code[0] {
+	case 0xc3, 0xcc, 0x90, 0x00:
+		return true
+	}
+	return false
 }

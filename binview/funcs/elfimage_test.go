@@ -93,8 +93,40 @@ func elfImage(t testing.TB, path string) *Image {
 	if syms, err := f.Symbols(); err == nil {
 		addSyms(syms, SourceSymbol)
 	}
-	if syms, err := f.DynamicSymbols(); err == nil {
-		addSyms(syms, SourceExport)
-	}
+	dyn, _ := f.DynamicSymbols()
+	addSyms(dyn, SourceExport)
+	img.Symbols = append(img.Symbols, pltNames(f, dyn)...)
 	return img
+}
+
+// pltNames names the PLT stubs from .rela.plt, as objdump does: stub i is
+// at .plt.sec + 16*i with CET, else at .plt + 16*(i+1).
+func pltNames(f *elf.File, dyn []elf.Symbol) []Seed {
+	rel := f.Section(".rela.plt")
+	if rel == nil || f.Class != elf.ELFCLASS64 {
+		return nil
+	}
+	d, err := rel.Data()
+	if err != nil {
+		return nil
+	}
+	var base uint64
+	first := uint64(1)
+	if s := f.Section(".plt.sec"); s != nil {
+		base, first = s.Addr, 0
+	} else if s := f.Section(".plt"); s != nil {
+		base = s.Addr
+	} else {
+		return nil
+	}
+	var out []Seed
+	for i := 0; (i+1)*24 <= len(d); i++ {
+		info := f.ByteOrder.Uint64(d[i*24+8:])
+		sym := int(info >> 32)
+		if sym < 1 || sym > len(dyn) {
+			continue
+		}
+		out = append(out, Seed{Addr: base + 16*(uint64(i)+first), Name: dyn[sym-1].Name + "@plt"})
+	}
+	return out
 }

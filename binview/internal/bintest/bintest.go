@@ -69,14 +69,16 @@ type Variant string
 
 // The builds.
 const (
-	Dynamic        Variant = "dyn"       // gcc -O2, PIE, unstripped
-	DynamicStrip   Variant = "dyn.strip" // the same, stripped
-	DynamicNoEH    Variant = "dyn.noeh"  // stripped, .eh_frame and .eh_frame_hdr removed
-	Static         Variant = "static"    // gcc -O2 -static, unstripped
-	StaticStrip    Variant = "static.strip"
-	DebugFrameOnly Variant = "dbgframe" // -fno-asynchronous-unwind-tables -g: .debug_frame, no .eh_frame
-	NoCET          Variant = "nocet"    // gcc -O2 -fcf-protection=none, unstripped
-	NoCETNoEH      Variant = "nocet.noeh"
+	Dynamic         Variant = "dyn"       // gcc -O2, PIE, unstripped
+	DynamicStrip    Variant = "dyn.strip" // the same, stripped
+	DynamicNoEH     Variant = "dyn.noeh"  // stripped, .eh_frame and .eh_frame_hdr removed
+	Static          Variant = "static"    // gcc -O2 -static, unstripped
+	StaticStrip     Variant = "static.strip"
+	DebugFrameOnly  Variant = "dbgframe" // -fno-asynchronous-unwind-tables -g: .debug_frame, no .eh_frame
+	NoCET           Variant = "nocet"    // gcc -O2 -fcf-protection=none, unstripped
+	NoCETNoEH       Variant = "nocet.noeh"
+	StaticNoCET     Variant = "static.nocet" // gcc -O2 -static -fcf-protection=none, unstripped
+	StaticNoCETNoEH Variant = "static.nocet.noeh"
 )
 
 // Build returns the path of a variant of the generated program, compiling
@@ -112,6 +114,10 @@ func Build(t testing.TB, v Variant) string {
 		run(t, "gcc", "-O2", "-fcf-protection=none", "-o", out, src)
 	case NoCETNoEH:
 		run(t, "objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, NoCET), out)
+	case StaticNoCET:
+		run(t, "gcc", "-O2", "-static", "-fcf-protection=none", "-o", out, src)
+	case StaticNoCETNoEH:
+		run(t, "objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, StaticNoCET), out)
 	case DebugFrameOnly:
 		run(t, "gcc", "-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", cet, "-o", out, src)
 	default:
