@@ -3,6 +3,8 @@ package funcs
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -170,7 +172,7 @@ func (a *Analyzer) Run(ctx context.Context, upTo Stage) (*Result, error) {
 func (a *Analyzer) runLocked(ctx context.Context, upTo Stage) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = errcode.Wrap("internal_error", "the analysis failed", errors.New("funcs: panic during analysis"))
+			err = errcode.Wrap("internal_error", "the analysis failed", fmt.Errorf("funcs: panic: %v\n%s", r, debug.Stack()))
 		}
 	}()
 	for a.stage < upTo {

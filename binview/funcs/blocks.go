@@ -158,6 +158,9 @@ func (a *Analyzer) internal(f *fn, t uint64) bool {
 	if f.End != 0 && (t < f.Addr || t >= f.End) {
 		return false
 	}
+	if f.End == 0 && t > f.Addr && a.afterInt3(t) {
+		return false
+	}
 	if e, ok := a.extentOf(t); ok && e.fn != f.Addr && (f.End == 0 || e.Start > f.Addr) {
 		return false
 	}

@@ -162,6 +162,11 @@ func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
 	// With no known end, a jump backwards past the start leaves the
 	// function (frame_dummy's jmp register_tm_clones).
 	inside := f.End == 0 && t > f.Addr || t >= f.Addr && t < f.End
+	if f.End == 0 && t > f.Addr && a.afterInt3(t) {
+		// Forwards past int3 padding, which compilers put only between
+		// functions: a tail call.
+		inside = false
+	}
 	if e, ok := a.extentOf(t); ok && e.fn != f.Addr {
 		// Into the middle of another known function (a cold part
 		// jumping back): not a new start.
@@ -312,6 +317,9 @@ func (a *Analyzer) pointerScan() {
 	}
 	// Pointers in data.
 	ps := a.arch.PtrSize()
+	if ps < 4 {
+		return
+	}
 	for i := range a.mem.regions {
 		r := &a.mem.regions[i]
 		if r.Exec {
@@ -392,4 +400,12 @@ func (a *Analyzer) afterPadding(t uint64) bool {
 		return true
 	}
 	return false
+}
+
+func (a *Analyzer) afterInt3(t uint64) bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		return false
+	}
+	code, _ := a.mem.code(t - 1)
+	return len(code) > 0 && code[0] == 0xcc
 }
