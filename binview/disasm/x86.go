@@ -40,6 +40,14 @@ func (b x86Backend) flow(code []byte, addr uint64) Flow {
 	if _, _, n, ok := b.shadowStack(code); ok {
 		return Flow{Len: n, Kind: Plain, FallThrough: true}
 	}
+	if f, ok := b.fastFlow(code, addr); ok {
+		return f
+	}
+	return b.slowFlow(code, addr)
+}
+
+// slowFlow is flow through a full x/arch decode.
+func (b x86Backend) slowFlow(code []byte, addr uint64) Flow {
 	inst, ok := b.decodeInst(code)
 	if !ok {
 		return Flow{Len: 1, Kind: Invalid}
