@@ -183,6 +183,11 @@ func newScratch() *cfgScratch {
 // cfg builds f's blocks. It calls visit for every instruction in
 // address order.
 func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flow)) ([]Block, bool) {
+	if len(s.insts) > 1<<12 {
+		// Clearing a map costs its capacity: after a huge function,
+		// start afresh.
+		*s = *newScratch()
+	}
 	clear(s.insts)
 	clear(s.leaders)
 	clear(s.cases)
@@ -333,6 +338,9 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 	}
 	slices.Sort(starts)
 	g.Functions = make([]FuncInfo, 0, len(starts))
+	// About one instruction in four makes a reference; sizing the slice
+	// once saves copying it as it grows.
+	g.Xrefs = make([]Xref, 0, min(int64(a.opts.MaxXrefs), a.insts/4+1024))
 	imm := a.arch.PtrSize() > 2
 	xref := func(x Xref) {
 		if len(g.Xrefs) >= a.opts.MaxXrefs {
@@ -441,7 +449,11 @@ func (a *Analyzer) callGraph(g *Graph) {
 		start, end uint64
 		fi         int
 	}
-	var spans []span
+	nb := 0
+	for fi := range g.Functions {
+		nb += len(g.Functions[fi].Blocks)
+	}
+	spans := make([]span, 0, nb)
 	for fi := range g.Functions {
 		for _, b := range g.Functions[fi].Blocks {
 			spans = append(spans, span{b.Start, b.End, fi})
