@@ -53,8 +53,25 @@ func (s390xBackend) facts(inst *s390xasm.Inst, addr uint64) Flow {
 		default:
 			f.Kind = CondJump
 		}
-	case s390xasm.BRCT, s390xasm.BRCTG:
+	case s390xasm.BRCT, s390xasm.BRCTG, s390xasm.BRCTH, s390xasm.BRXH, s390xasm.BRXHG, s390xasm.BRXLE, s390xasm.BRXLG:
 		f.Kind = CondJump
+	case s390xasm.CRJ, s390xasm.CGRJ, s390xasm.CLRJ, s390xasm.CLGRJ, s390xasm.CIJ, s390xasm.CGIJ, s390xasm.CLIJ, s390xasm.CLGIJ:
+		// Compare and branch relative: the mask is the condition.
+		switch mask {
+		case 14, 15:
+			// 14 covers every result of a compare: always taken.
+			f.Kind, f.FallThrough = Jump, false
+		case 0:
+			f.HasTarget = false
+		default:
+			f.Kind = CondJump
+		}
+	case s390xasm.BALR, s390xasm.BAL:
+		f.Kind = IndirectCall
+	case s390xasm.BCTR, s390xasm.BCTGR, s390xasm.BCT, s390xasm.BCTG:
+		// Decrement and branch through a register; BCTR with r0 does
+		// not branch.
+		f.Kind = IndirectJump
 	case s390xasm.BCR, s390xasm.BC:
 		if mask == 0 {
 			break

@@ -103,7 +103,12 @@ func (a *Analyzer) walk(f *fn, depth int) {
 			switch fl.Kind {
 			case disasm.Call:
 				if fl.HasTarget {
-					a.add(fl.Target, SourceCall, "", 0)
+					if e, ok := a.extentOf(fl.Target); !ok || e.Start == fl.Target {
+						// A call into the middle of a function the
+						// metadata bounds (Duff's device entries) is
+						// not a new function.
+						a.add(fl.Target, SourceCall, "", 0)
+					}
 					if g := a.fns[fl.Target]; g != nil && !g.walked && depth < maxWalkDepth {
 						a.walk(g, depth+1)
 					}

@@ -33,6 +33,12 @@ func elfImage(t testing.TB, path string) *Image {
 		if !img.BigEndian {
 			img.Arch = "ppc64le"
 		}
+	case elf.EM_ARM:
+		img.Arch = "arm"
+	case elf.EM_S390:
+		img.Arch = "s390x"
+	case elf.EM_LOONGARCH:
+		img.Arch = "loong64"
 	default:
 		t.Skipf("machine %v", f.Machine)
 	}
