@@ -29,7 +29,8 @@ type Options struct {
 	// (HeuristicsAuto): only when the image has no metadata.
 	Heuristics Heuristics
 	// Progress, when set, is called as each stage advances and when it
-	// ends, on the analysing goroutine.
+	// ends, on the analysing goroutine, with the Analyzer locked: it must
+	// not call the Analyzer.
 	Progress func(Progress)
 }
 
@@ -159,7 +160,9 @@ func (a *Analyzer) Arch() disasm.Arch { return a.arch }
 // Run runs the stages up to and including upTo (those not yet run) and
 // returns the function list. A cancelled or expired context stops the
 // work: the error's code is analysis_timeout (deadline) or
-// analysis_cancelled, and the returned Result holds what was found.
+// analysis_cancelled, and the returned Result holds what was found. A
+// stage cut short is not run again: its results stay partial (a new
+// Analyzer starts over).
 func (a *Analyzer) Run(ctx context.Context, upTo Stage) (*Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -51,20 +51,25 @@ func (a *Analyzer) FunctionCFG(ctx context.Context, addr uint64, opts *disasm.Op
 		return nil, err
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if err := a.runLocked(ctx, StageDescent); err != nil && a.stage < StageDescent {
+		a.mu.Unlock()
 		return nil, err
 	}
 	if !a.mem.mapped(addr) {
+		a.mu.Unlock()
 		return nil, errcode.New("address_unmapped", "the address is not mapped in the binary")
 	}
 	f, ok := a.fns[addr]
 	if !ok {
+		a.mu.Unlock()
 		return nil, errcode.New("function_not_found", "no function starts at this address")
 	}
 	blocks, truncated := a.cfg(f, newScratch(), nil)
 	out := &FuncCFG{Function: f.Function, Truncated: truncated}
 	out.Function.Sources = append([]Source(nil), f.Sources...)
+	// The text is made without the lock, so a symbolizer may call back
+	// into the Analyzer.
+	a.mu.Unlock()
 	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Start < blocks[j].Start })
 	for _, b := range blocks {
 		cb := CFGBlock{Block: b}
