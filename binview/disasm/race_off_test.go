@@ -1,0 +1,5 @@
+//go:build !race
+
+package disasm
+
+const raceEnabled = false

@@ -1,0 +1,153 @@
+package funcs
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/binview/disasm"
+	"github.com/warden-mcp/warden/binview/internal/bintest"
+)
+
+const crossProgram = `package main
+
+import "os"
+
+type shape interface{ area() int }
+type sq struct{ n int }
+
+func (s sq) area() int { return s.n * s.n }
+
+//go:noinline
+func sum(xs []shape) int {
+	t := 0
+	for _, x := range xs {
+		t += x.area()
+	}
+	return t
+}
+
+func main() {
+	xs := []shape{sq{len(os.Args)}, sq{3}}
+	switch sum(xs) % 5 {
+	case 0:
+		println("zero")
+	case 1:
+		println("one")
+	case 2, 3:
+		println("some")
+	default:
+		println("many")
+	}
+}
+`
+
+// TestCrossArchitecture checks the control-flow facts of every decoder on
+// real code: a Go program cross-compiled for each architecture, analysed
+// with its pclntab as hints. Recursive descent must add no function the
+// symbol table does not have (a wrong branch target would), and direct
+// calls must land on function starts.
+func TestCrossArchitecture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles the runtime for seven architectures")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(crossProgram), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module cross\n\ngo 1.26\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	arches := []string{"arm64", "riscv64", "ppc64le", "ppc64", "s390x", "loong64", "arm", "386", "amd64"}
+	if raceEnabled {
+		arches = []string{"arm64", "riscv64", "s390x"}
+	}
+	for _, goarch := range arches {
+		t.Run(goarch, func(t *testing.T) {
+			out := filepath.Join(dir, "hello."+goarch)
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, ".")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "GOARM=7", "CGO_ENABLED=0", "GOFLAGS=")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				if ctx.Err() != nil {
+					t.Skipf("building for %s took too long", goarch)
+				}
+				t.Fatalf("go build: %v\n%s", err, b)
+			}
+			img := goImage(t, out)
+			truth := bintest.Truth(t, out)
+			a, err := New(img, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := a.Graph(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []uint64
+			var byCall int
+			for _, f := range g.Functions {
+				found = append(found, f.Addr)
+				if f.Source == SourceCall || f.Source == SourceTailCall {
+					byCall++
+				}
+			}
+			s := bintest.Compare(found, truth, nil)
+			calls, onStart, inside := 0, 0, 0
+			for _, x := range g.Xrefs {
+				if x.Kind != XrefCall {
+					continue
+				}
+				calls++
+				if _, ok := g.Function(x.To); ok {
+					onStart++
+				}
+				if _, ok := g.Containing(x.To); ok {
+					inside++
+				}
+			}
+			blocks := 0
+			for _, f := range g.Functions {
+				blocks += len(f.Blocks)
+			}
+			t.Logf("%s (%v): %s; %d functions (%d from calls), %d blocks, %d direct calls, %.4f on a function start",
+				goarch, a.Arch(), s, len(found), byCall, blocks, calls, float64(onStart)/float64(max(calls, 1)))
+			if s.Precision < 0.999 || s.Recall < 0.999 {
+				t.Errorf("discovery: %s", s)
+			}
+			// Duff's devices (386, arm) are entered in the middle: those
+			// calls land inside a function, not on its start.
+			if calls < 500 || float64(onStart) < 0.97*float64(calls) || float64(inside) < 0.999*float64(calls) {
+				t.Errorf("of %d direct calls, %d land on a function start and %d in a function", calls, onStart, inside)
+			}
+			// The decoder's text works on every instruction of main.main.
+			f, ok := a.Lookup("main.main")
+			if !ok {
+				t.Fatal("no main.main")
+			}
+			c, err := a.FunctionCFG(context.Background(), f.Addr, &disasm.Options{Syntax: disasm.GNU})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for _, b := range c.Blocks {
+				for _, in := range b.Insts {
+					if in.Kind == disasm.Invalid {
+						bad++
+					}
+				}
+			}
+			if len(c.Blocks) < 4 || bad > 0 {
+				t.Errorf("main.main: %d blocks, %d bad instructions", len(c.Blocks), bad)
+			}
+		})
+	}
+}

@@ -1,0 +1,416 @@
+package funcs
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/warden-mcp/warden/binview/disasm"
+)
+
+// descentStage walks the code from every known start, adding the targets
+// of direct calls and tail jumps, then ENDBR landing pads that no walk
+// reached, then (when enabled) the heuristics.
+func (a *Analyzer) descentStage(ctx context.Context) error {
+	a.visited = newAddrSet(a.mem)
+	a.covered = newAddrSet(a.mem)
+	next := 0
+	drain := func() error {
+		for ; next < len(a.order); next++ {
+			if next&255 == 0 {
+				if err := ctxErr(ctx); err != nil {
+					return err
+				}
+				a.progress(Progress{Stage: StageDescent, Done: next, Total: len(a.order)})
+			}
+			f := a.fns[a.order[next]]
+			if !f.walked {
+				a.walk(f, 0)
+			}
+		}
+		return nil
+	}
+	if err := drain(); err != nil {
+		return err
+	}
+	if a.arch == disasm.X86_64 || a.arch == disasm.X86 {
+		for {
+			if a.endbrScan() == 0 {
+				break
+			}
+			if err := drain(); err != nil {
+				return err
+			}
+		}
+	}
+	if a.opts.Heuristics == HeuristicsOn || a.opts.Heuristics == HeuristicsAuto && !a.metadata {
+		a.pointerScan()
+		if err := drain(); err != nil {
+			return err
+		}
+		for a.gapFill(ctx) > 0 {
+			if err := drain(); err != nil {
+				return err
+			}
+		}
+	}
+	return ctxErr(ctx)
+}
+
+// walk follows one function's code: fall-through, direct jumps inside
+// it, and calls (whose targets become functions). It stops at other
+// functions' starts, returns, indirect jumps, traps and bad bytes.
+//
+// A callee not yet walked is walked first (to a bounded depth), so that a
+// call to a function that never returns ends the path: the bytes after it
+// are often the next function.
+func (a *Analyzer) walk(f *fn, depth int) {
+	f.walked, f.walking = true, true
+	defer func() { f.walking = false }()
+	stack := []uint64{f.Addr}
+	var hist history
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		hist.reset()
+		for {
+			if a.visited.has(pc) {
+				// Code another walk decoded: assume it may return.
+				if pc != f.Addr || depth == 0 {
+					f.returns = true
+				}
+				break
+			}
+			if pc != f.Addr && a.starts.has(pc) {
+				f.returns = true // falls into the next function
+				break
+			}
+			code, _ := a.mem.code(pc)
+			if code == nil || a.isExcluded(pc) {
+				break
+			}
+			if !a.budget() {
+				f.cut = true
+				break
+			}
+			fl := a.dec.Flow(code, pc)
+			if fl.Kind == disasm.Invalid {
+				break
+			}
+			a.visited.add(pc)
+			a.covered.addRange(pc, fl.Len)
+			hist.push(fl)
+			stop := false
+			switch fl.Kind {
+			case disasm.Call:
+				if fl.HasTarget {
+					if e, ok := a.extentOf(fl.Target); !ok || e.Start == fl.Target {
+						// A call into the middle of a function the
+						// metadata bounds (Duff's device entries) is
+						// not a new function.
+						a.add(fl.Target, SourceCall, "", 0)
+					}
+					if g := a.fns[fl.Target]; g != nil && !g.walked && depth < maxWalkDepth {
+						a.walk(g, depth+1)
+					}
+					stop = a.noreturn[fl.Target] || a.neverReturns(fl.Target)
+				}
+			case disasm.Jump:
+				if fl.HasTarget {
+					stack = a.jumpTarget(f, fl.Target, stack)
+				}
+				stop = true
+			case disasm.CondJump:
+				if fl.HasTarget {
+					stack = a.jumpTarget(f, fl.Target, stack)
+				}
+			case disasm.IndirectJump:
+				targets := a.jumpTable(f, fl, &hist)
+				if len(targets) == 0 {
+					f.returns = true // an indirect tail call, as far as we know
+				}
+				stack = append(stack, targets...)
+				stop = !fl.FallThrough
+			case disasm.Return:
+				f.returns = true
+				stop = !fl.FallThrough
+			case disasm.Trap:
+				stop = true
+			}
+			if stop {
+				break
+			}
+			pc += uint64(fl.Len)
+		}
+	}
+}
+
+const maxWalkDepth = 32
+
+// neverReturns reports whether t is a function whose walk ended without
+// any path that returns or leaves it.
+func (a *Analyzer) neverReturns(t uint64) bool {
+	g := a.fns[t]
+	return g != nil && g.walked && !g.walking && !g.returns && !g.cut
+}
+
+// jumpTarget decides whether a direct jump stays in f (the target is
+// pushed for walking), enters another function (a tail call), or
+// starts a new one.
+func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
+	switch {
+	case t == f.Addr:
+		return stack
+	case a.starts.has(t) || a.isExcluded(t):
+		f.returns = true
+		return stack
+	}
+	// With no known end, a jump backwards past the start leaves the
+	// function (frame_dummy's jmp register_tm_clones).
+	inside := f.End == 0 && t > f.Addr || t >= f.Addr && t < f.End
+	if f.End == 0 && t > f.Addr && a.afterInt3(t) {
+		// Forwards past int3 padding, which compilers put only between
+		// functions: a tail call.
+		inside = false
+	}
+	if e, ok := a.extentOf(t); ok && e.fn != f.Addr {
+		// Into the middle of another known function (a cold part
+		// jumping back): not a new start.
+		if !inside || f.End == 0 {
+			return stack
+		}
+	}
+	if inside {
+		return append(stack, t)
+	}
+	f.returns = true
+	if f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
+		// A jump back from a function of unknown extent into code
+		// already walked, or to a spot no compiler would start a
+		// function at: a jump into a cold part, not a tail call.
+		return stack
+	}
+	a.add(t, SourceTailCall, "", 0)
+	return stack
+}
+
+// endbrScan adds ENDBR64/ENDBR32 instructions that no walk reached and no
+// metadata covers: with CET every function whose address is taken starts
+// with one. An ENDBR straight after a call is a return point
+// (setjmp-like callees), not a function.
+func (a *Analyzer) endbrScan() int {
+	pat := []byte{0xf3, 0x0f, 0x1e, 0xfa}
+	if a.arch == disasm.X86 {
+		pat[3] = 0xfb
+	}
+	added := 0
+	for _, ri := range a.mem.exec {
+		r := &a.mem.regions[ri]
+		for off := 0; off < len(r.Data); {
+			i := bytes.Index(r.Data[off:], pat)
+			if i < 0 {
+				break
+			}
+			off += i
+			addr := r.Addr + uint64(off)
+			off += len(pat)
+			if a.covered.has(addr) || a.starts.has(addr) || a.isExcluded(addr) || afterCall(r.Data, off-len(pat)) {
+				continue
+			}
+			if _, ok := a.extentOf(addr); ok {
+				continue
+			}
+			if a.add(addr, SourceEndBr, "", 0) {
+				added++
+			}
+		}
+	}
+	return added
+}
+
+// afterCall reports whether the bytes before off end with a call
+// instruction (e8 rel32, ff /2 through a register, ff 15 rip-relative).
+func afterCall(b []byte, off int) bool {
+	return off >= 5 && b[off-5] == 0xe8 ||
+		off >= 2 && b[off-2] == 0xff && b[off-1]&0xf8 == 0xd0 ||
+		off >= 6 && b[off-6] == 0xff && b[off-5] == 0x15
+}
+
+// cet reports whether the image uses indirect-branch tracking: the entry
+// point or most functions start with ENDBR.
+func (a *Analyzer) cet() bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		return false
+	}
+	n, with := 0, 0
+	for _, f := range a.fns {
+		if n >= 64 {
+			break
+		}
+		n++
+		if a.endbrAt(f.Addr) {
+			with++
+		}
+	}
+	return n > 0 && with*2 >= n
+}
+
+func (a *Analyzer) endbrAt(addr uint64) bool {
+	code, _ := a.mem.code(addr)
+	return len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3]&0xfe == 0xfa
+}
+
+// plausibleStart filters heuristic candidates: executable, not inside
+// code already walked, not a known start, and with CET an ENDBR.
+func (a *Analyzer) plausibleStart(t uint64, cet bool) bool {
+	if !a.mem.isExec(t) || a.isExcluded(t) || a.starts.has(t) || a.covered.has(t) {
+		return false
+	}
+	if cet && !a.endbrAt(t) {
+		return false
+	}
+	return a.decodesCleanly(t, 4)
+}
+
+// decodesCleanly reports whether n instructions from t decode without a
+// bad byte before a return or jump ends the run.
+func (a *Analyzer) decodesCleanly(t uint64, n int) bool {
+	for i := 0; i < n; i++ {
+		code, _ := a.mem.code(t)
+		if code == nil || !a.budget() {
+			return false
+		}
+		fl := a.dec.Flow(code, t)
+		if fl.Kind == disasm.Invalid {
+			return false
+		}
+		if !fl.FallThrough {
+			return true
+		}
+		t += uint64(fl.Len)
+	}
+	return true
+}
+
+// pointerScan is the pointer heuristic: addresses of code taken by
+// instructions (lea rdi, [rip+main]) or stored in data.
+func (a *Analyzer) pointerScan() {
+	cet := a.cet()
+	// Code operands: decode the walked instructions again for their
+	// references.
+	var cands []uint64
+	for _, ri := range a.mem.exec {
+		r := &a.mem.regions[ri]
+		bits := a.visited.bits[ri]
+		for i := bits.nextSet(0, len(r.Data)); i < len(r.Data); i = bits.nextSet(i+1, len(r.Data)) {
+			if !a.budget() {
+				return
+			}
+			pc := r.Addr + uint64(i)
+			fl := a.dec.Flow(r.Data[i:], pc)
+			if fl.HasRef && a.mem.isExec(fl.Ref) {
+				cands = append(cands, fl.Ref)
+			}
+			if fl.HasImm && fl.Imm > 0xfff && a.mem.isExec(fl.Imm) {
+				cands = append(cands, fl.Imm)
+			}
+		}
+	}
+	for _, t := range cands {
+		if a.plausibleStart(t, cet) {
+			a.add(t, SourceCodePointer, "", 0)
+		}
+	}
+	// Pointers in data.
+	ps := a.arch.PtrSize()
+	if ps < 4 {
+		return
+	}
+	for i := range a.mem.regions {
+		r := &a.mem.regions[i]
+		if r.Exec {
+			continue
+		}
+		for off := 0; off+ps <= len(r.Data); off += ps {
+			var v uint64
+			if ps == 4 {
+				v = uint64(a.byteOrder().Uint32(r.Data[off:]))
+			} else {
+				v = a.byteOrder().Uint64(r.Data[off:])
+			}
+			if v != 0 && a.mem.isExec(v) && a.plausibleStart(v, cet) {
+				a.add(v, SourceDataPointer, "", 0)
+			}
+		}
+	}
+}
+
+// gapFill is the gap heuristic: the first instruction after padding in
+// executable bytes no walk reached starts a function.
+func (a *Analyzer) gapFill(ctx context.Context) int {
+	added := 0
+	cet := a.cet()
+	for _, ri := range a.mem.exec {
+		r := &a.mem.regions[ri]
+		bits := a.covered.bits[ri]
+		n := len(r.Data)
+		for i := bits.nextClear(0, n); i < n; i = bits.nextClear(i+1, n) {
+			if ctx.Err() != nil {
+				return added
+			}
+			// Skip padding.
+			j := i
+			for j < n && !bits.has(j) {
+				b := r.Data[j]
+				if b == 0x00 && (a.arch == disasm.X86_64 || a.arch == disasm.X86) || b == 0xcc || b == 0x90 {
+					j++
+					continue
+				}
+				if !a.budget() {
+					return added
+				}
+				fl := a.dec.Flow(r.Data[j:], r.Addr+uint64(j))
+				if fl.Nop || fl.Kind == disasm.Trap {
+					j += fl.Len
+					continue
+				}
+				break
+			}
+			if j >= n || bits.has(j) {
+				i = j
+				continue
+			}
+			t := r.Addr + uint64(j)
+			if a.plausibleStart(t, cet) && a.add(t, SourceGap, "", 0) {
+				added++
+				a.walk(a.fns[t], 0)
+			}
+			// Accepted, its code is now covered; refused, try the next
+			// byte.
+			i = j
+		}
+	}
+	return added
+}
+
+// afterPadding reports whether the byte before t is padding or ends a
+// return or jump (x86: c3, cc, 90, or the last byte of a multi-byte nop
+// is not checked).
+func (a *Analyzer) afterPadding(t uint64) bool {
+	code, _ := a.mem.code(t - 1)
+	if len(code) == 0 {
+		return true
+	}
+	switch code[0] {
+	case 0xc3, 0xcc, 0x90, 0x00:
+		return true
+	}
+	return false
+}
+
+func (a *Analyzer) afterInt3(t uint64) bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		return false
+	}
+	code, _ := a.mem.code(t - 1)
+	return len(code) > 0 && code[0] == 0xcc
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package funcs
+
+const raceEnabled = false
