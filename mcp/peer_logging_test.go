@@ -37,7 +37,11 @@ func TestPeerGoSDKLogging(t *testing.T) {
 						return "logged", nil
 					})
 				var levels collector[string]
+				// Logging is deprecated as of 2026-07-28 but served through the
+				// deprecation window; the peer's deprecated API is how a client
+				// of that window asks for it.
 				client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-peer", Version: "1.8.0"}, &sdk.ClientOptions{
+					//lint:ignore SA1019 the logging feature is served during its deprecation window
 					LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 						levels.add(string(r.Params.Level))
 					},
@@ -66,8 +70,11 @@ func TestPeerGoSDKLogging(t *testing.T) {
 				p := &sdk.CallToolParams{Name: "peer_log"}
 				if era.name == "modern" {
 					p.Meta = sdk.Meta{"io.modelcontextprotocol/logLevel": "warning"}
-				} else if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
-					t.Fatal(err)
+				} else {
+					//lint:ignore SA1019 the logging feature is served during its deprecation window
+					if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if _, err := cs.CallTool(ctx, p); err != nil {
 					t.Fatal(err)

@@ -74,12 +74,6 @@ func (c *collector[T]) moreLocked() chan struct{} {
 	return c.more
 }
 
-func (c *collector[T]) snapshot() []T {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.got)
-}
-
 // waitFor returns what has arrived once there are at least n, or when
 // d has passed.
 func (c *collector[T]) waitFor(n int, d time.Duration) []T {

@@ -22,7 +22,9 @@
 # on free loopback ports, and launches `warden stdio` through each client. Every check is printed; the
 # script exits 1 if any fails, 2 on a setup problem.
 #
-# Usage: scripts/client-interop.sh
+# Usage: scripts/client-interop.sh [--install-only]
+#
+#   --install-only  install Node.js 22 and the pinned clients, then exit.
 #
 # Environment:
 #   WARDEN_CACHE_DIR     cache root (default: <repo>/.cache); the clients are
@@ -79,6 +81,10 @@ if [[ "$(installed_version "$client_pkg")" != "$client_version" ||
 		--loglevel=error --save-exact \
 		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" >&2 ||
 		die "npm install failed"
+fi
+if [[ "${1:-}" == "--install-only" ]]; then
+	log "installed; --install-only: not running the clients"
+	exit 0
 fi
 inspector="$clients/node_modules/.bin/inspector"
 [[ -x "$inspector" ]] || die "the inspector binary is missing at $inspector"

@@ -14,6 +14,7 @@
 #                     (default: <repo>/.cache/conformance/results/<UTC time>).
 #   --timeout MS      per-scenario timeout passed to the suite (default 30000).
 #   --warnings-fail   also fail when any check reports WARNING (SHOULD-level).
+#   --install-only    install Node.js 22 and the pinned suite, then exit.
 #
 # A requirement set runs its scored scenarios and also its "not scored" ones
 # (pending SEPs such as json-schema-2020-12, http-header-validation,
@@ -43,6 +44,7 @@ url=""
 out=""
 timeout_ms=30000
 warnings_fail=0
+install_only=0
 
 log() { printf 'conformance: %s\n' "$*" >&2; }
 die() {
@@ -94,6 +96,10 @@ while [[ $# -gt 0 ]]; do
 		warnings_fail=1
 		shift
 		;;
+	--install-only)
+		install_only=1
+		shift
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -113,12 +119,6 @@ for r in "${requirements[@]}"; do
 done
 [[ "$timeout_ms" =~ ^[0-9]+$ ]] || die "--timeout must be a number of milliseconds"
 
-if [[ -z "$out" ]]; then
-	out="$cache/conformance/results/$(date -u +%Y%m%dT%H%M%SZ)"
-fi
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-
 # Node 22 and the pinned suite, both project-local and idempotent.
 node="$("$root/scripts/install-node.sh")"
 if [[ ! -f "$suite_js" ]] ||
@@ -132,6 +132,16 @@ if [[ ! -f "$suite_js" ]] ||
 		--engine-strict=false "@modelcontextprotocol/conformance@$suite_version" >&2
 fi
 [[ -f "$suite_js" ]] || die "conformance suite missing at $suite_js"
+if [[ $install_only -eq 1 ]]; then
+	log "installed; --install-only: not running the suite"
+	exit 0
+fi
+
+if [[ -z "$out" ]]; then
+	out="$cache/conformance/results/$(date -u +%Y%m%dT%H%M%SZ)"
+fi
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
 
 server_pid=""
 # shellcheck disable=SC2317 # invoked by the EXIT trap

@@ -272,7 +272,7 @@ func camelNamesCredential(v string) bool {
 
 // hasVowel reports whether w has a lower-case vowel (capitals are often
 // acronyms or random).
-func hasVowel(w string) bool { return strings.IndexAny(w, "aeiouy") >= 0 }
+func hasVowel(w string) bool { return strings.ContainsAny(w, "aeiouy") }
 
 // structTag reports whether v is a Go struct tag: `json:"name,omitempty"`.
 func structTag(v string) bool {

@@ -289,7 +289,7 @@ func valueCommentOrSelector(c *valueCandidate) verdict {
 	if v[0] != '#' && v[0] != '.' {
 		return pass
 	}
-	return rejectIf(!c.password() || !c.literal() || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.IndexAny(v, "0123456789") < 0)
+	return rejectIf(!c.password() || !c.literal() || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || !strings.ContainsAny(v, "0123456789"))
 }
 
 // valuePathOrTemplate: a path, template or reference: a value starting

@@ -278,9 +278,7 @@ func (b x86Backend) objdumpStyle(inst *x86asm.Inst, mn, ops string) (string, str
 			pre += "notrack "
 		}
 	}
-	if strings.HasPrefix(ops, "ptr ") {
-		ops = ops[4:]
-	}
+	ops = strings.TrimPrefix(ops, "ptr ")
 	ops = strings.ReplaceAll(ops, ", ptr [", ", [")
 	for _, a := range inst.Args {
 		m, ok := a.(x86asm.Mem)

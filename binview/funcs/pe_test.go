@@ -5,8 +5,9 @@ import (
 	"debug/pe"
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/warden-mcp/warden/binview/internal/bintest"
@@ -66,7 +67,11 @@ func peImage(t *testing.T, path string) (*Image, []uint64) {
 // TestPdataPrecision: .pdata entries are exact starts, so the functions
 // they give have precision 1; recursive descent fills in the rest.
 func TestPdataPrecision(t *testing.T) {
-	path := filepath.Join(runtime.GOROOT(), "src", "debug", "pe", "testdata", "gcc-amd64-mingw-exec")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("go env GOROOT:", err)
+	}
+	path := filepath.Join(strings.TrimSpace(string(goroot)), "src", "debug", "pe", "testdata", "gcc-amd64-mingw-exec")
 	if _, err := os.Stat(path); err != nil {
 		t.Skip(err)
 	}

@@ -102,7 +102,10 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 			return nil, err
 		}
 		c.local = li
-		c.verifier, err = li.Verifier(acfg)
+		if c.verifier, err = li.Verifier(acfg); err != nil {
+			closeStore()
+			return nil, fmt.Errorf("auth: %w", err)
+		}
 	} else {
 		acfg.Issuer = cfg.Auth.Issuer
 		acfg.JWKSURL, acfg.JWKSFile = cfg.Auth.JWKSURL, cfg.Auth.JWKSFile
