@@ -1,0 +1,623 @@
+package redact
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/secretscan"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// Report says what one Result pass did, for audit records and metrics. It
+// never holds a removed value.
+type Report struct {
+	// Redactions counts the credentials the text pass removed.
+	Redactions int `json:"redactions"`
+	// ByType counts them by KeySweep type. Nil when there were none.
+	ByType map[string]int `json:"by_type,omitempty"`
+	// Strings counts the strings examined: member names and values of
+	// structured content, text blocks and the text fields of other blocks.
+	Strings int `json:"strings"`
+	// Bytes counts the bytes handed to the scanner.
+	Bytes int `json:"bytes"`
+}
+
+func (rep *Report) count(typ string) {
+	rep.Redactions++
+	if rep.ByType == nil {
+		rep.ByType = map[string]int{}
+	}
+	rep.ByType[typ]++
+}
+
+// Result returns res with the text pass applied to every string a client
+// will read: text blocks, the text of embedded resources, the URI, name,
+// title and description of every block, warning messages, and every member
+// name and string value of the structured content (and of an embedded
+// resource's _meta). Images, audio and blobs are left alone.
+//
+// Member names are scanned too: a map keyed by token or session ID carries
+// its secrets in its names. A name the pass changes keeps its object valid
+// and unambiguous: if it now equals another member's name, "#2", "#3"...
+// is appended.
+//
+// Structured content is decoded, never edited as bytes: every string is
+// decoded, the changed ones are re-encoded whole, and every other token,
+// member order and white space included, is kept byte for byte. A text
+// block that repeats the structured content byte for byte (as the SDK
+// writes it for typed tools) becomes the redacted structured content, so
+// the two views agree and the pass runs once.
+//
+// Result never mutates res. When nothing needs removing, and in Off, it
+// returns res itself: callers must not modify the returned Result in place.
+// It fails closed, with a *errcode.Error, when the result is larger than the
+// bounds (CodeLimit) or its structured content is not valid JSON
+// (CodeMalformed); the caller refuses the result then.
+func (r *Redactor) Result(res *tool.Result) (*tool.Result, error) {
+	out, _, err := r.RedactResult(res)
+	return out, err
+}
+
+// RedactResult is Result with a report of what was removed.
+func (r *Redactor) RedactResult(res *tool.Result) (*tool.Result, Report, error) {
+	var rep Report
+	if r.mode == Off || res == nil {
+		return res, rep, nil
+	}
+	sc := r.pool.get()
+	defer r.pool.put(sc)
+
+	structured := res.Structured
+	changed := false
+	if len(res.Structured) > 0 {
+		b, ch, err := r.redactJSON(sc, res.Structured, &rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		structured, changed = b, ch
+	}
+
+	var content []tool.Content // a copy, made at the first change
+	for i := range res.Content {
+		c := res.Content[i]
+		orig := c
+		var err error
+		if c.Type == "text" && len(res.Structured) > 0 && c.Text == string(res.Structured) {
+			if changed {
+				c.Text = string(structured)
+			}
+		} else if c.Type == "text" || c.Text != "" {
+			if c.Text, err = r.textField(c.Text, &rep); err != nil {
+				return nil, rep, err
+			}
+		}
+		for _, f := range []*string{&c.URI, &c.Name, &c.Title, &c.Description} {
+			if *f, err = r.textField(*f, &rep); err != nil {
+				return nil, rep, err
+			}
+		}
+		if c.Resource != nil {
+			rc, ch, err := r.resource(sc, c.Resource, &rep)
+			if err != nil {
+				return nil, rep, err
+			}
+			if ch {
+				c.Resource = rc
+			}
+		}
+		if !sameContent(&c, &orig) {
+			if content == nil {
+				content = slices.Clone(res.Content)
+			}
+			content[i] = c
+		}
+	}
+
+	var warnings []tool.Warning
+	for i, w := range res.Warnings {
+		m, err := r.textField(w.Message, &rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		if m != w.Message {
+			if warnings == nil {
+				warnings = slices.Clone(res.Warnings)
+			}
+			warnings[i].Message = m
+		}
+	}
+
+	if !changed && content == nil && warnings == nil {
+		return res, rep, nil
+	}
+	out := *res
+	if changed {
+		out.Structured = structured
+	}
+	if content != nil {
+		out.Content = content
+	}
+	if warnings != nil {
+		out.Warnings = warnings
+	}
+	return &out, rep, nil
+}
+
+// resource applies the pass to an embedded resource's URI, text and
+// _meta, returning a copy when it changed any.
+func (r *Redactor) resource(sc *scratch, res *tool.ResourceContents, rep *Report) (*tool.ResourceContents, bool, error) {
+	rc := *res
+	changed := false
+	var err error
+	if rc.URI, err = r.textField(rc.URI, rep); err != nil {
+		return nil, false, err
+	}
+	changed = rc.URI != res.URI
+	if rc.Text != nil {
+		t, err := r.textField(*rc.Text, rep)
+		if err != nil {
+			return nil, false, err
+		}
+		if t != *rc.Text {
+			rc.Text, changed = &t, true
+		}
+	}
+	if len(rc.Meta) > 0 {
+		b, ch, err := r.redactJSON(sc, rc.Meta, rep)
+		if err != nil {
+			return nil, false, err
+		}
+		if ch {
+			rc.Meta, changed = b, true
+		}
+	}
+	return &rc, changed, nil
+}
+
+// sameContent reports whether the pass left a block's strings as they were.
+func sameContent(a, b *tool.Content) bool {
+	return a.Text == b.Text && a.URI == b.URI && a.Name == b.Name && a.Title == b.Title &&
+		a.Description == b.Description && a.Resource == b.Resource
+}
+
+var (
+	errLimitStrings = errcode.New(CodeLimit, "the result holds too many strings to check for credentials")
+	errLimitBytes   = errcode.New(CodeLimit, "the result is too large to check for credentials")
+)
+
+func errMalformed(cause error) error {
+	return errcode.Wrap(CodeMalformed, "the result cannot be checked for credentials", cause)
+}
+
+// textField runs the text pass over one string of a result, counting it
+// against the bounds.
+func (r *Redactor) textField(s string, rep *Report) (string, error) {
+	if s == "" {
+		return s, nil
+	}
+	rep.Strings++
+	rep.Bytes += len(s)
+	if rep.Strings > r.maxStrings {
+		return "", errLimitStrings
+	}
+	if rep.Bytes > r.maxBytes {
+		return "", errLimitBytes
+	}
+	res, err := r.scanner.Scan(context.Background(), s)
+	if err != nil || res.Truncated {
+		return "", errMalformed(errScannerGaveUp)
+	}
+	var cuts []cut
+	for i := range res.Detections {
+		d := &res.Detections[i]
+		if r.redacts(d) {
+			cuts = append(cuts, cut{start: int32(d.Offset), end: int32(d.End), typ: d.Type})
+			rep.count(d.Type)
+		}
+	}
+	if len(cuts) == 0 {
+		return s, nil
+	}
+	return applyCuts(s, cuts), nil
+}
+
+type scannerError string
+
+func (e scannerError) Error() string { return string(e) }
+
+const errScannerGaveUp = scannerError("the scanner stopped early on a string")
+
+// scratch is the per-call working memory of redactJSON.
+type scratch struct {
+	tz    tokenizer
+	buf   []byte  // the scan text
+	order []int32 // the strings in the scan text, in order
+	lines []line
+	cuts  []cut
+}
+
+// line is one line of the scan text: the strings [tok0, tok1) and an upper
+// bound on the encoded spans KeySweep may decode in it.
+type line struct {
+	start, end int32
+	tok0, tok1 int32
+	pot        int32
+}
+
+type scratchPool struct{ p sync.Pool }
+
+func (p *scratchPool) get() *scratch {
+	if s, ok := p.p.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{}
+}
+
+// put keeps a scratch for reuse unless one of its buffers grew past 1 MiB.
+func (p *scratchPool) put(s *scratch) {
+	if cap(s.buf) > 1<<20 || cap(s.tz.arena) > 1<<20 || cap(s.tz.toks) > 1<<16 {
+		return
+	}
+	s.tz.src = nil
+	p.p.Put(s)
+}
+
+// redactJSON applies the text pass to every string of the JSON document
+// src and returns the new document; changed is false (and src returned)
+// when nothing was found.
+func (r *Redactor) redactJSON(sc *scratch, src []byte, rep *Report) (out []byte, changed bool, err error) {
+	if rep.Bytes+len(src) > r.maxBytes {
+		return nil, false, errLimitBytes
+	}
+	tz := &sc.tz
+	tz.src = src
+	tz.maxStrings = r.maxStrings - rep.Strings
+	if err := tz.run(); err != nil {
+		if err == errTooMany {
+			return nil, false, errLimitStrings
+		}
+		return nil, false, errMalformed(err)
+	}
+	rep.Strings += len(tz.toks)
+	if len(tz.toks) == 0 {
+		return src, false, nil
+	}
+	r.render(sc)
+	rep.Bytes += len(sc.buf)
+	if rep.Bytes > r.maxBytes {
+		return nil, false, errLimitBytes
+	}
+	text := string(sc.buf)
+	sc.cuts = sc.cuts[:0]
+	if err := r.scanBatches(sc, text, rep); err != nil {
+		return nil, false, err
+	}
+	if len(sc.cuts) == 0 {
+		return src, false, nil
+	}
+	return r.rewrite(sc), true, nil
+}
+
+// The scan text. Every string goes on a line of its own, except that a
+// member's name and its string value share one, the way JSON shows them,
+// so that KeySweep reads "password" next to its value:
+//
+//	"name":"value"      a plain member
+//	"name": value       the value holds '"' or '\': written bare, so its
+//	                    own quotes pair as they would alone
+//	"name":             a member whose value is not a string
+//	"value"             an array element, or the top-level string
+//	value               an element or name holding '"' or '\'
+//
+// Each string's bytes appear exactly as decoded, so a detection maps back
+// to the string by offset alone.
+//
+// A string scanned this way gives KeySweep what it would see scanning the
+// string alone, plus the neighbouring text of its line: the line's
+// punctuation sits where a text boundary would, and single-line rules
+// never look past a line. Three things could still make a joint scan miss
+// what a scan of each string alone finds, and each is handled:
+//
+//   - KeySweep decodes at most 256 encoded spans (base64, percent-encoding,
+//     JSON escapes, quoted-printable) per scan. Each line's possible spans
+//     are counted from above (potential), and a scan never covers lines
+//     whose counts add up to more than batchBudget; a line over the
+//     budget is scanned string by string, as alone.
+//   - KeySweep stops at a million keyword hits or at its detection cap
+//     and says so (Truncated): the batch is split in two and scanned
+//     again, down to single strings, and a single string it gives up on
+//     fails the pass.
+//   - Rules whose matches span lines (PEM keys, paired keys) may join
+//     neighbouring strings: that can only widen what is removed, never
+//     hide a match, and TestJointScanFindsWhatEachStringAloneFinds checks
+//     it on the shared positives.
+const batchBudget = 200
+
+func (r *Redactor) render(sc *scratch) {
+	tz := &sc.tz
+	toks := tz.toks
+	buf := sc.buf[:0]
+	sc.lines = sc.lines[:0]
+	sc.order = sc.order[:0]
+	put := func(k int, open, close byte) {
+		t := &toks[k]
+		if open != 0 {
+			buf = append(buf, open)
+		}
+		t.seg = int32(len(buf))
+		buf = append(buf, tz.value(t)...)
+		if close != 0 {
+			buf = append(buf, close)
+		}
+		sc.order = append(sc.order, int32(k))
+	}
+	for i := 0; i < len(toks); i++ {
+		ls := len(buf)
+		tok0 := i
+		t := &toks[i]
+		switch {
+		case t.flags&fName != 0 && t.flags&fComplex == 0:
+			put(i, '"', '"')
+			buf = append(buf, ':')
+			if i+1 < len(toks) && toks[i+1].flags&fMember != 0 {
+				i++
+				if toks[i].flags&fComplex == 0 {
+					put(i, '"', '"')
+				} else {
+					put(i, ' ', ' ')
+				}
+			}
+		case t.flags&fComplex == 0:
+			put(i, '"', '"')
+		default:
+			put(i, 0, ' ')
+		}
+		buf = append(buf, '\n')
+		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)),
+			tok0: int32(tok0), tok1: int32(i + 1), pot: int32(potential(buf[ls:]))})
+	}
+	sc.buf = buf
+}
+
+// Byte classes for potential.
+var b64Class = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-" {
+		t[c] = true
+	}
+	return
+}()
+
+// potential bounds from above the encoded spans KeySweep's decoders can
+// find in a line: runs of 20 or more base64 characters, half the '%'
+// signs, the '"' of a line with a '\', and each "=3D" or "=\n".
+func potential(l []byte) int {
+	n, run, pct, quotes := 0, 0, 0, 0
+	backslash := false
+	for i, c := range l {
+		if b64Class[c] {
+			run++
+			continue
+		}
+		if run >= 20 {
+			n++
+		}
+		run = 0
+		switch c {
+		case '%':
+			pct++
+		case '"':
+			quotes++
+		case '\\':
+			backslash = true
+		case '=':
+			if i+1 < len(l) && l[i+1] == '\n' || i+2 < len(l) && l[i+1] == '3' && l[i+2] == 'D' {
+				n++
+			}
+		}
+	}
+	if run >= 20 {
+		n++
+	}
+	n += pct / 2
+	if backslash {
+		n += quotes
+	}
+	return n
+}
+
+// scanBatches scans the lines in batches within the decode budget.
+func (r *Redactor) scanBatches(sc *scratch, text string, rep *Report) error {
+	la, pot := 0, 0
+	for i := 0; i < len(sc.lines); i++ {
+		p := int(sc.lines[i].pot)
+		if p > batchBudget {
+			if err := r.scanLines(sc, text, la, i, rep); err != nil {
+				return err
+			}
+			if err := r.scanApart(sc, sc.lines[i].tok0, sc.lines[i].tok1, rep); err != nil {
+				return err
+			}
+			la, pot = i+1, 0
+			continue
+		}
+		if pot+p > batchBudget {
+			if err := r.scanLines(sc, text, la, i, rep); err != nil {
+				return err
+			}
+			la, pot = i, 0
+		}
+		pot += p
+	}
+	return r.scanLines(sc, text, la, len(sc.lines), rep)
+}
+
+// scanLines scans lines [la, lb) together.
+func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) error {
+	if la >= lb {
+		return nil
+	}
+	a, b := int(sc.lines[la].start), int(sc.lines[lb-1].end)
+	res, err := r.scanner.Scan(context.Background(), text[a:b])
+	if err != nil {
+		return errMalformed(err)
+	}
+	if res.Truncated {
+		if lb-la > 1 {
+			mid := (la + lb) / 2
+			if err := r.scanLines(sc, text, la, mid, rep); err != nil {
+				return err
+			}
+			return r.scanLines(sc, text, mid, lb, rep)
+		}
+		return r.scanApart(sc, sc.lines[la].tok0, sc.lines[la].tok1, rep)
+	}
+	for i := range res.Detections {
+		d := &res.Detections[i]
+		if r.redacts(d) {
+			r.mapDetection(sc, d, a, rep)
+		}
+	}
+	return nil
+}
+
+// scanApart scans strings [t0, t1) each alone.
+func (r *Redactor) scanApart(sc *scratch, t0, t1 int32, rep *Report) error {
+	for k := t0; k < t1; k++ {
+		v := sc.tz.value(&sc.tz.toks[k])
+		if len(v) == 0 {
+			continue
+		}
+		res, err := r.scanner.Scan(context.Background(), string(v))
+		if err != nil {
+			return errMalformed(err)
+		}
+		if res.Truncated {
+			return errMalformed(errScannerGaveUp)
+		}
+		for i := range res.Detections {
+			d := &res.Detections[i]
+			if r.redacts(d) {
+				sc.cuts = append(sc.cuts, cut{tok: k, start: int32(d.Offset), end: int32(d.End), typ: d.Type})
+				rep.count(d.Type)
+			}
+		}
+	}
+	return nil
+}
+
+// mapDetection turns a detection at base+[Offset, End) of the scan text
+// into cuts of the strings it overlaps. A detection in a decoded layer
+// reports the whole encoded span, which for quoted-printable starts at the
+// line's start: it is cut from the last string it overlaps only (a
+// member's value, not its name).
+func (r *Redactor) mapDetection(sc *scratch, d *secretscan.Detection, base int, rep *Report) {
+	s, e := int32(base+d.Offset), int32(base+d.End)
+	toks := sc.tz.toks
+	order := sc.order
+	end := func(k int32) int32 { t := &toks[k]; return t.seg + (t.v1 - t.v0) }
+	i := sort.Search(len(order), func(j int) bool { return end(order[j]) > s })
+	first := len(sc.cuts)
+	for ; i < len(order); i++ {
+		k := order[i]
+		t := &toks[k]
+		if t.seg >= e {
+			break
+		}
+		cs, ce := max(s, t.seg), min(e, end(k))
+		if cs >= ce {
+			continue
+		}
+		c := cut{tok: k, start: cs - t.seg, end: ce - t.seg, typ: d.Type}
+		if d.Encoding != "" && len(sc.cuts) > first {
+			sc.cuts[first] = c
+			continue
+		}
+		sc.cuts = append(sc.cuts, c)
+	}
+	if len(sc.cuts) > first {
+		rep.count(d.Type)
+	}
+}
+
+// rewrite builds the new document: the source with every changed string
+// re-encoded whole.
+func (r *Redactor) rewrite(sc *scratch) []byte {
+	tz := &sc.tz
+	cuts := sc.cuts
+	slices.SortFunc(cuts, cmpCut)
+	type change struct {
+		tok int32
+		val string
+	}
+	var changes []change
+	for i := 0; i < len(cuts); {
+		j := i
+		for j < len(cuts) && cuts[j].tok == cuts[i].tok {
+			j++
+		}
+		k := cuts[i].tok
+		changes = append(changes, change{k, applyCuts(string(tz.value(&tz.toks[k])), cuts[i:j])})
+		i = j
+	}
+	// A changed name must not collide with another member of its object.
+	var objs map[int32]bool
+	for _, c := range changes {
+		if tz.toks[c.tok].flags&fName != 0 {
+			if objs == nil {
+				objs = map[int32]bool{}
+			}
+			objs[tz.toks[c.tok].obj] = true
+		}
+	}
+	if objs != nil {
+		newName := map[int32]int{} // token -> index in changes
+		for i, c := range changes {
+			if tz.toks[c.tok].flags&fName != 0 {
+				newName[c.tok] = i
+			}
+		}
+		names := map[int32][]int32{}
+		for k := range tz.toks {
+			t := &tz.toks[k]
+			if t.flags&fName != 0 && objs[t.obj] {
+				names[t.obj] = append(names[t.obj], int32(k))
+			}
+		}
+		for _, ks := range names {
+			seen := map[string]bool{}
+			for _, k := range ks {
+				if _, ok := newName[k]; !ok {
+					seen[string(tz.value(&tz.toks[k]))] = true
+				}
+			}
+			for _, k := range ks {
+				ci, ok := newName[k]
+				if !ok {
+					continue
+				}
+				v := changes[ci].val
+				for n := 2; seen[v]; n++ {
+					v = changes[ci].val + "#" + strconv.Itoa(n)
+				}
+				seen[v] = true
+				changes[ci].val = v
+			}
+		}
+	}
+	src := tz.src
+	out := make([]byte, 0, len(src)+32*len(changes))
+	prev := 0
+	for _, c := range changes {
+		t := &tz.toks[c.tok]
+		out = append(out, src[prev:t.raw0]...)
+		enc, _ := json.Marshal(c.val) // a string always encodes
+		out = append(out, enc...)
+		prev = int(t.raw1)
+	}
+	return append(out, src[prev:]...)
+}
