@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/binary"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -246,6 +247,10 @@ func (t *tokenizer) str(i int, flags uint8, obj int32) (int, error) {
 	escaped := false
 	complexVal := false
 	for {
+		// Eight bytes at a time while none is a quote, a backslash or a control.
+		for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		if i >= len(b) {
 			return 0, errSyntax
 		}
@@ -297,6 +302,15 @@ func (t *tokenizer) str(i int, flags uint8, obj int32) (int, error) {
 	}
 	t.toks = append(t.toks, tok)
 	return end, nil
+}
+
+// plain8 reports whether none of the eight bytes in x is a quote, a backslash or
+// below 0x20 (the SWAR tests of "Bit Twiddling Hacks": a byte below n
+// sets its high bit in (x - n*0x01...) & ^x).
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(v uint64, n uint64) uint64 { return (v - n*ones) & ^v & highs }
+	return below(x, 0x20)|below(x^('"'*ones), 1)|below(x^('\\'*ones), 1) == 0
 }
 
 func isHex4(b []byte) bool {

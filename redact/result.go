@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/warden-mcp/warden/errcode"
@@ -241,12 +242,10 @@ type scratch struct {
 	cuts  []cut
 }
 
-// line is one line of the scan text: the strings [tok0, tok1) and an upper
-// bound on the encoded spans KeySweep may decode in it.
+// line is one line of the scan text and the strings [tok0, tok1) on it.
 type line struct {
 	start, end int32
 	tok0, tok1 int32
-	pot        int32
 }
 
 type scratchPool struct{ p sync.Pool }
@@ -378,8 +377,7 @@ func (r *Redactor) render(sc *scratch) {
 			put(i, 0, ' ')
 		}
 		buf = append(buf, '\n')
-		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)),
-			tok0: int32(tok0), tok1: int32(i + 1), pot: int32(potential(buf[ls:]))})
+		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)), tok0: int32(tok0), tok1: int32(i + 1)})
 	}
 	sc.buf = buf
 }
@@ -394,66 +392,97 @@ var b64Class = func() (t [256]bool) {
 
 // potential bounds from above the encoded spans KeySweep's decoders can
 // find in a line: runs of 20 or more base64 characters, half the '%'
-// signs, the '"' of a line with a '\', and each "=3D" or "=\n".
-func potential(l []byte) int {
-	n, run, pct, quotes := 0, 0, 0, 0
-	backslash := false
-	for i, c := range l {
-		if b64Class[c] {
-			run++
+// signs, the '"' of a line with a '\', and each "=3D" or "=\n". Runs are
+// counted the way KeySweep finds them, probing every 20th byte, so prose
+// costs a twentieth of its length.
+func potential(l string) int {
+	n := 0
+	for i := 0; i+minB64Run <= len(l); {
+		if !b64Class[l[i+minB64Run-1]] {
+			i += minB64Run
 			continue
 		}
-		if run >= 20 {
-			n++
+		j := i + minB64Run - 1 // back to the start of this run
+		for j > i && b64Class[l[j-1]] {
+			j--
 		}
-		run = 0
-		switch c {
-		case '%':
-			pct++
-		case '"':
-			quotes++
-		case '\\':
-			backslash = true
-		case '=':
-			if i+1 < len(l) && l[i+1] == '\n' || i+2 < len(l) && l[i+1] == '3' && l[i+2] == 'D' {
-				n++
+		if j == i {
+			for j > 0 && b64Class[l[j-1]] {
+				j--
 			}
 		}
+		k := i + minB64Run
+		for k < len(l) && b64Class[l[k]] {
+			k++
+		}
+		if k-j >= minB64Run {
+			n++
+		}
+		i = k
 	}
-	if run >= 20 {
-		n++
+	n += strings.Count(l, "%") / 2
+	if strings.IndexByte(l, '\\') >= 0 {
+		n += strings.Count(l, `"`)
 	}
-	n += pct / 2
-	if backslash {
-		n += quotes
+	for i := strings.IndexByte(l, '='); i >= 0; {
+		if i+1 < len(l) && l[i+1] == '\n' || i+2 < len(l) && l[i+1] == '3' && l[i+2] == 'D' {
+			n++
+		}
+		k := strings.IndexByte(l[i+1:], '=')
+		if k < 0 {
+			break
+		}
+		i += k + 1
 	}
 	return n
 }
 
+// minB64Run is the shortest base64 run KeySweep decodes.
+const minB64Run = 20
+
 // scanBatches scans the lines in batches within the decode budget.
+// Potentials add up over lines (a base64 run never crosses a newline), so
+// whole blocks of about blockBytes are counted at once, and a block is
+// counted line by line only where it would overflow the budget.
 func (r *Redactor) scanBatches(sc *scratch, text string, rep *Report) error {
-	la, pot := 0, 0
-	for i := 0; i < len(sc.lines); i++ {
-		p := int(sc.lines[i].pot)
-		if p > batchBudget {
-			if err := r.scanLines(sc, text, la, i, rep); err != nil {
-				return err
-			}
-			if err := r.scanApart(sc, sc.lines[i].tok0, sc.lines[i].tok1, rep); err != nil {
-				return err
-			}
-			la, pot = i+1, 0
-			continue
+	const blockBytes = 4096
+	lines := sc.lines
+	la, pot := 0, 0 // the open batch: lines [la, i), its potential
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && int(lines[j].end-lines[i].start) <= blockBytes {
+			j++
 		}
-		if pot+p > batchBudget {
-			if err := r.scanLines(sc, text, la, i, rep); err != nil {
-				return err
+		if j-i > 1 {
+			if p := potential(text[lines[i].start:lines[j-1].end]); pot+p <= batchBudget {
+				pot += p
+				i = j
+				continue
 			}
-			la, pot = i, 0
 		}
-		pot += p
+		// One line at a time through this block.
+		for ; i < j; i++ {
+			p := potential(text[lines[i].start:lines[i].end])
+			switch {
+			case p > batchBudget:
+				if err := r.scanLines(sc, text, la, i, rep); err != nil {
+					return err
+				}
+				if err := r.scanApart(sc, lines[i].tok0, lines[i].tok1, rep); err != nil {
+					return err
+				}
+				la, pot = i+1, 0
+				continue
+			case pot+p > batchBudget:
+				if err := r.scanLines(sc, text, la, i, rep); err != nil {
+					return err
+				}
+				la, pot = i, 0
+			}
+			pot += p
+		}
 	}
-	return r.scanLines(sc, text, la, len(sc.lines), rep)
+	return r.scanLines(sc, text, la, len(lines), rep)
 }
 
 // scanLines scans lines [la, lb) together.
