@@ -188,7 +188,10 @@ func BenchmarkResultOff(b *testing.B) {
 }
 
 func BenchmarkField(b *testing.B) {
-	for _, c := range []struct{ mode Mode; kind, name, value string }{
+	for _, c := range []struct {
+		mode              Mode
+		kind, name, value string
+	}{
 		{Balanced, KindSecret, "token", "ghp_abc"},
 		{Balanced, KindURL, "url", "https://app.example.com/api/v1/users/42/orders?page=2&sort=created_at"},
 		{Balanced, KindURL, "url", "https://app.example.com/api/v1/users/42/orders"},

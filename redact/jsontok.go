@@ -18,7 +18,6 @@ import (
 type jstr struct {
 	raw0, raw1 int32 // the token in the source, quotes included
 	v0, v1     int32 // the decoded value: src[v0:v1], or arena[v0:v1] with fArena
-	seg        int32 // start of the value in the scan text; -1 when scanned apart
 	obj        int32 // for names: the enclosing object's number
 	flags      uint8
 }
@@ -288,7 +287,7 @@ func (t *tokenizer) str(i int, flags uint8, obj int32) (int, error) {
 		i++
 	}
 	end := i + 1
-	tok := jstr{raw0: int32(start), raw1: int32(end), seg: -1, obj: obj, flags: flags}
+	tok := jstr{raw0: int32(start), raw1: int32(end), obj: obj, flags: flags}
 	if complexVal {
 		tok.flags |= fComplex
 	}

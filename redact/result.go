@@ -236,16 +236,25 @@ const errScannerGaveUp = scannerError("the scanner stopped early on a string")
 // scratch is the per-call working memory of redactJSON.
 type scratch struct {
 	tz    tokenizer
-	buf   []byte  // the scan text
-	order []int32 // the strings in the scan text, in order
+	buf   []byte // the scan text
+	segs  []seg  // where strings appear in it, in order
 	lines []line
 	cuts  []cut
+	named map[string]bool // member names seen in this call: hold a keyword?
 }
 
-// line is one line of the scan text and the strings [tok0, tok1) on it.
+// seg is one appearance of a string in the scan text.
+type seg struct {
+	start int32 // offset in the scan text
+	tok   int32 // the string
+}
+
+// line is a piece of the scan text ending in a blank line: one string
+// alone, or one member written as JSON; tok is the string scanned apart
+// when the piece is over the decode budget (-1 for a member line).
 type line struct {
 	start, end int32
-	tok0, tok1 int32
+	tok        int32
 }
 
 type scratchPool struct{ p sync.Pool }
@@ -263,6 +272,10 @@ func (p *scratchPool) put(s *scratch) {
 		return
 	}
 	s.tz.src = nil
+	if len(s.named) > 1024 {
+		s.named = nil
+	}
+	clear(s.named)
 	p.p.Put(s)
 }
 
@@ -302,84 +315,146 @@ func (r *Redactor) redactJSON(sc *scratch, src []byte, rep *Report) (out []byte,
 	return r.rewrite(sc), true, nil
 }
 
-// The scan text. Every string goes on a line of its own, except that a
-// member's name and its string value share one, the way JSON shows them,
-// so that KeySweep reads "password" next to its value:
+// The scan text holds every string of the document (member names and
+// values) exactly as decoded, each alone, followed by blank lines: to
+// KeySweep each string is a text of its own, starting a line and ending
+// one, which is what a scan of the string alone sees. Single-line rules
+// never look past a line, quoted literals and quoted-printable soft breaks
+// stop at the blank lines, and a detection maps back to its string by
+// offset alone.
 //
-//	"name":"value"      a plain member
-//	"name": value       the value holds '"' or '\': written bare, so its
-//	                    own quotes pair as they would alone
-//	"name":             a member whose value is not a string
-//	"value"             an array element, or the top-level string
-//	value               an element or name holding '"' or '\'
+// Where a member's name holds one of KeySweep's keywords ("password",
+// "api_key", "stripe"...) and its value is a string, the member also
+// appears as JSON, after its value:
 //
-// Each string's bytes appear exactly as decoded, so a detection maps back
-// to the string by offset alone.
+//	"name":"value"      the value holds no '"' and no '\'
+//	"name": value       it does: written bare, so its quotes pair as alone
 //
-// A string scanned this way gives KeySweep what it would see scanning the
-// string alone, plus the neighbouring text of its line: the line's
-// punctuation sits where a text boundary would, and single-line rules
-// never look past a line. Three things could still make a joint scan miss
-// what a scan of each string alone finds, and each is handled:
+// so that KeySweep reads {"password": "..."} as the assignment it is,
+// though neither string alone is one, just as it would in the text block
+// of the same result. Every rule needs a keyword in or just before its
+// match, so a name without one adds nothing. Detections of both
+// appearances of a string add up.
+//
+// So a joint scan finds what scanning each string alone finds, and more.
+// Three things could still make it miss, and each is handled:
 //
 //   - KeySweep decodes at most 256 encoded spans (base64, percent-encoding,
-//     JSON escapes, quoted-printable) per scan. Each line's possible spans
-//     are counted from above (potential), and a scan never covers lines
-//     whose counts add up to more than batchBudget; a line over the
-//     budget is scanned string by string, as alone.
-//   - KeySweep stops at a million keyword hits or at its detection cap
+//     JSON escapes, quoted-printable) per scan. The spans a piece of text
+//     can hold are counted from above (potential), and a scan never covers
+//     pieces whose counts add up to more than batchBudget; a string over
+//     the budget is scanned alone.
+//   - KeySweep stops at a million keyword hits or at its detection cap,
 //     and says so (Truncated): the batch is split in two and scanned
 //     again, down to single strings, and a single string it gives up on
 //     fails the pass.
-//   - Rules whose matches span lines (PEM keys, paired keys) may join
-//     neighbouring strings: that can only widen what is removed, never
-//     hide a match, and TestJointScanFindsWhatEachStringAloneFinds checks
-//     it on the shared positives.
+//   - A few rules read beyond a line: multi-line patterns (PEM keys, key
+//     pairs) and the look for a user name assigned above a password. A
+//     neighbouring string can then add a finding, or a better-ranked one
+//     covering a slightly different span; it cannot hide one.
+//
+// TestJointScanFindsWhatEachStringAloneFinds checks all this on every
+// string of the shared example sets.
 const batchBudget = 200
+
+// sep ends every piece of the scan text. Four newlines: KeySweep looks at
+// most three lines above a password (for a user name assigned there, or
+// an anonymous login that makes the password no secret), so no string
+// reads its neighbour's lines that way; and a string's trailing backslash
+// or quoted-printable soft break consumes one newline at most.
+const sep = "\n\n\n\n"
 
 func (r *Redactor) render(sc *scratch) {
 	tz := &sc.tz
 	toks := tz.toks
 	buf := sc.buf[:0]
 	sc.lines = sc.lines[:0]
-	sc.order = sc.order[:0]
-	put := func(k int, open, close byte) {
-		t := &toks[k]
-		if open != 0 {
-			buf = append(buf, open)
-		}
-		t.seg = int32(len(buf))
-		buf = append(buf, tz.value(t)...)
-		if close != 0 {
-			buf = append(buf, close)
-		}
-		sc.order = append(sc.order, int32(k))
+	sc.segs = sc.segs[:0]
+	put := func(k int) {
+		sc.segs = append(sc.segs, seg{start: int32(len(buf)), tok: int32(k)})
+		buf = append(buf, tz.value(&toks[k])...)
 	}
-	for i := 0; i < len(toks); i++ {
-		ls := len(buf)
-		tok0 := i
+	for i := range toks {
 		t := &toks[i]
-		switch {
-		case t.flags&fName != 0 && t.flags&fComplex == 0:
-			put(i, '"', '"')
-			buf = append(buf, ':')
-			if i+1 < len(toks) && toks[i+1].flags&fMember != 0 {
-				i++
-				if toks[i].flags&fComplex == 0 {
-					put(i, '"', '"')
-				} else {
-					put(i, ' ', ' ')
-				}
-			}
-		case t.flags&fComplex == 0:
-			put(i, '"', '"')
-		default:
-			put(i, 0, ' ')
+		ls := len(buf)
+		put(i)
+		buf = append(buf, sep...)
+		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)), tok: int32(i)})
+		if t.flags&fMember == 0 || !r.hasKeyword(sc, tz.value(&toks[i-1])) {
+			continue
 		}
-		buf = append(buf, '\n')
-		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)), tok0: int32(tok0), tok1: int32(i + 1)})
+		ls = len(buf)
+		buf = append(buf, '"')
+		put(i - 1)
+		if t.flags&fComplex == 0 {
+			buf = append(buf, '"', ':', '"')
+			put(i)
+			buf = append(buf, '"')
+		} else {
+			buf = append(buf, '"', ':', ' ')
+			put(i)
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, sep...)
+		sc.lines = append(sc.lines, line{start: int32(ls), end: int32(len(buf)), tok: -1})
 	}
 	sc.buf = buf
+}
+
+// hasKeyword reports whether a member name holds one of KeySweep's rule
+// keywords (case-insensitively), remembering the answer for the call.
+func (r *Redactor) hasKeyword(sc *scratch, name []byte) bool {
+	if v, ok := sc.named[string(name)]; ok {
+		return v
+	}
+	v := keywordIn(name)
+	if sc.named == nil {
+		sc.named = map[string]bool{}
+	}
+	sc.named[string(name)] = v
+	return v
+}
+
+var (
+	keywordsOnce sync.Once
+	keywordsBy   map[uint16][]string // KeySweep's keywords (lower-case) by their first two bytes
+)
+
+func keywordIn(name []byte) bool {
+	keywordsOnce.Do(func() {
+		keywordsBy = map[uint16][]string{}
+		seen := map[string]bool{}
+		for _, ru := range secretscan.Rules() {
+			for _, k := range ru.Keywords {
+				k = strings.ToLower(k)
+				if len(k) < 2 || seen[k] {
+					continue
+				}
+				seen[k] = true
+				b := uint16(k[0])<<8 | uint16(k[1])
+				keywordsBy[b] = append(keywordsBy[b], k)
+			}
+		}
+	})
+	var buf [128]byte
+	if len(name) > len(buf) {
+		return true // long names are rare: read them in context
+	}
+	lc := buf[:len(name)]
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lc[i] = c
+	}
+	for i := 0; i+1 < len(lc); i++ {
+		for _, k := range keywordsBy[uint16(lc[i])<<8|uint16(lc[i+1])] {
+			if len(lc)-i >= len(k) && string(lc[i:i+len(k)]) == k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Byte classes for potential.
@@ -468,7 +543,7 @@ func (r *Redactor) scanBatches(sc *scratch, text string, rep *Report) error {
 				if err := r.scanLines(sc, text, la, i, rep); err != nil {
 					return err
 				}
-				if err := r.scanApart(sc, lines[i].tok0, lines[i].tok1, rep); err != nil {
+				if err := r.scanPiece(sc, text, i, rep); err != nil {
 					return err
 				}
 				la, pot = i+1, 0
@@ -503,7 +578,10 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 			}
 			return r.scanLines(sc, text, mid, lb, rep)
 		}
-		return r.scanApart(sc, sc.lines[la].tok0, sc.lines[la].tok1, rep)
+		if sc.lines[la].tok < 0 {
+			return errMalformed(errScannerGaveUp)
+		}
+		return r.scanApart(sc, sc.lines[la].tok, rep)
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
@@ -514,26 +592,34 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 	return nil
 }
 
-// scanApart scans strings [t0, t1) each alone.
-func (r *Redactor) scanApart(sc *scratch, t0, t1 int32, rep *Report) error {
-	for k := t0; k < t1; k++ {
-		v := sc.tz.value(&sc.tz.toks[k])
-		if len(v) == 0 {
-			continue
-		}
-		res, err := r.scanner.Scan(context.Background(), string(v))
-		if err != nil {
-			return errMalformed(err)
-		}
-		if res.Truncated {
-			return errMalformed(errScannerGaveUp)
-		}
-		for i := range res.Detections {
-			d := &res.Detections[i]
-			if r.redacts(d) {
-				sc.cuts = append(sc.cuts, cut{tok: k, start: int32(d.Offset), end: int32(d.End), typ: d.Type})
-				rep.count(d.Type)
-			}
+// scanPiece scans one piece over the decode budget: a string alone, as a
+// scan of it alone would; a member line is already covered by its
+// strings' own pieces, and scanning it whole could go over the budget.
+func (r *Redactor) scanPiece(sc *scratch, text string, i int, rep *Report) error {
+	if sc.lines[i].tok < 0 {
+		return nil
+	}
+	return r.scanApart(sc, sc.lines[i].tok, rep)
+}
+
+// scanApart scans one string alone.
+func (r *Redactor) scanApart(sc *scratch, k int32, rep *Report) error {
+	v := sc.tz.value(&sc.tz.toks[k])
+	if len(v) == 0 {
+		return nil
+	}
+	res, err := r.scanner.Scan(context.Background(), string(v))
+	if err != nil {
+		return errMalformed(err)
+	}
+	if res.Truncated {
+		return errMalformed(errScannerGaveUp)
+	}
+	for i := range res.Detections {
+		d := &res.Detections[i]
+		if r.redacts(d) {
+			sc.cuts = append(sc.cuts, cut{tok: k, start: int32(d.Offset), end: int32(d.End), typ: d.Type})
+			rep.count(d.Type)
 		}
 	}
 	return nil
@@ -547,21 +633,17 @@ func (r *Redactor) scanApart(sc *scratch, t0, t1 int32, rep *Report) error {
 func (r *Redactor) mapDetection(sc *scratch, d *secretscan.Detection, base int, rep *Report) {
 	s, e := int32(base+d.Offset), int32(base+d.End)
 	toks := sc.tz.toks
-	order := sc.order
-	end := func(k int32) int32 { t := &toks[k]; return t.seg + (t.v1 - t.v0) }
-	i := sort.Search(len(order), func(j int) bool { return end(order[j]) > s })
+	segs := sc.segs
+	end := func(g seg) int32 { t := &toks[g.tok]; return g.start + (t.v1 - t.v0) }
+	i := sort.Search(len(segs), func(j int) bool { return end(segs[j]) > s })
 	first := len(sc.cuts)
-	for ; i < len(order); i++ {
-		k := order[i]
-		t := &toks[k]
-		if t.seg >= e {
-			break
-		}
-		cs, ce := max(s, t.seg), min(e, end(k))
+	for ; i < len(segs) && segs[i].start < e; i++ {
+		g := segs[i]
+		cs, ce := max(s, g.start), min(e, end(g))
 		if cs >= ce {
 			continue
 		}
-		c := cut{tok: k, start: cs - t.seg, end: ce - t.seg, typ: d.Type}
+		c := cut{tok: g.tok, start: cs - g.start, end: ce - g.start, typ: d.Type}
 		if d.Encoding != "" && len(sc.cuts) > first {
 			sc.cuts[first] = c
 			continue
