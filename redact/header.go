@@ -134,7 +134,7 @@ func (r *Redactor) redactHeader(name, value string) string {
 		return r.redactURL(value)
 	case hHost:
 		if r.mode == Strict {
-			return r.pseudo.hostPort(strings.TrimSpace(value))
+			return r.pseudo.hostPort(trimOWS(value))
 		}
 	case hAddrs:
 		if r.mode == Strict {
@@ -269,9 +269,10 @@ func (r *Redactor) addrList(v string) string {
 	parts := strings.Split(v, ",")
 	changed := false
 	for i, p := range parts {
-		a := strings.TrimSpace(p)
+		a := trimOWS(p)
 		if ps := r.pseudo.hostPort(a); ps != a {
-			parts[i] = strings.Replace(p, a, ps, 1)
+			lead := strings.Index(p, a)
+			parts[i] = p[:lead] + ps + p[lead+len(a):]
 			changed = true
 		}
 	}
@@ -315,3 +316,6 @@ func (r *Redactor) forwarded(v string) string {
 	}
 	return b.String()
 }
+
+// trimOWS trims HTTP's optional white space: spaces and tabs.
+func trimOWS(s string) string { return strings.Trim(s, " \t") }

@@ -11,6 +11,7 @@ import (
 // the tokenizer and the joint scan are checked against.
 func jsonStrings(doc []byte) ([]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
 	var out []string
 	for {
 		t, err := dec.Token()

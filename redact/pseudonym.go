@@ -168,8 +168,8 @@ func (p *pseudonymizer) email(v string) string {
 		return "user-" + p.token("email", strings.ToLower(addr)) + "@unknown" + invalidTLD
 	}
 	local, domain := addr[:at], addr[at+1:]
-	if isPseudoLabel(local, "user-") && keptHost(strings.ToLower(domain)) && addr == v {
-		return v
+	if isPseudoLabel(local, "user-") && p.host(domain) == domain && addr == v {
+		return v // already a pseudonym
 	}
 	return "user-" + p.token("email", strings.ToLower(addr)) + "@" + p.host(domain)
 }
