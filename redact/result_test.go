@@ -3,8 +3,10 @@ package redact
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -280,5 +282,44 @@ func TestResultIdempotent(t *testing.T) {
 	twice := mustResult(t, r, once)
 	if twice != once {
 		t.Errorf("second pass changed the result:\n%s\n%s", once.Structured, twice.Structured)
+	}
+}
+
+// A Redactor is shared by every call: concurrent passes give the answers
+// of sequential ones (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	r := newTest(t, Strict)
+	results := []*tool.Result{
+		benchResult(8 << 10),
+		typedResult(t, map[string]any{"a": ghToken, "b": []string{jwt, "plain"}}),
+		typedResult(t, map[string]string{"note": "nothing here"}),
+	}
+	want := make([]string, len(results))
+	for i, res := range results {
+		out := mustResult(t, r, res)
+		want[i] = string(out.Structured) + "|" + r.Field(KindHost, "", "api.example.com")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Go(func() {
+			for n := range 20 {
+				i := (g + n) % len(results)
+				out, err := r.Result(results[i])
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				if got := string(out.Structured) + "|" + r.Field(KindHost, "", "api.example.com"); got != want[i] {
+					errs <- fmt.Sprintf("result %d differs", i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
