@@ -51,7 +51,8 @@ const (
 	hForwarded
 )
 
-var headerExact = map[string]headerClass{
+// headerExact classifies header names (lower-case) exactly.
+var headerExact = withPlain(map[string]headerClass{
 	"authorization":                    hAuthorization,
 	"proxy-authorization":              hAuthorization,
 	"cookie":                           hCookie,
@@ -83,6 +84,26 @@ var headerExact = map[string]headerClass{
 	"cf-connecting-ip":                 hAddrs,
 	"x-cluster-client-ip":              hAddrs,
 	"forwarded":                        hForwarded,
+}, commonPlain)
+
+// commonPlain are frequent headers that hold nothing sensitive, answered
+// by one lookup.
+var commonPlain = []string{"content-type", "content-length", "content-encoding", "content-language",
+	"content-disposition", "content-security-policy", "content-security-policy-report-only", "date",
+	"server", "cache-control", "etag", "expires", "last-modified", "vary", "connection",
+	"transfer-encoding", "accept", "accept-encoding", "accept-language", "accept-ranges", "user-agent",
+	"strict-transport-security", "x-frame-options", "x-content-type-options", "referrer-policy",
+	"permissions-policy", "x-xss-protection", "age", "via", "pragma", "x-powered-by", "x-request-id",
+	"access-control-allow-methods", "access-control-max-age", "cross-origin-opener-policy",
+	"cross-origin-embedder-policy", "cross-origin-resource-policy", "alt-svc", "retry-after", "link",
+	"upgrade", "te", "trailer", "if-none-match", "if-modified-since", "range", "content-range",
+	":method", ":scheme", ":status"}
+
+func withPlain(m map[string]headerClass, plain []string) map[string]headerClass {
+	for _, h := range plain {
+		m[h] = hPlain
+	}
+	return m
 }
 
 var sensitiveHeaderWords = []string{"token", "secret", "key", "auth", "session", "passw", "pwd",

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
-	"net"
 	"net/netip"
 	"strings"
 	"sync"
@@ -29,29 +28,41 @@ const (
 // pseudonymizer derives tokens under one key. It is safe for concurrent
 // use.
 type pseudonymizer struct {
-	pool sync.Pool // hash.Hash (HMAC-SHA-256 under the key)
+	pool sync.Pool // *macState
+}
+
+// macState is an HMAC-SHA-256 under the key and its buffers, reused.
+type macState struct {
+	h   hash.Hash
+	msg []byte
+	sum [sha256.Size]byte
 }
 
 func newPseudonymizer(key []byte) *pseudonymizer {
 	k := append([]byte(nil), key...)
 	p := &pseudonymizer{}
-	p.pool.New = func() any { return hmac.New(sha256.New, k) }
+	p.pool.New = func() any { return &macState{h: hmac.New(sha256.New, k)} }
 	return p
 }
 
 // token returns the 12 hex digits of kind and canonical value.
 func (p *pseudonymizer) token(kind, canonical string) string {
-	h := p.pool.Get().(hash.Hash)
-	h.Reset()
-	var sum [sha256.Size]byte
-	h.Write([]byte(pseudoVersion))
-	h.Write([]byte{0})
-	h.Write([]byte(kind))
-	h.Write([]byte{0})
-	h.Write([]byte(canonical))
-	h.Sum(sum[:0])
-	p.pool.Put(h)
-	return hex.EncodeToString(sum[:tokenBytes])
+	m := p.pool.Get().(*macState)
+	msg := append(m.msg[:0], pseudoVersion...)
+	msg = append(msg, 0)
+	msg = append(msg, kind...)
+	msg = append(msg, 0)
+	msg = append(msg, canonical...)
+	m.h.Reset()
+	m.h.Write(msg)
+	sum := m.h.Sum(m.sum[:0])
+	var out [2 * tokenBytes]byte
+	hex.Encode(out[:], sum[:tokenBytes])
+	if cap(msg) <= 4096 {
+		m.msg = msg
+	}
+	p.pool.Put(m)
+	return string(out[:])
 }
 
 // host returns the pseudonym of a host name or IP address without a port:
@@ -66,12 +77,15 @@ func (p *pseudonymizer) host(h string) string {
 	if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
 		inner = h[1 : len(h)-1]
 	}
-	if a, err := netip.ParseAddr(inner); err == nil {
-		ps := p.ip(a)
-		if ps == "" {
-			return h
+	if maybeIP(inner) {
+		a, err := netip.ParseAddr(inner)
+		if err != nil {
+			return "host-" + p.token("host", strings.ToLower(h)) + invalidTLD
 		}
-		return ps
+		if ps := p.ip(a); ps != "" {
+			return ps
+		}
+		return h
 	}
 	lower := strings.ToLower(strings.TrimSuffix(h, "."))
 	if keptHost(lower) {
@@ -84,6 +98,21 @@ func (p *pseudonymizer) host(h string) string {
 		return "*.host-" + p.token("host", rest) + invalidTLD
 	}
 	return "host-" + p.token("host", lower) + invalidTLD
+}
+
+// maybeIP reports whether s could be an IP address: digits and dots, or
+// anything with a colon. It spares host names a failed parse, which
+// allocates.
+func maybeIP(s string) bool {
+	if strings.IndexByte(s, ':') >= 0 {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '.' && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // keptHost reports whether a lower-case host name identifies nothing:
@@ -129,7 +158,7 @@ func (p *pseudonymizer) hostPort(v string) string {
 	if v == "" {
 		return v
 	}
-	if h, port, err := net.SplitHostPort(v); err == nil && digits(port) {
+	if h, port, ok := splitHostPort(v); ok {
 		ps := p.host(h)
 		if ps == h {
 			return v
@@ -137,6 +166,27 @@ func (p *pseudonymizer) hostPort(v string) string {
 		return ps + ":" + port // a pseudonym has no colon
 	}
 	return p.host(v)
+}
+
+// splitHostPort splits "host:port" and "[v6]:port" with a numeric port;
+// ok is false for anything else (a bare IPv6 address among them). Unlike
+// net.SplitHostPort it does not allocate.
+func splitHostPort(v string) (host, port string, ok bool) {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 || !digits(v[i+1:]) {
+		return "", "", false
+	}
+	host = v[:i]
+	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") || strings.IndexByte(host[1:], '[') >= 0 {
+			return "", "", false
+		}
+		return host[1 : len(host)-1], v[i+1:], true
+	}
+	if strings.IndexByte(host, ':') >= 0 || strings.IndexAny(host, "[]") >= 0 {
+		return "", "", false // a bare IPv6 address, or malformed
+	}
+	return host, v[i+1:], true
 }
 
 func digits(s string) bool {
