@@ -15,7 +15,7 @@ const UnscannedMarker = "[REDACTED:unscanned]"
 
 // Span is one credential the text pass removed, without its value.
 type Span struct {
-	// Type is KeySweep's credential type ("github_pat", "password",
+	// Type is KeySweep's credential type ("github_personal_access_token", "password",
 	// "aws_access_key_id"), the one named in the marker; "unscanned" when
 	// the scanner gave up and the whole string went.
 	Type string `json:"type"`
