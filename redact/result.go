@@ -266,15 +266,14 @@ func (p *scratchPool) get() *scratch {
 	return &scratch{}
 }
 
-// put keeps a scratch for reuse unless one of its buffers grew past 1 MiB.
+// put keeps a scratch for reuse unless one of its buffers grew large
+// (about a megabyte): one huge result must not pin its memory for good.
 func (p *scratchPool) put(s *scratch) {
-	if cap(s.buf) > 1<<20 || cap(s.tz.arena) > 1<<20 || cap(s.tz.toks) > 1<<16 {
+	if cap(s.buf) > 1<<20 || cap(s.tz.arena) > 1<<20 || cap(s.tz.toks) > 1<<16 || cap(s.segs) > 1<<16 ||
+		cap(s.lines) > 1<<16 || cap(s.cuts) > 1<<12 || cap(s.tz.stack) > 1<<12 {
 		return
 	}
 	s.tz.src = nil
-	if len(s.named) > 1024 {
-		s.named = nil
-	}
 	clear(s.named)
 	p.p.Put(s)
 }
@@ -411,7 +410,9 @@ func (r *Redactor) hasKeyword(sc *scratch, name []byte) bool {
 	if sc.named == nil {
 		sc.named = map[string]bool{}
 	}
-	sc.named[string(name)] = v
+	if len(sc.named) < 1024 { // names repeat; a map's own keys need not be kept
+		sc.named[string(name)] = v
+	}
 	return v
 }
 
