@@ -323,3 +323,37 @@ func TestConcurrentUse(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// Members whose names hold KeySweep keywords are read as JSON
+// assignments; their values that are not credentials survive, and so do
+// the neighbours of one that is.
+func TestResultKeepsKeywordNamedNonSecrets(t *testing.T) {
+	keep := map[string]any{
+		"token_type": "Bearer", "key": "Content-Type", "sort_key": "created_at", "auth_method": "oauth2",
+		"session_timeout": "30m", "password_changed_at": "2024-01-01T00:00:00Z", "primary_key": "id",
+		"public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@host",
+		"key_id":     "abc123", "secret_name": "prod/db", "token_expires": "2024-05-01T10:00:00Z",
+		"request_id": "550e8400-e29b-41d4-a716-446655440000", "password_policy": "min 12 chars",
+		"token_endpoint": "https://login.example.com/oauth2/token", "key_algorithm": "RSA-2048",
+		"signature_algorithm": "sha256WithRSAEncryption", "cookie_name": "sessionid",
+		"key_fingerprint": "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8", "password_hash_algorithm": "bcrypt",
+		"api_key": "YOUR_API_KEY", "secret": "", "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+	}
+	in := map[string]any{"github_token": ghToken}
+	for k, v := range keep {
+		in[k] = v
+	}
+	got := mustResult(t, newTest(t, Balanced), typedResult(t, in))
+	var back map[string]any
+	if err := json.Unmarshal(got.Structured, &back); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range keep {
+		if back[k] != v {
+			t.Errorf("%s: %q became %q", k, v, back[k])
+		}
+	}
+	if back["github_token"] != "[REDACTED:github_personal_access_token]" {
+		t.Errorf("github_token: %q", back["github_token"])
+	}
+}
