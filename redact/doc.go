@@ -170,7 +170,7 @@
 // member whose name holds a KeySweep keyword ("password", "api_key",
 // "stripe"...) is added as JSON, "name":"value", so that
 // {"password": "..."} reads as the assignment it is, though neither string
-// alone is one. render (result.go) explains why a joint scan finds
+// alone is one. render (jointscan.go) explains why a joint scan finds
 // everything a scan of each string alone finds (decode budgets, truncated
 // scans, rules that read other lines), and
 // TestJointScanFindsWhatEachStringAloneFinds checks it on every string of
