@@ -346,3 +346,26 @@ func TestRedactQueryKeepsKeys(t *testing.T) {
 		t.Error("redactQuery changed a query with nothing to remove")
 	}
 }
+
+func TestSplitHostPort(t *testing.T) {
+	for _, c := range []struct {
+		in, host, port string
+		ok             bool
+	}{
+		{"example.com:443", "example.com", "443", true},
+		{"[2001:db8::1]:8080", "2001:db8::1", "8080", true},
+		{"10.0.0.1:22", "10.0.0.1", "22", true},
+		{"example.com", "", "", false},
+		{"2001:db8::1", "", "", false}, // a bare IPv6 address has no port
+		{"::1", "", "", false},
+		{"example.com:", "", "", false},
+		{"example.com:http", "", "", false},
+		{"[::1", "", "", false},
+		{"a[b]:1", "", "", false},
+	} {
+		h, p, ok := splitHostPort(c.in)
+		if h != c.host || p != c.port || ok != c.ok {
+			t.Errorf("splitHostPort(%q) = %q, %q, %v", c.in, h, p, ok)
+		}
+	}
+}
