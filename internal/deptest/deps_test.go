@@ -33,6 +33,7 @@ var rules = []struct {
 	{"auth/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "request-path controls stand alone"},
 	{"limits/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "the domain does not know its storage"},
 	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},
+	{"redact/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/...", "safehttp/...", "webscan/..."}, "the privacy engine sees only results, the SDK's types and the scanner"},
 	{"policy/...", []string{"toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are adapters between the request path and the protocol"},
 	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 }
