@@ -144,19 +144,12 @@ func (e *elfState) offsetOf(addr uint64) (int64, bool) {
 	return 0, false
 }
 
-// pltLayout returns where the stub for PLT relocation i lives, when the
-// architecture's PLT has a fixed layout.
+// pltLayout returns where the stub for PLT relocation i lives, for the
+// architectures whose PLT has a fixed layout (a 32-byte header, then
+// 16-byte entries in relocation order).
 func (e *elfState) pltLayout() func(i int) uint64 {
-	sec := e.section(".plt.sec")
 	plt := e.section(".plt")
 	switch e.b.a.Arch {
-	case ArchX86_64, ArchX86:
-		if sec != nil && sec.Size >= 16 {
-			return func(i int) uint64 { return sec.Addr + 16*uint64(i) }
-		}
-		if plt != nil && plt.Size >= 32 && plt.Entsize <= 16 {
-			return func(i int) uint64 { return plt.Addr + 16*uint64(i+1) }
-		}
 	case ArchARM64, ArchRISCV64:
 		if plt != nil && plt.Size >= 48 {
 			return func(i int) uint64 { return plt.Addr + 32 + 16*uint64(i) }
@@ -165,10 +158,66 @@ func (e *elfState) pltLayout() func(i int) uint64 {
 	return nil
 }
 
+// x86PLTStubs decodes the x86 PLT sections (.plt, .plt.sec, .plt.got)
+// as objdump does: each stub's indirect jump names the GOT slot it goes
+// through. It returns the stub address for each slot.
+func (e *elfState) x86PLTStubs() map[uint64]uint64 {
+	out := map[uint64]uint64{}
+	var gotplt uint64
+	if s := e.section(".got.plt"); s != nil {
+		gotplt = s.Addr
+	} else if s := e.section(".got"); s != nil {
+		gotplt = s.Addr
+	}
+	for _, name := range []string{".plt", ".plt.sec", ".plt.got"} {
+		s := e.section(name)
+		bs, ok := e.bytes(s)
+		if !ok || len(bs) > 1<<24 {
+			continue
+		}
+		step := 16
+		if s.Entsize == 8 {
+			step = 8
+		}
+		for at := 0; at+step <= len(bs); at += step {
+			ent := bs[at : at+step]
+			addr := s.Addr + uint64(at)
+			for k := 0; k+6 <= len(ent) && k <= 8; k++ {
+				if ent[k] != 0xff {
+					continue
+				}
+				disp := int64(int32(e.bo.Uint32(ent[k+2:])))
+				var slot uint64
+				switch {
+				case ent[k+1] == 0x25 && e.b.a.Arch == ArchX86_64: // jmp *disp(%rip)
+					slot = addr + uint64(k) + 6 + uint64(disp)
+				case ent[k+1] == 0x25: // jmp *abs32
+					slot = uint64(uint32(disp))
+				case ent[k+1] == 0xa3 && gotplt != 0: // jmp *disp(%ebx)
+					slot = uint64(uint32(gotplt + uint64(disp)))
+				default:
+					continue
+				}
+				if _, dup := out[slot]; !dup {
+					out[slot] = addr
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 // relocations reads every REL and RELA table, and fills the import
 // slots and PLT stubs from the jump-slot relocations.
 func (e *elfState) relocations() {
-	stub := e.pltLayout()
+	var stub func(int) uint64
+	var stubBySlot map[uint64]uint64
+	if a := e.b.a.Arch; a == ArchX86_64 || a == ArchX86 {
+		stubBySlot = e.x86PLTStubs()
+	} else {
+		stub = e.pltLayout()
+	}
 	n := 0
 	for _, s := range e.f.Sections {
 		if s.Type != elf.SHT_RELA && s.Type != elf.SHT_REL {
@@ -227,13 +276,14 @@ func (e *elfState) relocations() {
 			}
 			if idx, ok := e.importAt[sym]; ok && dynLinked {
 				imp := &e.b.a.Imports[idx]
-				if isPLT {
+				if isPLT || imp.Slot == 0 {
 					imp.Slot = off
-					if stub != nil {
-						imp.Stub = stub(i)
-					}
-				} else if imp.Slot == 0 {
-					imp.Slot = off
+				}
+				if isPLT && stub != nil {
+					imp.Stub = stub(i)
+				}
+				if st, ok := stubBySlot[off]; ok && (imp.Stub == 0 || isPLT) {
+					imp.Stub = st
 				}
 			}
 		}
