@@ -107,8 +107,9 @@ func (a *Analysis) validate() error {
 			return bad("list length")
 		}
 	}
+	// A range of no bytes may name any offset (NOBITS sections do).
 	inFile := func(off, n int64) bool {
-		return off >= 0 && n >= 0 && off <= a.FileSize && n <= a.FileSize-off
+		return n == 0 || off >= 0 && n > 0 && off <= a.FileSize && n <= a.FileSize-off
 	}
 	for _, s := range a.Segments {
 		if !inFile(s.Offset, s.FileSize) || s.Size > 0 && s.Addr+s.Size < s.Addr {
