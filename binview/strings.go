@@ -128,6 +128,7 @@ func (v *View) scanStrings() {
 		out = []String{}
 	}
 	v.strs = out
+	v.strDone.Store(true)
 }
 
 // StringText decodes s, cut to at most maxBytes bytes of the file (0:
@@ -263,4 +264,20 @@ func looksEmail(t string) bool {
 	dom := t[at+1:]
 	dot := strings.LastIndexByte(dom, '.')
 	return dot > 0 && len(dom)-dot-1 >= 2
+}
+
+// stringsReady reports whether the strings were extracted already, so
+// that a cheap lookup need not trigger the scan.
+func (v *View) stringsReady() bool { return v.strDone.Load() }
+
+// StringAt returns the extracted string that holds addr.
+func (v *View) StringAt(addr uint64) (String, bool) {
+	strs, _ := v.Strings()
+	i := sort.Search(len(strs), func(i int) bool { return strs[i].Addr > addr })
+	for j := i - 1; j >= 0 && j >= i-2; j-- {
+		if s := strs[j]; addr-s.Addr < uint64(s.Length) {
+			return s, true
+		}
+	}
+	return String{}, false
 }

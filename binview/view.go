@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/tool/addrexpr"
@@ -36,6 +37,7 @@ type View struct {
 	symAt []int32
 
 	strOnce   sync.Once
+	strDone   atomic.Bool
 	strs      []String
 	strsTrunc bool
 }
