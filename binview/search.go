@@ -175,8 +175,8 @@ func (v *View) Search(ctx context.Context, p Pattern, opts SearchOptions) ([]Mat
 		}
 		base := r.off + int64(s-r.addr)
 		hay := v.data[base : base+int64(e-s)]
-		for i := 0; i+len(p.value) <= len(hay); {
-			if ctx.Err() != nil {
+		for i, n := 0, 0; i+len(p.value) <= len(hay); n++ {
+			if n&1023 == 0 && ctx.Err() != nil {
 				return out, true, errcode.Wrap(CodeAnalysisTimeout, "the search ran out of time", ctx.Err())
 			}
 			var at int
