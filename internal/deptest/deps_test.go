@@ -18,6 +18,7 @@ var rules = []struct {
 	{"secretscan/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "safehttp/...", "webscan/..."}, "engines are leaves"},
 	{"safehttp/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "webscan/..."}, "engines are leaves"},
 	{"webscan/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "safehttp/..."}, "engines are leaves; the fetcher is injected"},
+	{"binview/...", []string{"tool", "tool/tooltest/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the binary views engine is a leaf (it may use tool/addrexpr and errcode)"},
 	{"tool/addrexpr/...", []string{"tool", "mcp/...", "toolset/...", "internal/cli/..."}, "the expression engine is a leaf"},
 	{"errcode", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the shared error type is a leaf every package may use"},
 	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
