@@ -307,11 +307,22 @@ func (b *builder) finish() error {
 	}
 	b.guard("Go build information", b.goBuild)
 	b.demangleAll()
+	// Sections may overlap (a crafted file can make every one claim the
+	// whole file), so entropy has a budget of a few passes over the file.
+	budget := 4*int64(len(b.data)) + 1<<20
 	for i := range b.a.Sections {
 		s := &b.a.Sections[i]
-		if s.FileSize > 0 {
-			s.Entropy = entropy(b.data[s.Offset : s.Offset+s.FileSize])
+		if s.FileSize <= 0 {
+			continue
 		}
+		if budget -= s.FileSize; budget < 0 {
+			b.warn(WarnTruncated, "section entropy was left out past a work limit")
+			break
+		}
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		s.Entropy = entropy(b.data[s.Offset : s.Offset+s.FileSize])
 	}
 	if err := b.ctx.Err(); err != nil {
 		return err

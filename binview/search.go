@@ -163,6 +163,9 @@ func (v *View) Search(ctx context.Context, p Pattern, opts SearchOptions) ([]Mat
 		}
 	}
 	out := []Match{}
+	// Regions may alias the same file bytes; a crafted file can make
+	// thousands do so. Scanning stops after a few passes over the file.
+	budget := 4*int64(len(v.data)) + 1<<20
 	for ri := range v.regions {
 		r := &v.regions[ri]
 		if r.fileSize <= 0 {
@@ -175,6 +178,9 @@ func (v *View) Search(ctx context.Context, p Pattern, opts SearchOptions) ([]Mat
 		}
 		base := r.off + int64(s-r.addr)
 		hay := v.data[base : base+int64(e-s)]
+		if budget -= int64(len(hay)); budget < 0 {
+			return out, true, nil
+		}
 		for i, n := 0, 0; i+len(p.value) <= len(hay); n++ {
 			if n&1023 == 0 && ctx.Err() != nil {
 				return out, true, errcode.Wrap(CodeAnalysisTimeout, "the search ran out of time", ctx.Err())

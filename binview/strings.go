@@ -69,7 +69,23 @@ func (v *View) stringRanges() []strRange {
 			}
 		}
 	}
-	return rs
+	// Scan each byte of the file once: drop ranges whose file bytes an
+	// earlier range covered (crafted files overlap them at will).
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].off < rs[j].off })
+	out := rs[:0]
+	var end int64
+	for _, r := range rs {
+		if r.off < end {
+			cut := end - r.off
+			if cut >= r.n {
+				continue
+			}
+			r.off, r.addr, r.n = r.off+cut, r.addr+uint64(cut), r.n-cut
+		}
+		out = append(out, r)
+		end = r.off + r.n
+	}
+	return out
 }
 
 func (v *View) scanStrings() {
