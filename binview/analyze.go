@@ -210,8 +210,8 @@ func (b *builder) addSection(s Section) bool {
 		b.warn(WarnMalformed, "a section wraps around the address space")
 		s.Mapped = false
 	}
-	if s.FileSize > 0 {
-		if _, ok := b.fileBytes(s.Offset, uint64(s.FileSize)); !ok {
+	if s.FileSize != 0 {
+		if _, ok := b.fileBytes(s.Offset, uint64(s.FileSize)); !ok || s.FileSize < 0 {
 			b.warn(WarnMalformed, "a section lies outside the file")
 			s.FileSize = 0
 		}
@@ -229,9 +229,13 @@ func (b *builder) addSegment(s Segment) bool {
 		b.warn(WarnMalformed, "a segment wraps around the address space")
 		return false
 	}
+	if s.FileSize < 0 {
+		s.FileSize = int64(len(b.data)) // clamped to the file below
+		b.warn(WarnMalformed, "a segment's file size is out of range")
+	}
 	if s.FileSize > 0 {
-		if int64(s.FileSize) < 0 || uint64(s.FileSize) > s.Size && s.Size > 0 {
-			s.FileSize = int64(s.Size)
+		if uint64(s.FileSize) > s.Size {
+			s.FileSize = int64(min(s.Size, uint64(len(b.data))))
 		}
 		if _, ok := b.fileBytes(s.Offset, uint64(s.FileSize)); !ok {
 			// Keep what the file has.

@@ -3,9 +3,12 @@ package binview
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,7 +96,8 @@ func fuzzOpen(t *testing.T, data []byte, format Format) {
 	}
 	b, err := UnmarshalAnalysis(enc)
 	if err != nil {
-		t.Fatalf("a fresh analysis does not decode: %v", err)
+		os.WriteFile("/tmp/slow.macho", data, 0o644)
+		t.Fatalf("a fresh analysis does not decode: %v (%v)", err, errors.Unwrap(err))
 	}
 	v, err := New("fuzz", data, b, &opts)
 	if err != nil {
