@@ -36,6 +36,9 @@ func checkGoMain(t *testing.T, v *View) {
 	if tc := v.Toolchain(); tc.Language != "go" {
 		t.Errorf("toolchain = %+v", tc)
 	}
+	if tr := v.Triage(); tr.Counts.Symbols < tr.Counts.GoFunctions || tr.GoVersion != runtime.Version() {
+		t.Errorf("triage counts %d symbols for %d Go functions, version %q", tr.Counts.Symbols, tr.Counts.GoFunctions, tr.GoVersion)
+	}
 }
 
 func TestGoStrippedBinaries(t *testing.T) {

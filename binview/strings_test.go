@@ -41,7 +41,7 @@ func TestStringsLimit(t *testing.T) {
 	if len(strs) != 10 || !cut {
 		t.Errorf("%d strings, cut %v", len(strs), cut)
 	}
-	if tr := v.Triage(); tr.State != "partial" || !tr.Counts.StringsCut {
+	if tr := v.Triage(); tr.State != "partial" || !tr.Counts.StringsCut || tr.Counts.Symbols != 0 {
 		t.Errorf("triage state %s", tr.State)
 	}
 }

@@ -52,7 +52,7 @@ func (v *View) Triage() Triage {
 		Size: a.FileSize, ImageBase: a.ImageBase, Entry: a.Entry, Stripped: a.Stripped, Slices: a.Slices,
 		Hashes: a.Hashes, Hardening: a.Hardening, Toolchain: a.Toolchain,
 		Counts: Counts{
-			Segments: len(a.Segments), Sections: len(a.Sections), Symbols: len(a.Symbols), Imports: len(a.Imports),
+			Segments: len(a.Segments), Sections: len(a.Sections), Symbols: len(v.syms), Imports: len(a.Imports),
 			Exports: len(a.Exports), Libraries: len(a.Libraries), Relocations: len(a.Relocations), Entries: len(a.Entries),
 			GoFunctions: len(a.GoFunctions), FunctionHints: len(a.Hints), Strings: len(strs), StringsCut: cut,
 		},
