@@ -233,3 +233,27 @@ func TestReadUsesFileByteOrder(t *testing.T) {
 		t.Error("a read across the end succeeded")
 	}
 }
+
+// A View is shared by concurrent tool calls: lazy string extraction and
+// every lookup must be race-free.
+func TestViewConcurrentUse(t *testing.T) {
+	v := openFile(t, gccFixture(t, "gcc-O2", "-O2"), nil)
+	main, _ := v.Symbol("main")
+	done := make(chan struct{})
+	for i := 0; i < 8; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			_ = v.Triage()
+			_, _ = v.AddressInfo(main, 16)
+			_ = v.ListStrings(Query{Text: "fixture"})
+			_, _, _ = v.SymbolAt(main + 3)
+			_, _ = v.Read(main, 8)
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		<-done
+	}
+	if s, _ := v.Strings(); len(s) == 0 {
+		t.Error("no strings")
+	}
+}
