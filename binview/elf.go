@@ -167,8 +167,11 @@ func (b *builder) elf() error {
 		if i == 0 && s.Type == elf.SHT_NULL {
 			continue
 		}
+		// .tbss has an address but takes no memory: it is a template
+		// for each thread, so it would shadow the sections after it.
+		tbss := s.Flags&elf.SHF_TLS != 0 && s.Type == elf.SHT_NOBITS
 		sec := Section{Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: int64(s.Offset), Type: elfSectionType(s.Type),
-			Compressed: s.Flags&elf.SHF_COMPRESSED != 0, Mapped: s.Flags&elf.SHF_ALLOC != 0 && f.Type != elf.ET_REL && s.Addr != 0}
+			Compressed: s.Flags&elf.SHF_COMPRESSED != 0, Mapped: s.Flags&elf.SHF_ALLOC != 0 && f.Type != elf.ET_REL && s.Addr != 0 && !tbss}
 		if s.Type != elf.SHT_NOBITS {
 			sec.FileSize = int64(s.FileSize)
 		}

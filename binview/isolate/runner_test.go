@@ -82,7 +82,7 @@ func readRequest() {
 	}
 }
 
-func runner(t *testing.T, mode string, l Limits) *Runner {
+func runner(t testing.TB, mode string, l Limits) *Runner {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("limits are tested on Linux")
@@ -100,7 +100,7 @@ func runner(t *testing.T, mode string, l Limits) *Runner {
 	return &Runner{Path: exe, Env: []string{childEnv + "=" + mode}, Limits: l, Stderr: func(b []byte) { tail = append([]byte(nil), b...) }}
 }
 
-func libc(t *testing.T) []byte {
+func libc(t testing.TB) []byte {
 	b, err := os.ReadFile("/lib/x86_64-linux-gnu/libc.so.6")
 	if err != nil {
 		t.Skip("no libc")
