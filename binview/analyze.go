@@ -305,28 +305,23 @@ func (b *builder) finish() error {
 	if err := b.ctx.Err(); err != nil {
 		return err
 	}
+	// Entropy reads every section once more; it runs beside the Go
+	// metadata decoding.
+	ent := make(chan []float64, 1)
+	go func() { ent <- b.entropies() }()
 	b.guard("Go function table", b.goFunctions)
 	if err := b.ctx.Err(); err != nil {
+		<-ent
 		return err
 	}
 	b.guard("Go build information", b.goBuild)
 	b.demangleAll()
-	// Sections may overlap (a crafted file can make every one claim the
-	// whole file), so entropy has a budget of a few passes over the file.
-	budget := 4*int64(len(b.data)) + 1<<20
-	for i := range b.a.Sections {
-		s := &b.a.Sections[i]
-		if s.FileSize <= 0 {
-			continue
-		}
-		if budget -= s.FileSize; budget < 0 {
-			b.warn(WarnTruncated, "section entropy was left out past a work limit")
-			break
-		}
-		if err := b.ctx.Err(); err != nil {
-			return err
-		}
-		s.Entropy = entropy(b.data[s.Offset : s.Offset+s.FileSize])
+	es := <-ent
+	if es == nil {
+		b.warn(WarnTruncated, "section entropy was left out past a work limit")
+	}
+	for i := range es {
+		b.a.Sections[i].Entropy = es[i]
 	}
 	if err := b.ctx.Err(); err != nil {
 		return err
@@ -408,6 +403,24 @@ func (b *builder) sortAll() {
 		}
 		return a.Entries[i].Addr < a.Entries[j].Addr
 	})
+}
+
+// entropies returns each section's entropy, or nil when the sections
+// overlap so much that computing it would pass over the file more than
+// a few times (a crafted file can make every section claim it all).
+func (b *builder) entropies() []float64 {
+	budget := 4*int64(len(b.data)) + 1<<20
+	out := make([]float64, len(b.a.Sections))
+	for i, s := range b.a.Sections {
+		if s.FileSize <= 0 {
+			continue
+		}
+		if budget -= s.FileSize; budget < 0 || b.ctx.Err() != nil {
+			return nil
+		}
+		out[i] = entropy(b.data[s.Offset : s.Offset+s.FileSize])
+	}
+	return out
 }
 
 // check returns the context's error every 4096 calls of a loop.
