@@ -10,7 +10,8 @@ import (
 // Symbol resolves a name for address expressions, in this order: a
 // symbol of that name (symbol tables, exports, Go's pclntab; Mach-O
 // names also without their leading underscore), an import (its PLT
-// stub or IAT/GOT slot), an automatic name (sub_401000, data_4010a0,
+// stub or IAT/GOT slot; "name@plt" is the stub and "__imp_name" the
+// slot), an automatic name (sub_401000, data_4010a0,
 // loc_401005: any mapped address), then a demangled C++ or Rust name
 // when exactly one address has it ('ns::f(int)' or 'ns::f').
 func (v *View) Symbol(name string) (uint64, bool) {
@@ -28,6 +29,18 @@ func (v *View) Symbol(name string) (uint64, bool) {
 	if v.a.Format == FormatMachO {
 		if i, ok := v.impByName["_"+name]; ok {
 			return v.a.Imports[i].Addr(), true
+		}
+	}
+	// objdump's "printf@plt" is the stub; the linker's "__imp_CreateFileW"
+	// the IAT slot.
+	if n, ok := strings.CutSuffix(name, "@plt"); ok {
+		if i, ok := v.impByName[n]; ok && v.a.Imports[i].Stub != 0 {
+			return v.a.Imports[i].Stub, true
+		}
+	}
+	if n, ok := strings.CutPrefix(name, "__imp_"); ok {
+		if i, ok := v.impByName[n]; ok && v.a.Imports[i].Slot != 0 {
+			return v.a.Imports[i].Slot, true
 		}
 	}
 	if addr, ok := autoName(name); ok && v.Mapped(addr) {

@@ -141,6 +141,18 @@ func TestAddressExpressions(t *testing.T) {
 			want uint64
 		}{"printf", printf})
 	}
+	for _, im := range v.Imports() {
+		if im.Stub != 0 && im.Slot != 0 {
+			cases = append(cases, struct {
+				expr string
+				want uint64
+			}{im.Name + "@plt", im.Stub}, struct {
+				expr string
+				want uint64
+			}{"__imp_" + im.Name, im.Slot})
+			break
+		}
+	}
 	for _, c := range cases {
 		got, err := addrexpr.Evaluate(context.Background(), c.expr, v)
 		if err != nil || got != c.want {
