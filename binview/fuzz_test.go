@@ -94,7 +94,6 @@ func fuzzOpen(t *testing.T, data []byte, format Format) {
 	}
 	b, err := UnmarshalAnalysis(enc)
 	if err != nil {
-		os.WriteFile("/tmp/slow.macho", data, 0o644)
 		t.Fatalf("a fresh analysis does not decode: %v (%v)", err, errors.Unwrap(err))
 	}
 	v, err := New("fuzz", data, b, &opts)
