@@ -15,6 +15,7 @@ func benchOpen(b *testing.B, path string) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	var v *View
 	for i := 0; i < b.N; i++ {
 		var err error
@@ -25,6 +26,7 @@ func benchOpen(b *testing.B, path string) {
 		_ = v.Triage()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
