@@ -30,10 +30,9 @@ const (
 )
 
 var (
-	errSyntax   = errors.New("structured content is not valid JSON")
-	errTooDeep  = errors.New("structured content is nested too deeply")
-	errTooMany  = errors.New("structured content holds too many strings")
-	errTooLarge = errors.New("structured content is too large")
+	errSyntax  = errors.New("structured content is not valid JSON")
+	errTooDeep = errors.New("structured content is nested too deeply")
+	errTooMany = errors.New("structured content holds too many strings")
 )
 
 // tokenizer reads one JSON document.

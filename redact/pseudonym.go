@@ -183,7 +183,7 @@ func splitHostPort(v string) (host, port string, ok bool) {
 		}
 		return host[1 : len(host)-1], v[i+1:], true
 	}
-	if strings.IndexByte(host, ':') >= 0 || strings.IndexAny(host, "[]") >= 0 {
+	if strings.IndexByte(host, ':') >= 0 || strings.ContainsAny(host, "[]") {
 		return "", "", false // a bare IPv6 address, or malformed
 	}
 	return host, v[i+1:], true

@@ -61,9 +61,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.stdioCommand(),
 		e.toolsCommand(),
 		e.scanCommand(),
+		e.inspectCommand(),
 		e.tokenCommand(),
 		e.auditCommand(),
 		e.versionCommand(),
+		e.analyzeWorkerCommand(),
 	)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -1,0 +1,101 @@
+package binview
+
+import (
+	"context"
+	"runtime"
+	"testing"
+)
+
+// benchOpen opens path and triages it b.N times, and reports the heap a
+// finished view keeps (retained-MB) beside -benchmem's per-operation
+// allocation.
+func benchOpen(b *testing.B, path string) {
+	data := readFile(b, path)
+	opts := &Options{MaxFileSize: LocalMaxFileSize}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var v *View
+	for i := 0; i < b.N; i++ {
+		var err error
+		v, err = Open(context.Background(), path, data, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = v.Triage()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "retained-MB")
+	runtime.KeepAlive(v)
+}
+
+// A stripped 25 MB Go binary: the Go compiler.
+func BenchmarkOpenTriageGoCompiler(b *testing.B) { benchOpen(b, strippedCompile(b)) }
+
+// The system's C library.
+func BenchmarkOpenTriageLibc(b *testing.B) { benchOpen(b, "/lib/x86_64-linux-gnu/libc.so.6") }
+
+// The hosted path's parent side: decode a snapshot and build the view.
+func BenchmarkSnapshotToView(b *testing.B) {
+	for _, c := range []struct{ name, path string }{{"GoCompiler", strippedCompile(b)}, {"Libc", "/lib/x86_64-linux-gnu/libc.so.6"}} {
+		b.Run(c.name, func(b *testing.B) {
+			data := readFile(b, c.path)
+			a, err := Analyze(context.Background(), data, &Options{MaxFileSize: LocalMaxFileSize})
+			if err != nil {
+				b.Fatal(err)
+			}
+			enc, _ := a.MarshalBinary()
+			b.ReportMetric(float64(len(enc))/(1<<20), "snapshot-MB")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				a, err := UnmarshalAnalysis(enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := New(c.name, data, a, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLookups(b *testing.B) {
+	v := openFile(b, strippedCompile(b), nil)
+	addr, _ := v.Symbol("cmd/compile/internal/ssa.(*Func).Fatalf")
+	b.Run("SymbolByName", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, ok := v.Symbol("cmd/compile/internal/ssa.(*Func).Fatalf"); !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("SymbolAt", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, ok := v.SymbolAt(addr + 7); !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("AddressInfo", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := v.AddressInfo(addr+7, 16); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	p, _ := ParsePattern("48 8b ?? ?? ?? ?? ?? 48 89")
+	b.Run("Search100", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := v.Search(context.Background(), p, SearchOptions{Max: 100}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,47 @@
+// Package binview is Warden's binary views engine: it opens an executable
+// file (ELF, PE, Mach-O including fat files, or raw bytes with a declared
+// architecture and base) and answers questions about it: segments and
+// sections, symbols, imports and exports, relocations, strings, build and
+// toolchain information, hardening flags and hashes, address and
+// file-offset mapping, memory reads and byte searches.
+//
+// The package is a leaf: it imports the standard library, the PE parser
+// github.com/saferwall/pe, the demangler github.com/ianlancetaylor/demangle
+// and Warden's own address-expression and error packages, and knows
+// nothing of MCP.
+//
+// # Analyze, then view
+//
+// Opening a file has two halves. [Analyze] runs the format parsers over
+// the bytes and produces an [Analysis]: a versioned, serializable snapshot
+// of everything a view needs besides the bytes themselves. [New] builds an
+// immutable [View] from the bytes and an Analysis without parsing the file
+// again. [Open] does both in one call.
+//
+// The split exists for hosted servers. The parsers of the standard
+// library's debug/* packages are not hardened against hostile files; a
+// crafted input can make them allocate gigabytes, which no recover can
+// catch. A hosted server therefore runs Analyze in a child process under
+// memory, CPU and wall-clock limits (package binview/isolate), receives
+// the snapshot ([Analysis.MarshalBinary], [UnmarshalAnalysis]) and builds
+// the View in its own process. The snapshot is also what a server caches,
+// keyed by the file's SHA-256, [EngineVersion] and [Options.CacheKey].
+//
+// Every parser here runs under recover, with sizes and counts checked
+// against the file and the [Options] limits before anything is allocated.
+//
+// # Addresses
+//
+// A View implements addrexpr.Target, so address expressions such as
+// "main", ".text + 0x10", "sub_401000", "printf" or "[rsp].q" resolve
+// against its symbols and sections. Names recovered from Go's pclntab
+// resolve like any other symbol, also in stripped Go binaries. Every
+// address is a virtual address (uint64); [Hex] formats one the way tools
+// print them.
+//
+// # Errors
+//
+// Every error is an *errcode.Error with a stable code ([CodeUnsupportedFormat],
+// [CodeFileTooLarge], [CodeAddressUnmapped], ...) and a short message that
+// never names a path.
+package binview

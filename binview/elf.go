@@ -1,0 +1,471 @@
+package binview
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// elfArch maps an ELF machine and class to an Arch.
+func elfArch(m elf.Machine, c elf.Class) Arch {
+	is64 := c == elf.ELFCLASS64
+	switch m {
+	case elf.EM_386:
+		return ArchX86
+	case elf.EM_X86_64:
+		return ArchX86_64
+	case elf.EM_AARCH64:
+		return ArchARM64
+	case elf.EM_ARM:
+		return ArchARM
+	case elf.EM_RISCV:
+		if is64 {
+			return ArchRISCV64
+		}
+	case elf.EM_PPC64:
+		return ArchPPC64
+	case elf.EM_S390:
+		if is64 {
+			return ArchS390X
+		}
+	case elf.EM_LOONGARCH:
+		if is64 {
+			return ArchLoong64
+		}
+	}
+	return ArchUnknown
+}
+
+// elfPrecheck refuses headers that would make debug/elf inflate a
+// compressed section name table before we can look at it.
+func elfPrecheck(data []byte) error {
+	if len(data) < 0x34 {
+		return errAnalysisFailed(fmt.Errorf("elf: short header"))
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if data[5] == 2 {
+		bo = binary.BigEndian
+	}
+	var shoff uint64
+	var shentsize, shnum, shstrndx uint64
+	is64 := data[4] == 2
+	if is64 {
+		if len(data) < 0x40 {
+			return errAnalysisFailed(fmt.Errorf("elf: short header"))
+		}
+		shoff = bo.Uint64(data[0x28:])
+		shentsize, shnum, shstrndx = uint64(bo.Uint16(data[0x3a:])), uint64(bo.Uint16(data[0x3c:])), uint64(bo.Uint16(data[0x3e:]))
+	} else {
+		shoff = uint64(bo.Uint32(data[0x20:]))
+		shentsize, shnum, shstrndx = uint64(bo.Uint16(data[0x2e:])), uint64(bo.Uint16(data[0x30:])), uint64(bo.Uint16(data[0x32:]))
+	}
+	if shoff == 0 || shentsize == 0 {
+		return nil
+	}
+	flagsAt := func(i uint64) (uint64, bool) {
+		off := shoff + i*shentsize
+		if off < shoff || off+shentsize > uint64(len(data)) || shentsize < 0x28 {
+			return 0, false
+		}
+		if is64 {
+			return bo.Uint64(data[off+8:]), true
+		}
+		return uint64(bo.Uint32(data[off+8:])), true
+	}
+	if shstrndx == uint64(elf.SHN_XINDEX) || shnum == 0 {
+		// Extended numbering: the real index is in section 0's link.
+		off := shoff + 0x18 // sh_link of section 0, ELF32
+		if is64 {
+			off = shoff + 0x28
+		}
+		if off+4 <= uint64(len(data)) && shstrndx == uint64(elf.SHN_XINDEX) {
+			shstrndx = uint64(bo.Uint32(data[off:]))
+		}
+	}
+	if f, ok := flagsAt(shstrndx); ok && f&uint64(elf.SHF_COMPRESSED) != 0 {
+		return errAnalysisFailed(fmt.Errorf("elf: compressed section name table"))
+	}
+	return nil
+}
+
+func elfKind(f *elf.File, dyn *elfDynamic, hasInterp bool) string {
+	switch f.Type {
+	case elf.ET_EXEC:
+		return "executable"
+	case elf.ET_REL:
+		return "object"
+	case elf.ET_CORE:
+		return "core"
+	case elf.ET_DYN:
+		switch {
+		case dyn.flags1&uint64(elf.DF_1_PIE) != 0:
+			return "pie"
+		case dyn.soname != "":
+			return "shared_library"
+		case hasInterp:
+			return "pie"
+		}
+		return "shared_library"
+	}
+	return "other"
+}
+
+func (b *builder) elf() error {
+	if err := elfPrecheck(b.data); err != nil {
+		return err
+	}
+	f, err := elf.NewFile(bytes.NewReader(b.data))
+	if err != nil {
+		return errAnalysisFailed(err)
+	}
+	a := b.a
+	a.Arch = elfArch(f.Machine, f.Class)
+	a.Machine = f.Machine.String()
+	a.Bits = 32
+	if f.Class == elf.ELFCLASS64 {
+		a.Bits = 64
+	}
+	a.Endian = "little"
+	if f.ByteOrder == binary.BigEndian {
+		a.Endian = "big"
+	}
+	e := &elfState{b: b, f: f, bo: f.ByteOrder, is64: a.Bits == 64}
+
+	// Program headers.
+	var hasInterp, hasStack, execStack, hasRelro bool
+	lowest := ^uint64(0)
+	for _, p := range f.Progs {
+		switch p.Type {
+		case elf.PT_LOAD:
+			seg := Segment{Name: fmt.Sprintf("LOAD%d", len(a.Segments)), Addr: p.Vaddr, Size: p.Memsz,
+				Offset: int64(p.Off), FileSize: int64(p.Filesz), Perm: elfProgPerm(p.Flags), Type: "LOAD"}
+			if b.addSegment(seg) && p.Vaddr < lowest {
+				lowest = p.Vaddr
+			}
+		case elf.PT_INTERP:
+			hasInterp = true
+			if bs, ok := b.fileBytes(int64(p.Off), p.Filesz); ok {
+				e.interp = cString(bs)
+			}
+		case elf.PT_GNU_STACK:
+			hasStack = true
+			execStack = p.Flags&elf.PF_X != 0
+		case elf.PT_GNU_RELRO:
+			hasRelro = true
+		}
+	}
+	if lowest != ^uint64(0) {
+		a.ImageBase = lowest
+	}
+
+	// Sections.
+	for i, s := range f.Sections {
+		if i == 0 && s.Type == elf.SHT_NULL {
+			continue
+		}
+		// .tbss has an address but takes no memory: it is a template
+		// for each thread, so it would shadow the sections after it.
+		tbss := s.Flags&elf.SHF_TLS != 0 && s.Type == elf.SHT_NOBITS
+		sec := Section{Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: int64(s.Offset), Type: elfSectionType(s.Type),
+			Compressed: s.Flags&elf.SHF_COMPRESSED != 0, Mapped: s.Flags&elf.SHF_ALLOC != 0 && f.Type != elf.ET_REL && s.Addr != 0 && !tbss}
+		if s.Type != elf.SHT_NOBITS {
+			sec.FileSize = int64(s.FileSize)
+		}
+		if s.Flags&elf.SHF_ALLOC != 0 {
+			sec.Perm |= PermR
+		}
+		if s.Flags&elf.SHF_WRITE != 0 {
+			sec.Perm |= PermW
+		}
+		if s.Flags&elf.SHF_EXECINSTR != 0 {
+			sec.Perm |= PermX
+		}
+		if !b.addSection(sec) {
+			break
+		}
+	}
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+
+	b.guard("dynamic section", e.dynamic)
+	a.Kind = elfKind(f, &e.dyn, hasInterp)
+	a.Entry = f.Entry
+	if f.Entry != 0 || f.Type == elf.ET_EXEC {
+		a.Entries = append(a.Entries, EntryPoint{Addr: f.Entry, Kind: "entry"})
+	}
+	if e.dyn.init != 0 {
+		a.Entries = append(a.Entries, EntryPoint{Addr: e.dyn.init, Kind: "init", Name: "_init"})
+	}
+	if e.dyn.fini != 0 {
+		a.Entries = append(a.Entries, EntryPoint{Addr: e.dyn.fini, Kind: "fini", Name: "_fini"})
+	}
+
+	b.guard("symbol table", e.symbols)
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	b.guard("dynamic symbols", e.dynamicSymbols)
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	b.guard("relocations", e.relocations)
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	b.guard("notes", e.notes)
+	b.guard("comment section", e.comment)
+
+	// Go metadata sections.
+	for _, name := range []string{".gopclntab", ".data.rel.ro.gopclntab"} {
+		if s := e.section(name); s != nil {
+			if bs, ok := e.bytes(s); ok {
+				b.goPclntab, b.goPclntabAddr = bs, s.Addr
+				break
+			}
+		}
+	}
+	if s := e.section(".text"); s != nil {
+		b.goTextStart = s.Addr
+	}
+	if s := e.section(".go.buildinfo"); s != nil {
+		if bs, ok := e.bytes(s); ok {
+			b.goBuildInfo = bs
+		}
+	}
+
+	a.Build.ELF = &ELFBuild{
+		BuildID: e.buildID, Interpreter: e.interp, Needed: e.dyn.needed, SOName: e.dyn.soname,
+		RPath: e.dyn.rpath, RunPath: e.dyn.runpath, Comment: e.comments, OSABI: f.OSABI.String(),
+		GoBuildID: e.goBuildID,
+	}
+	e.hardening(hasStack, execStack, hasRelro)
+	return nil
+}
+
+// elfState is what the ELF passes share.
+type elfState struct {
+	b    *builder
+	f    *elf.File
+	bo   binary.ByteOrder
+	is64 bool
+
+	dyn       elfDynamic
+	interp    string
+	buildID   string
+	goBuildID string
+	comments  []string
+	// dynNames are the dynamic symbols' names by index (0 is empty).
+	dynNames []string
+	// symNames are the static symbols' names by index.
+	symNames []string
+	// importAt maps a dynamic symbol index to its import.
+	importAt map[int]int
+	// names holds every symbol and import name, for hardening checks.
+	names map[string]struct{}
+	// features are GNU property bits: x86 IBT/SHSTK, arm64 BTI/PAC.
+	x86Features, armFeatures uint32
+	hasProperty              bool
+}
+
+// section returns the first section called name.
+func (e *elfState) section(name string) *elf.Section {
+	for _, s := range e.f.Sections {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// bytes returns a section's file bytes, refusing compressed sections and
+// sections outside the file: nothing here ever inflates data.
+func (e *elfState) bytes(s *elf.Section) ([]byte, bool) {
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_COMPRESSED != 0 {
+		return nil, false
+	}
+	return e.b.fileBytes(int64(s.Offset), s.FileSize)
+}
+
+// tableUsable reports whether debug/elf may read a symbol table and its
+// string table: both present, uncompressed and inside the file.
+func (e *elfState) tableUsable(s *elf.Section) bool {
+	if _, ok := e.bytes(s); !ok {
+		return false
+	}
+	if int(s.Link) >= len(e.f.Sections) {
+		return false
+	}
+	_, ok := e.bytes(e.f.Sections[s.Link])
+	return ok
+}
+
+func (e *elfState) addName(n string) {
+	if e.names == nil {
+		e.names = make(map[string]struct{})
+	}
+	e.names[n] = struct{}{}
+}
+
+func elfSymKind(t elf.SymType) SymbolKind {
+	switch t {
+	case elf.STT_FUNC, elf.STT_GNU_IFUNC:
+		return SymFunction
+	case elf.STT_OBJECT, elf.STT_COMMON:
+		return SymObject
+	case elf.STT_TLS:
+		return SymTLS
+	case elf.STT_SECTION:
+		return SymSection
+	case elf.STT_FILE:
+		return SymFile
+	}
+	return SymOther
+}
+
+func elfBinding(b elf.SymBind) string {
+	switch b {
+	case elf.STB_GLOBAL:
+		return "global"
+	case elf.STB_LOCAL:
+		return "local"
+	case elf.STB_WEAK:
+		return "weak"
+	}
+	return ""
+}
+
+func (e *elfState) symbols() {
+	s := e.f.SectionByType(elf.SHT_SYMTAB)
+	if s == nil || !e.tableUsable(s) {
+		e.b.a.Stripped = true
+		if s != nil {
+			e.b.warn(WarnMalformed, "the symbol table is compressed or outside the file")
+		}
+		return
+	}
+	syms, err := e.f.Symbols()
+	if err != nil {
+		e.b.warn(WarnMalformed, "the symbol table is malformed")
+		return
+	}
+	e.symNames = make([]string, len(syms)+1)
+	for i, sy := range syms {
+		e.symNames[i+1] = sy.Name
+		t := elf.ST_TYPE(sy.Info)
+		if sy.Section == elf.SHN_UNDEF || t == elf.STT_SECTION || t == elf.STT_FILE {
+			if sy.Section == elf.SHN_UNDEF && sy.Name != "" {
+				e.addName(sy.Name)
+			}
+			continue
+		}
+		e.addName(sy.Name)
+		e.b.addSymbol(Symbol{Name: sy.Name, Addr: sy.Value, Size: sy.Size, Kind: elfSymKind(t),
+			Binding: elfBinding(elf.ST_BIND(sy.Info)), Source: "symtab"})
+	}
+}
+
+func (e *elfState) dynamicSymbols() {
+	s := e.f.SectionByType(elf.SHT_DYNSYM)
+	if s == nil {
+		return
+	}
+	if !e.tableUsable(s) {
+		e.b.warn(WarnMalformed, "the dynamic symbol table is compressed or outside the file")
+		return
+	}
+	for _, vs := range []elf.SectionType{elf.SHT_GNU_VERSYM, elf.SHT_GNU_VERNEED, elf.SHT_GNU_VERDEF} {
+		if v := e.f.SectionByType(vs); v != nil && !e.tableUsable(v) {
+			e.b.warn(WarnMalformed, "symbol versions are compressed or outside the file")
+			return
+		}
+	}
+	syms, err := e.f.DynamicSymbols()
+	if err != nil {
+		e.b.warn(WarnMalformed, "the dynamic symbol table is malformed")
+		return
+	}
+	e.dynNames = make([]string, len(syms)+1)
+	e.importAt = make(map[int]int)
+	for i, sy := range syms {
+		e.dynNames[i+1] = sy.Name
+		if sy.Name == "" {
+			continue
+		}
+		e.addName(sy.Name)
+		t := elf.ST_TYPE(sy.Info)
+		bind := elf.ST_BIND(sy.Info)
+		if sy.Section == elf.SHN_UNDEF {
+			lib := sy.Library
+			if lib == "" && len(e.dyn.needed) == 1 {
+				lib = e.dyn.needed[0]
+			}
+			if e.b.addImport(Import{Name: sy.Name, Library: lib, Version: sy.Version, Weak: bind == elf.STB_WEAK}) {
+				e.importAt[i+1] = len(e.b.a.Imports) - 1
+			}
+			continue
+		}
+		if t == elf.STT_SECTION || t == elf.STT_FILE {
+			continue
+		}
+		e.b.addSymbol(Symbol{Name: sy.Name, Addr: sy.Value, Size: sy.Size, Kind: elfSymKind(t),
+			Binding: elfBinding(bind), Source: "dynsym"})
+		if bind == elf.STB_GLOBAL || bind == elf.STB_WEAK {
+			k := elfSymKind(t)
+			if k != SymFunction && k != SymObject {
+				k = SymOther
+			}
+			e.b.addExport(Export{Name: sy.Name, Addr: sy.Value, Kind: k})
+		}
+	}
+}
+
+func elfProgPerm(f elf.ProgFlag) Perm {
+	var p Perm
+	if f&elf.PF_R != 0 {
+		p |= PermR
+	}
+	if f&elf.PF_W != 0 {
+		p |= PermW
+	}
+	if f&elf.PF_X != 0 {
+		p |= PermX
+	}
+	return p
+}
+
+func elfSectionType(t elf.SectionType) string {
+	return strings.TrimPrefix(t.String(), "SHT_")
+}
+
+// cString returns b up to its first NUL.
+func cString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// comment reads .comment: the compilers' identification strings.
+func (e *elfState) comment() {
+	bs, ok := e.bytes(e.section(".comment"))
+	if !ok {
+		return
+	}
+	if len(bs) > 1<<16 {
+		bs = bs[:1<<16]
+	}
+	for _, p := range bytes.Split(bs, []byte{0}) {
+		if s := strings.TrimSpace(string(p)); s != "" && len(e.comments) < 32 {
+			dup := false
+			for _, c := range e.comments {
+				dup = dup || c == s
+			}
+			if !dup {
+				e.comments = append(e.comments, s)
+			}
+		}
+	}
+}

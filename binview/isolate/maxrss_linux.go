@@ -1,0 +1,4 @@
+package isolate
+
+// maxrssUnit: Linux reports ru_maxrss in KiB.
+const maxrssUnit = 1024

@@ -1,0 +1,6 @@
+//go:build !race
+
+package isolate
+
+// raceMemory is 0 without the race detector.
+const raceMemory = 0
