@@ -81,8 +81,25 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	var pseudonymKey []byte
+	if o.stateDir != "" {
+		// Strict mode's pseudonyms stay equal across restarts and
+		// replicas that share this key.
+		key, err := loadOrCreateKey(o.stateDir, "pseudonym.key")
+		if err != nil {
+			return nil, err
+		}
+		pseudonymKey = key
+	}
+	priv, err := newPrivacy(o.cfg, pseudonymKey)
+	if err != nil {
+		return nil, err
+	}
+	opts.Redactor = priv.field
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
+		o.controls.policy.Redact = priv.result
+		o.controls.policy.HideSecrets = priv.hide
 		opts.Hooks = o.controls.policy.Hooks()
 		opts.Admit = o.controls.policy.Admit
 		opts.Visible = o.controls.policy.Visible
