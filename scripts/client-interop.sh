@@ -5,7 +5,9 @@
 #   - the official TypeScript client (@modelcontextprotocol/client, v2),
 #     pinned to the 2026-07-28 revision and in its default legacy mode
 #     (scripts/clients/ts-client.mjs): discover or initialize, tools/list,
-#     tools/call with progress, an invalid-arguments error result and an
+#     tools/call with progress, human approval of a confirm tool through the
+#     client's elicitation handler (decline, accept, remembered), an
+#     invalid-arguments error result and an
 #     unknown-tool protocol error; and, against the conformance fixture
 #     server (examples/conformance, HTTP), an elicitation round through
 #     the client's own handler, progress and a tool error;
@@ -114,6 +116,8 @@ pids=()
 # above what this run needs: the defaults (10 scans a minute per
 # credential) would refuse the later calls with rate_limit_exceeded.
 cat >"$work/warden.yaml" <<'YAML'
+tools:
+  unsafe: true
 limits:
   requests_per_window: 10000
   scans_per_window: 10000
