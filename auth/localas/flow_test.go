@@ -41,7 +41,9 @@ func newHarness(t *testing.T, mod func(*Options)) *harness {
 		t.Fatal(err)
 	}
 	opts := Options{Issuer: testIssuer, Resource: testResource, Keys: li, Store: &asstore.Memory{},
-		Tools: func() []Tool { return []Tool{{"keysweep_scan_text", "Scan text for secrets"}, {"webscan_check_headers", ""}} }}
+		Tools: func() []Tool {
+			return []Tool{{"keysweep_scan_text", "Scan text for secrets"}, {"webscan_check_headers", ""}}
+		}}
 	if mod != nil {
 		mod(&opts)
 	}

@@ -144,7 +144,9 @@ var refusedSchemes = []string{"javascript", "data", "file", "vbscript", "about",
 // anywhere, or a private-use scheme of a native app (cursor://…,
 // com.example.app:/cb). No fragment, no user info.
 func checkRedirectURI(raw string) error {
-	bad := func(why string) error { return errors.Join(errRedirectURI, errors.New("redirect URI "+strconvQuote(raw)+": "+why)) }
+	bad := func(why string) error {
+		return errors.Join(errRedirectURI, errors.New("redirect URI "+strconvQuote(raw)+": "+why))
+	}
 	if len(raw) > maxRedirectURIBytes {
 		return bad("longer than 2048 bytes")
 	}

@@ -25,7 +25,7 @@ import (
 // The endpoints, relative to the issuer (the server's origin).
 const (
 	MetadataPath  = "/.well-known/oauth-authorization-server" // RFC 8414
-	AuthorizePath = "/oauth/authorize"                         // GET: consent page; POST: the decision
+	AuthorizePath = "/oauth/authorize"                        // GET: consent page; POST: the decision
 	TokenPath     = "/oauth/token"
 	RegisterPath  = "/oauth/register" // RFC 7591
 	RevokePath    = "/oauth/revoke"   // RFC 7009

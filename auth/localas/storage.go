@@ -15,8 +15,8 @@ import (
 // session is what a grant carries from the consent to every token minted
 // under it. It is fosite's Session, stored inside the token records.
 type session struct {
-	Subject      string                          `json:"sub"`
-	Entitlements []string                        `json:"ent"`
+	Subject      string                         `json:"sub"`
+	Entitlements []string                       `json:"ent"`
 	ExpiresAt    map[fosite.TokenType]time.Time `json:"exp,omitempty"`
 }
 
