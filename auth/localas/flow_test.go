@@ -1,7 +1,6 @@
 package localas
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -321,4 +320,3 @@ func TestRefreshKeepsWorking(t *testing.T) {
 	})
 }
 
-var _ = context.Background
