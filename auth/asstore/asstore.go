@@ -81,7 +81,7 @@ type Store interface {
 	// PutToken stores a new record; ErrExists if (Kind, Signature) is taken.
 	PutToken(ctx context.Context, t Token) error
 	// Token returns the record, active or not, or ErrNotFound. A record
-	// past its ExpiresAt may still be returned until Prune removes it.
+	// past its ExpiresAt may still be returned until PruneGrants removes it.
 	Token(ctx context.Context, kind Kind, signature string) (Token, error)
 	// DeactivateToken marks one record inactive; ErrNotFound if absent.
 	DeactivateToken(ctx context.Context, kind Kind, signature string) error
@@ -91,9 +91,9 @@ type Store interface {
 	DeactivateGrant(ctx context.Context, kind Kind, grantID string) error
 	// DeleteGrant removes every record of kind in the grant.
 	DeleteGrant(ctx context.Context, kind Kind, grantID string) error
-	// Prune removes token records that expired before now, and clients
+	// PruneGrants removes token records that expired before now, and clients
 	// created before now−idle that no longer hold any token record.
-	Prune(ctx context.Context, now time.Time, idle time.Duration) error
+	PruneGrants(ctx context.Context, now time.Time, idle time.Duration) error
 }
 
 // CheckClient reports a client that breaks the bounds.

@@ -136,8 +136,8 @@ func (m *Memory) DeleteGrant(_ context.Context, kind Kind, grant string) error {
 	return nil
 }
 
-// Prune implements Store.
-func (m *Memory) Prune(_ context.Context, now time.Time, idle time.Duration) error {
+// PruneGrants implements Store.
+func (m *Memory) PruneGrants(_ context.Context, now time.Time, idle time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	holding := map[string]bool{}

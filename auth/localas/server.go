@@ -217,7 +217,7 @@ func (s *Server) CheckToken(ctx context.Context, p auth.Principal) error {
 
 // Prune removes expired records and idle clients that hold none.
 func (s *Server) Prune(ctx context.Context) error {
-	return s.st.Prune(ctx, time.Now(), DefaultClientIdle)
+	return s.st.PruneGrants(ctx, time.Now(), DefaultClientIdle)
 }
 
 // guard refuses methods outside allow and Host headers that do not name

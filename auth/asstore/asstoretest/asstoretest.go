@@ -138,17 +138,17 @@ func Run(t *testing.T, s asstore.Store) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.Prune(ctx, now, 30*24*time.Hour); err != nil {
+		if err := s.PruneGrants(ctx, now, 30*24*time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Token(ctx, asstore.KindRefresh, "dead"); !errors.Is(err, asstore.ErrNotFound) {
-			t.Fatalf("expired token survived Prune: %v", err)
+			t.Fatalf("expired token survived PruneGrants: %v", err)
 		}
 		if _, err := s.Token(ctx, asstore.KindRefresh, "live"); err != nil {
 			t.Fatalf("live token pruned: %v", err)
 		}
 		if _, err := s.Client(ctx, "old"); !errors.Is(err, asstore.ErrNotFound) {
-			t.Fatalf("idle client without tokens survived Prune: %v", err)
+			t.Fatalf("idle client without tokens survived PruneGrants: %v", err)
 		}
 		if _, err := s.Client(ctx, "kept"); err != nil {
 			t.Fatalf("client holding a token was pruned: %v", err)
