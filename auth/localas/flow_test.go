@@ -319,4 +319,3 @@ func TestRefreshKeepsWorking(t *testing.T) {
 		}
 	})
 }
-

@@ -35,11 +35,11 @@ type controls struct {
 	// as is the local OAuth authorization server, set only in the local
 	// profile (loopback listener, local key, loopback public URL): a
 	// hosted server never serves its endpoints.
-	as    *localas.Server
-	tools atomic.Pointer[[]localas.Tool] // the consent page's list, set once wired
-	policy    *policy.Controls
-	store     limitsStore
-	close     func()
+	as     *localas.Server
+	tools  atomic.Pointer[[]localas.Tool] // the consent page's list, set once wired
+	policy *policy.Controls
+	store  limitsStore
+	close  func()
 }
 
 // limitsStore is what the controls need from either adapter.
