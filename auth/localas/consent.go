@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"html/template"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -33,7 +34,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	ar, err := s.authorizeRequest(ctx, q)
 	if err != nil {
 		s.logRefusal(ctx, "authorization request refused", err)
-		s.f.WriteAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, ar, err)
 		return
 	}
 	s.renderConsent(w, r, ar, q)
@@ -56,11 +57,22 @@ func (s *Server) authorizeRequest(ctx context.Context, q url.Values) (fosite.Aut
 			q.Del("scope")
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.Issuer+AuthorizePath+"?"+q.Encode(), nil)
+	// OAuth 2.1 leaves state to the client when PKCE binds the code,
+	// and the TypeScript SDK sends none; fosite insists on one. A client
+	// without state gets a placeholder that never leaves this server.
+	fq := url.Values(maps.Clone(q))
+	noState := fq.Get("state") == ""
+	if noState {
+		fq.Set("state", placeholderState)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.Issuer+AuthorizePath+"?"+fq.Encode(), nil)
 	if err != nil {
 		return fosite.NewAuthorizeRequest(), fosite.ErrInvalidRequest.WithHint("The request is not a valid URL.")
 	}
 	ar, err := s.f.NewAuthorizeRequest(ctx, req)
+	if a, ok := ar.(*fosite.AuthorizeRequest); ok && noState {
+		a.State = ""
+	}
 	if err != nil {
 		return ar, err
 	}
@@ -74,6 +86,34 @@ func (s *Server) authorizeRequest(ctx context.Context, q url.Values) (fosite.Aut
 		return ar, err
 	}
 	return ar, nil
+}
+
+// placeholderState stands in, for fosite, for the state a client did
+// not send; responses carry no state then.
+const placeholderState = "warden-no-state"
+
+// writeAuthorizeError sends the client an authorization error, without
+// the empty state parameter fosite would add for a client that sent none.
+func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
+	if ar != nil && ar.GetState() == "" {
+		w = &stripState{ResponseWriter: w}
+	}
+	s.f.WriteAuthorizeError(ctx, w, ar, err)
+}
+
+// stripState removes an empty state parameter from a redirect.
+type stripState struct{ http.ResponseWriter }
+
+func (w *stripState) WriteHeader(code int) {
+	if loc, err := url.Parse(w.Header().Get("Location")); err == nil && loc.RawQuery != "" {
+		q := loc.Query()
+		if v, ok := q["state"]; ok && len(v) == 1 && v[0] == "" {
+			q.Del("state")
+			loc.RawQuery = q.Encode()
+			w.Header().Set("Location", loc.String())
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // consentToken binds a consent page to one authorization request for a
@@ -132,13 +172,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	ar, err := s.authorizeRequest(ctx, q)
 	if err != nil {
 		s.logRefusal(ctx, "authorization request refused", err)
-		s.f.WriteAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, ar, err)
 		return
 	}
 	client := ar.GetClient().GetID()
 	if r.PostForm.Get("decision") != "allow" {
 		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access denied at the consent page", slog.String("client_id", client))
-		s.f.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("Access was denied on the consent page."))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("Access was denied on the consent page."))
 		return
 	}
 	for _, sc := range ar.GetRequestedScopes() {
@@ -149,10 +189,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	resp, err := s.f.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
 		s.logRefusal(ctx, "authorization refused", err)
-		s.f.WriteAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(ctx, w, ar, err)
 		return
 	}
 	resp.AddParameter("iss", s.opts.Issuer) // RFC 9207
+	if ar.GetState() == "" {
+		resp.GetParameters().Del("state")
+	}
 	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access granted", slog.String("client_id", client))
 	s.f.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
@@ -191,7 +234,9 @@ func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, ar fosite
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" with the form, which decide must refuse.
+	h.Set("Referrer-Policy", "same-origin")
 	if err := consentPage.Execute(w, v); err != nil {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "oauth: rendering the consent page failed", slog.String("cause", err.Error()))
 	}

@@ -93,7 +93,8 @@ func TestConsentPageHeaders(t *testing.T) {
 	client := h.register("c", testRedirect)
 	r := h.do("GET", AuthorizePath+"?"+authQuery(client, newPKCE("f")).Encode(), nil)
 	if r.header.Get("X-Frame-Options") != "DENY" || !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
-		!strings.Contains(r.header.Get("Content-Security-Policy"), "default-src 'none'") || r.header.Get("Cache-Control") != "no-store" {
+		!strings.Contains(r.header.Get("Content-Security-Policy"), "default-src 'none'") || r.header.Get("Cache-Control") != "no-store" ||
+		r.header.Get("Referrer-Policy") != "same-origin" {
 		t.Fatalf("headers %v", r.header)
 	}
 }
@@ -224,5 +225,27 @@ func TestRegistrationRefusals(t *testing.T) {
 	// Five clients were registered above; the cap is five.
 	if r := post(map[string]any{"redirect_uris": []string{testRedirect}}); r.status != http.StatusServiceUnavailable {
 		t.Errorf("registration past the cap: %d %s", r.status, r.body)
+	}
+}
+
+// TestNoState: a client that sends no state (OAuth 2.1 with PKCE; the
+// TypeScript SDK by default) is served, and no state comes back to it,
+// on success or on error.
+func TestNoState(t *testing.T) {
+	h := newHarness(t, nil)
+	client := h.register("c", testRedirect)
+	q := authQuery(client, newPKCE("n"))
+	q.Del("state")
+	_, fields := h.consent(q)
+	r := h.decide(fields, "allow")
+	loc, _ := url.Parse(r.header.Get("Location"))
+	if r.status != http.StatusSeeOther || loc.Query().Get("code") == "" || loc.Query().Has("state") {
+		t.Fatalf("allow without state: %d %q", r.status, r.header.Get("Location"))
+	}
+	q.Set("code_challenge_method", "plain")
+	r = h.do("GET", AuthorizePath+"?"+q.Encode(), nil)
+	loc, _ = url.Parse(r.header.Get("Location"))
+	if loc.Query().Get("error") != "invalid_request" || loc.Query().Has("state") {
+		t.Fatalf("error without state: %q", r.header.Get("Location"))
 	}
 }
