@@ -16,7 +16,13 @@
 #     settle on modern): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
 #     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
-#     which fails on error-severity schema portability problems.
+#     which fails on error-severity schema portability problems;
+#   - the TypeScript client's own OAuth provider against `warden serve`
+#     with no token (scripts/clients/oauth-client.mjs): discovery,
+#     dynamic registration, authorization code with PKCE, the consent page
+#     opened and its Allow button clicked in headless Chromium
+#     (puppeteer-core driving Debian's /usr/bin/chromium), a tool call,
+#     refresh with rotation and reuse detection, and revocation.
 #
 # It builds warden and the fixture server, starts `warden serve` (with a
 # private state directory, using the development token it prints; the TS
@@ -53,6 +59,11 @@ client_pkg="@modelcontextprotocol/client"
 client_version="2.4.0"
 inspector_pkg="@modelcontextprotocol/inspector"
 inspector_version="2.12.0"
+# puppeteer-core drives the system Chromium; it downloads no browser.
+puppeteer_pkg="puppeteer-core"
+puppeteer_version="25.16.0"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+export CHROMIUM="$chromium"
 
 log() { printf 'client-interop: %s\n' "$*" >&2; }
 die() {
@@ -75,13 +86,14 @@ installed_version() {
 }
 
 if [[ "$(installed_version "$client_pkg")" != "$client_version" ||
-	"$(installed_version "$inspector_pkg")" != "$inspector_version" ]]; then
-	log "installing $client_pkg@$client_version and $inspector_pkg@$inspector_version into $clients"
+	"$(installed_version "$inspector_pkg")" != "$inspector_version" ||
+	"$(installed_version "$puppeteer_pkg")" != "$puppeteer_version" ]]; then
+	log "installing $client_pkg@$client_version, $inspector_pkg@$inspector_version and $puppeteer_pkg@$puppeteer_version into $clients"
 	mkdir -p "$clients"
 	[[ -f "$clients/package.json" ]] || printf '{"private":true}\n' >"$clients/package.json"
 	INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --prefix "$clients" --no-audit --no-fund \
 		--loglevel=error --save-exact \
-		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" >&2 ||
+		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" "$puppeteer_pkg@$puppeteer_version" >&2 ||
 		die "npm install failed"
 fi
 if [[ "${1:-}" == "--install-only" ]]; then
@@ -92,7 +104,7 @@ inspector="$clients/node_modules/.bin/inspector"
 [[ -x "$inspector" ]] || die "the inspector binary is missing at $inspector"
 
 # The scripts resolve the client package from the directory they run in.
-cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$clients/"
+cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$root/scripts/clients/oauth-client.mjs" "$clients/"
 
 # The Inspector keeps its catalog and client config under $HOME: give it a
 # private one so runs neither read nor write the user's.
@@ -263,6 +275,16 @@ for era in modern legacy auto; do
 	inspect stdio "$era" call "${#text}" -- --method tools/call --tool-name "$tool" --tool-arg "text=$text" -- "${stdio[@]}"
 	inspect stdio "$era" call-error -- --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1" -- "${stdio[@]}"
 done
+
+# Connecting without a token: the client's OAuth provider and a click on
+# the consent page in headless Chromium.
+if [[ ! -x "$chromium" ]]; then
+	fail "oauth-client: no Chromium at $chromium (apt-get install chromium)"
+elif (cd "$clients" && timeout 180 "$node" oauth-client.mjs "$url"); then
+	pass "oauth-client (token-free connection through the consent page)"
+else
+	fail "oauth-client (token-free connection through the consent page)"
+fi
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
 	fail "warden serve exited during the run"

@@ -145,6 +145,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
+	ctl.setTools(w)
 	opts := &mcp.HTTPOptions{
 		Path:           cfg.Path,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
@@ -171,6 +172,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if ctl.local != nil {
 		access = "bearer tokens signed by the local development key"
 	}
+	if ctl.as != nil {
+		access += ", from its own OAuth authorization server or pasted"
+	}
 	if cfg.loopback() {
 		access += "; loopback only"
 	}
@@ -194,7 +198,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile)
+	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile, ctl.as != nil)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -30,6 +30,7 @@ var rules = []struct {
 	{"tool/tooltest/...", []string{"toolset/...", "internal/cli/..."}, "the author harness serves any registry"},
 	{"mcp/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the protocol serves any registry"},
 	{"toolset/...", []string{"mcp/...", "internal/cli/...", "store/..."}, "tool bindings are adapters around engines"},
+	{"auth/asstore/...", []string{"auth", "auth/localas/..."}, "the authorization server's records know nothing of the server or of tokens"},
 	{"auth/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "request-path controls stand alone"},
 	{"limits/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "the domain does not know its storage"},
 	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},
