@@ -194,6 +194,26 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	{9, "local_authorization_server", `
+CREATE TABLE oauth_client (
+	id            text PRIMARY KEY,
+	name          text NOT NULL,
+	redirect_uris jsonb NOT NULL,
+	created_us    bigint NOT NULL
+);
+CREATE TABLE oauth_token (
+	kind       text NOT NULL,
+	signature  text NOT NULL,         -- HMAC signature or jti: never a token
+	grant_id   text NOT NULL,
+	client_id  text NOT NULL,
+	active     boolean NOT NULL,
+	expires_us bigint NOT NULL,
+	data       bytea NOT NULL,
+	PRIMARY KEY (kind, signature)
+);
+CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
+CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
+	"github.com/warden-mcp/warden/auth/asstore/asstoretest"
 	"io"
 	"net"
 	"net/url"
@@ -205,7 +206,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 9}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -406,4 +407,9 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	testDSN(t)
 	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
+}
+
+func TestAuthorizationServerRecords(t *testing.T) {
+	testDSN(t)
+	asstoretest.Run(t, newBackend(t).Instance(t).(*Store))
 }

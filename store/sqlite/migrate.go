@@ -72,6 +72,27 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{8, "local_authorization_server", `
+CREATE TABLE oauth_client (
+	id            TEXT PRIMARY KEY,
+	name          TEXT NOT NULL,
+	redirect_uris TEXT NOT NULL,          -- JSON array
+	created_us    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE oauth_token (
+	kind       TEXT NOT NULL,
+	signature  TEXT NOT NULL,             -- HMAC signature or jti: never a token
+	grant_id   TEXT NOT NULL,
+	client_id  TEXT NOT NULL,
+	active     INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	PRIMARY KEY (kind, signature)
+) WITHOUT ROWID;
+CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
+CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
+	"github.com/warden-mcp/warden/auth/asstore/asstoretest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,7 +148,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2, 3}
+	want := []int{1, 2, 3, 8}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -324,4 +325,8 @@ func TestApprovals(t *testing.T) {
 	approvaltest.Run(t, func(t *testing.T) approval.Store {
 		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
 	})
+}
+
+func TestAuthorizationServerRecords(t *testing.T) {
+	asstoretest.Run(t, (&backend{dir: t.TempDir()}).Instance(t).(*Store))
 }
