@@ -1,6 +1,7 @@
 package localas
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/auth/asstore"
+	"github.com/warden-mcp/warden/store/sqlite"
 )
 
 const (
@@ -50,7 +52,7 @@ func newHarness(t *testing.T, mod func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := li.Verifier(auth.Config{Audience: testResource, CheckCredential: srv.CheckToken,
+	v, err := opts.Keys.Verifier(auth.Config{Audience: testResource, CheckCredential: srv.CheckToken,
 		AuthorizationServers: []string{srv.Issuer()}})
 	if err != nil {
 		t.Fatal(err)
@@ -318,4 +320,35 @@ func TestRefreshKeepsWorking(t *testing.T) {
 			t.Fatalf("refresh after 31 idle days: %s", e)
 		}
 	})
+}
+
+// A client signed in before warden serve restarts stays signed in: the
+// records live in the state directory's database and the signing key in
+// its key file, so a new server accepts the old refresh token.
+func TestSignedInAcrossRestart(t *testing.T) {
+	keyDir, stateDir := t.TempDir(), t.TempDir()
+	serve := func() *harness {
+		st, err := sqlite.Open(context.Background(), stateDir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return newHarness(t, func(o *Options) {
+			li, err := auth.LoadOrCreateLocalKey(keyDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Keys, o.Store = li, st
+		})
+	}
+	before := serve()
+	client := before.register("restarted", testRedirect)
+	p := newPKCE("r")
+	_, rt := tokens(t, before.exchange(client, before.code(client, p), p.verifier))
+
+	after := serve()
+	access, _ := tokens(t, after.refresh(client, rt))
+	if r := after.call(access); r.status != 200 {
+		t.Fatalf("after a restart the refreshed token was refused: %d %s", r.status, r.body)
+	}
 }

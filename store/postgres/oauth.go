@@ -81,7 +81,7 @@ func (s *Store) PutToken(ctx context.Context, t asstore.Token) error {
 	}
 	tag, err := s.pool.Exec(ctx, `INSERT INTO oauth_token (kind, signature, grant_id, client_id, active, expires_us, data)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, signature) DO NOTHING`,
-		string(t.Kind), t.Signature, t.GrantID, t.ClientID, t.Active, t.ExpiresAt.UnixMicro(), t.Data)
+		string(t.Kind), t.Signature, t.GrantID, t.ClientID, t.Active, t.ExpiresAt.UnixMicro(), append([]byte{}, t.Data...))
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,9 @@ func (s *Store) Token(ctx context.Context, kind asstore.Kind, sig string) (assto
 		return asstore.Token{}, err
 	}
 	t.ExpiresAt = time.UnixMicro(expires).UTC()
+	if len(t.Data) == 0 {
+		t.Data = nil // stored as an empty value, read back as none
+	}
 	return t, nil
 }
 

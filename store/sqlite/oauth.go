@@ -79,7 +79,7 @@ func (s *Store) PutToken(ctx context.Context, t asstore.Token) error {
 	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_token (kind, signature, grant_id, client_id, active, expires_us, data)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, signature) DO NOTHING`,
-			string(t.Kind), t.Signature, t.GrantID, t.ClientID, t.Active, t.ExpiresAt.UnixMicro(), t.Data)
+			string(t.Kind), t.Signature, t.GrantID, t.ClientID, t.Active, t.ExpiresAt.UnixMicro(), append([]byte{}, t.Data...))
 		if err != nil {
 			return false, err
 		}
@@ -108,6 +108,9 @@ func (s *Store) Token(ctx context.Context, kind asstore.Kind, sig string) (assto
 		return asstore.Token{}, err
 	}
 	t.ExpiresAt = time.UnixMicro(expires).UTC()
+	if len(t.Data) == 0 {
+		t.Data = nil // stored as an empty value, read back as none
+	}
 	return t, nil
 }
 
