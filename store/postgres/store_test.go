@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/store/storetest"
+	"github.com/warden-mcp/warden/viewstore"
+	"github.com/warden-mcp/warden/viewstore/viewstoretest"
 )
 
 // testDSN returns the DSN from WARDEN_TEST_POSTGRES or skips the test.
@@ -205,7 +207,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 5}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -398,4 +400,19 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	testDSN(t)
 	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
+}
+
+type viewBackend struct{ *backend }
+
+func (b viewBackend) Instance(t *testing.T) viewstore.Store { return b.backend.Instance(t).(*Store) }
+
+func (b viewBackend) Prune(t *testing.T, now time.Time) {
+	if err := b.backend.Instance(t).(*Store).Prune(t.Context(), now, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestViews(t *testing.T) {
+	testDSN(t)
+	viewstoretest.Run(t, func(t *testing.T) viewstoretest.Backend { return viewBackend{newBackend(t)} })
 }
