@@ -146,14 +146,14 @@ func as(p auth.Principal) context.Context {
 }
 
 type server struct {
-	t   *testing.T
+	t   testing.TB
 	b   *BinaryViews
 	reg *tool.Registry
 	srv *mcp.Server
 }
 
 // newServer serves the bininspect_ family of b the way the wiring does.
-func newServer(t *testing.T, b *BinaryViews) *server {
+func newServer(t testing.TB, b *BinaryViews) *server {
 	t.Helper()
 	reg := tool.NewRegistry()
 	if err := Register(reg, Deps{Binary: b}, Selection{Edition: EditionLean}); err != nil {
@@ -167,7 +167,7 @@ func newServer(t *testing.T, b *BinaryViews) *server {
 }
 
 // newViews returns a service with a root and the options given.
-func newViews(t *testing.T, o BinaryOptions) *BinaryViews {
+func newViews(t testing.TB, o BinaryOptions) *BinaryViews {
 	t.Helper()
 	b, err := NewBinaryViews(o)
 	if err != nil {

@@ -34,7 +34,7 @@ type toolReply struct {
 func (r toolReply) str(k string) string { s, _ := r.structured[k].(string); return s }
 
 // callAs calls a tool of a wired server on the stateless revision as p.
-func callAs(t *testing.T, srv *mcp.Server, p auth.Principal, name, args string) toolReply {
+func callAs(t testing.TB, srv *mcp.Server, p auth.Principal, name, args string) toolReply {
 	t.Helper()
 	ctx := mcp.WithCaller(auth.WithPrincipal(context.Background(), p), p.Issuer+"\x00"+p.Credential)
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args +
@@ -42,7 +42,7 @@ func callAs(t *testing.T, srv *mcp.Server, p auth.Principal, name, args string) 
 	return parseToolReply(t, srv.ServeMessage(ctx, []byte(msg), nil))
 }
 
-func parseToolReply(t *testing.T, out []byte) toolReply {
+func parseToolReply(t testing.TB, out []byte) toolReply {
 	t.Helper()
 	var env struct {
 		Result struct {
