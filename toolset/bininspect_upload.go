@@ -78,7 +78,10 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 			Message: "too many uploads at once; try again shortly", RetryAfter: 2 * time.Second})
 		return
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTime))
+	// A large body on a slow link outlasts the server's request timeouts.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(uploadReadTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(uploadReadTime + time.Minute))
 	h := sha256.New()
 	size := r.ContentLength
 	if size < 0 || size > max {
