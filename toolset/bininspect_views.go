@@ -332,11 +332,17 @@ func (b *BinaryViews) analysis(ctx context.Context, akey, sha string, data []byt
 			}
 			return f.a, f.err == nil, f.err
 		}
-		f.a, f.err = b.analyze(ctx, akey, sha, data, opts, h)
-		b.mu.Lock()
-		delete(b.inflight, akey)
-		b.mu.Unlock()
-		close(f.done)
+		func() {
+			// Whatever happens, even a panic, the waiters are released.
+			f.err = errcode.New(binview.CodeAnalysisFailed, "the file could not be analysed")
+			defer func() {
+				b.mu.Lock()
+				delete(b.inflight, akey)
+				b.mu.Unlock()
+				close(f.done)
+			}()
+			f.a, f.err = b.analyze(ctx, akey, sha, data, opts, h)
+		}()
 		return f.a, false, f.err
 	}
 }
