@@ -1,5 +1,5 @@
 // Package toolset binds Warden's engines to tool definitions: one file per
-// family (keysweep_, microdefend_). It is an adapter: the engines
+// family (keysweep_, microdefend_, bininspect_). It is an adapter: the engines
 // know nothing of MCP, and the wiring in internal/cli decides which
 // families a server offers.
 package toolset
@@ -26,6 +26,10 @@ type Deps struct {
 	// --allow-port; no server wiring, configuration file or tool
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
 	SafeHTTP *safehttp.Options
+	// Binary serves the bininspect_ family: its views, store and limits.
+	// Nil: a service for this process alone (a memory store, no roots),
+	// enough to list the tools.
+	Binary *BinaryViews
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -65,6 +69,7 @@ func (f family) inEdition(e Edition) bool {
 // families lists every built-in family, in registration order.
 var families = []family{
 	{prefix: "keysweep_", build: keysweepTools},
+	{prefix: "bininspect_", build: bininspectTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
+	"github.com/warden-mcp/warden/viewstore"
 )
 
 // controls are the request-path controls of a serving Warden: the store,
@@ -46,6 +47,7 @@ type controls struct {
 type limitsStore interface {
 	limits.Store
 	approval.Store
+	viewstore.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }

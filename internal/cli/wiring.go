@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/tool"
@@ -17,13 +22,16 @@ import (
 
 const instructions = "Warden offers security tools. Secret-scanning tools never echo a secret: " +
 	"findings carry a type, a severity and a fingerprint only. Website scans reach public " +
-	"addresses only. Tool errors carry a stable code before the colon."
+	"addresses only. Binary tools (bininspect_) start with bininspect_open, which returns a view " +
+	"handle to pass as view; addresses are hex strings and address parameters take expressions " +
+	"such as main+0x10. Tool errors carry a stable code before the colon."
 
 // wired is a ready server and what it was built from.
 type wired struct {
-	reg   *tool.Registry
-	srv   *mcp.Server
-	gates *policy.Gates
+	reg    *tool.Registry
+	srv    *mcp.Server
+	gates  *policy.Gates
+	binary *toolset.BinaryViews
 }
 
 // wireOptions are the choices a command makes about the server.
@@ -38,6 +46,9 @@ type wireOptions struct {
 	// cfg carries the tools block, privacy and approvals; its zero value
 	// is the safe default (unsafe tools off, balanced, elicit).
 	cfg Config
+	// isolateEnv is the environment of the analysis child; nil (an empty
+	// environment) except in tests, which re-execute the test binary.
+	isolateEnv []string
 }
 
 func wire(o wireOptions) (*wired, error) {
@@ -49,6 +60,13 @@ func wire(o wireOptions) (*wired, error) {
 			return nil, err
 		}
 		deps.FingerprintKey = key
+	}
+	bo, err := binaryOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
+		return nil, err
 	}
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
@@ -71,7 +89,10 @@ func wire(o wireOptions) (*wired, error) {
 		Version:      Version(),
 		Instructions: instructions,
 		Logger:       o.logger,
-		Tasks:        true, // website scans take seconds: clients that can, poll
+		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
+		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+			return deps.Binary.Resolve(ctx, q.Handle, q.Session)
+		},
 	}
 	var grants approval.Store
 	if o.controls != nil {
@@ -104,5 +125,69 @@ func wire(o wireOptions) (*wired, error) {
 		opts.Admit = o.controls.policy.Admit
 		opts.Visible = o.controls.policy.Visible
 	}
-	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates}, nil
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
+}
+
+// binaryOptions are the binary views of a server: its roots and limits
+// from the bininspect block, the profile's defaults for the rest, the
+// store and the handle key every replica shares, and where analyses run:
+// a hosted server analyses in a child process (warden analyze-worker)
+// under memory, CPU and wall-clock limits, so that a hostile file can
+// fail only its own call; a local one in process unless told otherwise.
+func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
+	c := o.cfg.Bininspect
+	prof := profileLocal
+	var local *auth.Principal
+	if o.controls != nil {
+		prof, local = o.controls.profile, o.controls.policy.Local
+	}
+	bo := toolset.BinaryOptions{
+		Roots:           c.Roots,
+		MaxFileSize:     c.MaxFileBytes,
+		MaxViews:        c.MaxViews,
+		ViewIdle:        time.Duration(c.ViewIdle),
+		AnalysisTimeout: time.Duration(c.AnalysisTimeout),
+		UploadQuota:     c.UploadQuotaBytes,
+		Logger:          o.logger,
+		Principal: func(ctx context.Context) (auth.Principal, bool) {
+			if p, ok := auth.PrincipalFrom(ctx); ok {
+				return p, true
+			}
+			if local != nil {
+				return *local, true // warden stdio's local user
+			}
+			return auth.Principal{}, false
+		},
+	}
+	if prof == profileLocal {
+		if bo.MaxFileSize == 0 {
+			bo.MaxFileSize = binview.LocalMaxFileSize
+		}
+		if bo.UploadQuota == 0 {
+			bo.UploadQuota = -1
+		}
+	}
+	if o.controls != nil {
+		bo.Store = o.controls.store
+	}
+	if o.stateDir != "" {
+		key, err := loadOrCreateKey(o.stateDir, "view-handle.key")
+		if err != nil {
+			return bo, err
+		}
+		bo.Key = key
+	}
+	if prof == profileHosted || c.Isolate {
+		timeout := bo.AnalysisTimeout
+		if timeout <= 0 {
+			timeout = binview.DefaultTimeout
+		}
+		r, err := isolatedAnalyzer(isolate.Limits{Memory: c.AnalysisMemoryBytes, CPU: timeout, Wall: timeout + 10*time.Second})
+		if err != nil {
+			return bo, err
+		}
+		r.Env = o.isolateEnv
+		bo.Analyze = r.Analyze
+	}
+	return bo, nil
 }

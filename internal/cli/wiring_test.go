@@ -42,7 +42,10 @@ func TestWiredToolsPassTheHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"keysweep_scan_text"}
+	names := []string{"keysweep_scan_text", "bininspect_open", "bininspect_view_list", "bininspect_view_close",
+		"bininspect_view_set_active", "bininspect_eval", "bininspect_triage", "bininspect_sections", "bininspect_symbols",
+		"bininspect_imports", "bininspect_exports", "bininspect_strings", "bininspect_memory_read",
+		"bininspect_search_bytes", "bininspect_address_info", "bininspect_build_info"}
 	if edition == "full" {
 		names = append(names, "microdefend_scan_website")
 	}

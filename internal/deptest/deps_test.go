@@ -24,6 +24,7 @@ var rules = []struct {
 	{"binview/funcs/...", []string{"binview"}, "analysis takes plain inputs; the view feeds it, not the other way round"},
 	{"tool/addrexpr/...", []string{"tool", "mcp/...", "toolset/...", "internal/cli/..."}, "the expression engine is a leaf"},
 	{"errcode", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the shared error type is a leaf every package may use"},
+	{"viewstore/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "binview/..."}, "a domain package: the stores implement it"},
 	{"approval/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/..."}, "a domain package: the stores implement it"},
 	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
 	{"tool", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the SDK knows nothing of the protocol or the tools"},

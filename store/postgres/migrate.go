@@ -194,6 +194,62 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	{5, "binary_views", `
+-- File contents by SHA-256: uploads and data_base64 snippets, so that any
+-- replica can rebuild a view.
+CREATE TABLE bin_blob (
+	sha256     text PRIMARY KEY,        -- lower-case hex
+	data       bytea NOT NULL,
+	expires_us bigint NOT NULL
+);
+CREATE INDEX bin_blob_expires ON bin_blob (expires_us);
+
+-- Which tenant uploaded or opened which file: a cached analysis or a blob
+-- is served only to such a tenant.
+CREATE TABLE bin_access (
+	tenant     text NOT NULL,
+	sha256     text NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (tenant, sha256)
+);
+CREATE INDEX bin_access_expires ON bin_access (expires_us);
+
+-- Analysis snapshots by file, engine version and load options.
+CREATE TABLE bin_analysis (
+	cache_key  text PRIMARY KEY,
+	sha256     text NOT NULL,
+	snapshot   bytea NOT NULL,
+	expires_us bigint NOT NULL
+);
+CREATE INDEX bin_analysis_sha ON bin_analysis (sha256);
+CREATE INDEX bin_analysis_expires ON bin_analysis (expires_us);
+
+-- Open views per caller (a digest of issuer, tenant and credential).
+CREATE TABLE bin_view (
+	caller     text NOT NULL,
+	id         text NOT NULL,
+	tenant     text NOT NULL,
+	sha256     text NOT NULL,
+	name       text NOT NULL,
+	options    bytea NOT NULL,
+	path       text NOT NULL,           -- server path of a path-backed view, never shown; '' for a blob
+	size       bigint NOT NULL,
+	opened_us  bigint NOT NULL,
+	used_us    bigint NOT NULL,
+	expires_us bigint NOT NULL,         -- live iff expires_us > now
+	PRIMARY KEY (caller, id)
+);
+CREATE INDEX bin_view_sha ON bin_view (sha256, expires_us);
+CREATE INDEX bin_view_expires ON bin_view (expires_us);
+
+-- Bytes uploaded per credential digest and UTC day.
+CREATE TABLE bin_upload (
+	credential text NOT NULL,
+	day        text NOT NULL,           -- UTC 'YYYY-MM-DD'
+	bytes      bigint NOT NULL CHECK (bytes >= 0),
+	PRIMARY KEY (credential, day)
+);
+`},
 	{9, "local_authorization_server", `
 CREATE TABLE oauth_client (
 	id            text PRIMARY KEY,

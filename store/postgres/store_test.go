@@ -19,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/store/storetest"
+	"github.com/warden-mcp/warden/viewstore"
+	"github.com/warden-mcp/warden/viewstore/viewstoretest"
 )
 
 // testDSN returns the DSN from WARDEN_TEST_POSTGRES or skips the test.
@@ -206,7 +208,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4, 9}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 5, 9}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -412,4 +414,19 @@ func TestApprovals(t *testing.T) {
 func TestAuthorizationServerRecords(t *testing.T) {
 	testDSN(t)
 	asstoretest.Run(t, newBackend(t).Instance(t).(*Store))
+}
+
+type viewBackend struct{ *backend }
+
+func (b viewBackend) Instance(t *testing.T) viewstore.Store { return b.backend.Instance(t).(*Store) }
+
+func (b viewBackend) Prune(t *testing.T, now time.Time) {
+	if err := b.backend.Instance(t).(*Store).Prune(t.Context(), now, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestViews(t *testing.T) {
+	testDSN(t)
+	viewstoretest.Run(t, func(t *testing.T) viewstoretest.Backend { return viewBackend{newBackend(t)} })
 }

@@ -72,6 +72,62 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{4, "binary_views", `
+-- File contents by SHA-256: uploads and data_base64 snippets, so that any
+-- replica can rebuild a view. A rowid table: rows are large.
+CREATE TABLE bin_blob (
+	sha256     TEXT NOT NULL UNIQUE,       -- lower-case hex
+	data       BLOB NOT NULL,
+	expires_us INTEGER NOT NULL
+);
+CREATE INDEX bin_blob_expires ON bin_blob (expires_us);
+
+-- Which tenant uploaded or opened which file: a cached analysis or a blob
+-- is served only to such a tenant.
+CREATE TABLE bin_access (
+	tenant     TEXT NOT NULL,
+	sha256     TEXT NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (tenant, sha256)
+) WITHOUT ROWID;
+CREATE INDEX bin_access_expires ON bin_access (expires_us);
+
+-- Analysis snapshots by file, engine version and load options.
+CREATE TABLE bin_analysis (
+	cache_key  TEXT NOT NULL UNIQUE,
+	sha256     TEXT NOT NULL,
+	snapshot   BLOB NOT NULL,
+	expires_us INTEGER NOT NULL
+);
+CREATE INDEX bin_analysis_sha ON bin_analysis (sha256);
+CREATE INDEX bin_analysis_expires ON bin_analysis (expires_us);
+
+-- Open views per caller (a digest of issuer, tenant and credential).
+CREATE TABLE bin_view (
+	caller     TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	tenant     TEXT NOT NULL,
+	sha256     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	options    BLOB NOT NULL,
+	path       TEXT NOT NULL,              -- server path of a path-backed view, never shown; '' for a blob
+	size       INTEGER NOT NULL,
+	opened_us  INTEGER NOT NULL,
+	used_us    INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,           -- live iff expires_us > now
+	PRIMARY KEY (caller, id)
+) WITHOUT ROWID;
+CREATE INDEX bin_view_sha ON bin_view (sha256, expires_us);
+CREATE INDEX bin_view_expires ON bin_view (expires_us);
+
+-- Bytes uploaded per credential digest and UTC day.
+CREATE TABLE bin_upload (
+	credential TEXT NOT NULL,
+	day        TEXT NOT NULL,              -- UTC 'YYYY-MM-DD'
+	bytes      INTEGER NOT NULL CHECK (bytes >= 0),
+	PRIMARY KEY (credential, day)
+) WITHOUT ROWID;
+`},
 	{8, "local_authorization_server", `
 CREATE TABLE oauth_client (
 	id            TEXT PRIMARY KEY,

@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/store/storetest"
+	"github.com/warden-mcp/warden/viewstore"
+	"github.com/warden-mcp/warden/viewstore/viewstoretest"
 )
 
 // backend is one state directory. Instances are separate Store handles on
@@ -148,7 +150,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2, 3, 8}
+	want := []int{1, 2, 3, 4, 8}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -329,4 +331,20 @@ func TestApprovals(t *testing.T) {
 
 func TestAuthorizationServerRecords(t *testing.T) {
 	asstoretest.Run(t, (&backend{dir: t.TempDir()}).Instance(t).(*Store))
+}
+
+type viewBackend struct{ dir string }
+
+func (b viewBackend) Instance(t *testing.T) viewstore.Store {
+	return (&backend{dir: b.dir}).Instance(t).(*Store)
+}
+
+func (b viewBackend) Prune(t *testing.T, now time.Time) {
+	if err := b.Instance(t).(*Store).Prune(t.Context(), now, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestViews(t *testing.T) {
+	viewstoretest.Run(t, func(t *testing.T) viewstoretest.Backend { return viewBackend{dir: t.TempDir()} })
 }
