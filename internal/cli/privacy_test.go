@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/x509"
+	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -181,5 +182,52 @@ func TestPrivacyPerTenant(t *testing.T) {
 	}
 	if got := p.hide("password=hunter2-but-longer-Zq9"); strings.Contains(got, "hunter2-but-longer-Zq9") {
 		t.Errorf("approval questions must never repeat a secret, even when the mode is off: %q", got)
+	}
+}
+
+// A credential embedded in a binary is a secret like any other:
+// bininspect_strings through the wired server drops it in balanced mode,
+// keeps it in off, and keeps the strings around it in both.
+func TestPrivacyOnBinaryStrings(t *testing.T) {
+	ctx := context.Background()
+	run := func(mode string) string {
+		state := t.TempDir()
+		cfg, err := Config{StateDir: state, Privacy: mode}.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctl, err := openControls(ctx, cfg, discardLogger(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ctl.close)
+		w, err := wire(wireOptions{logger: discardLogger(), stateDir: state, controls: ctl, cfg: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.srv.Close)
+		call := func(name, args string) string {
+			msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args +
+				`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			return string(w.srv.ServeMessage(ctx, []byte(msg), nil))
+		}
+		blob := base64.StdEncoding.EncodeToString([]byte("\x00\x01\x02\x03config/settings.json\x00\x00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\x00\x00Usage: tool [options]\x00"))
+		if out := call("bininspect_open", `{"data_base64":"`+blob+`","format":"raw","arch":"x86-64"}`); !strings.Contains(out, `"isError":false`) {
+			t.Fatalf("open: %.400s", out)
+		}
+		return call("bininspect_strings", `{}`)
+	}
+	const token = "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"
+	off, bal := run("off"), run("balanced")
+	if !strings.Contains(off, token) {
+		t.Errorf("off removed the token: %.600s", off)
+	}
+	if strings.Contains(bal, token) || !strings.Contains(bal, "[REDACTED:github_personal_access_token]") {
+		t.Errorf("balanced: %.600s", bal)
+	}
+	for _, keep := range []string{"config/settings.json", "Usage: tool [options]"} {
+		if !strings.Contains(off, keep) || !strings.Contains(bal, keep) {
+			t.Errorf("%q did not survive both modes", keep)
+		}
 	}
 }
