@@ -5,9 +5,9 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
-	"io"
 	"crypto/rand"
 	"encoding/base64"
+	"io"
 	"strings"
 	"testing"
 
@@ -208,8 +208,8 @@ func TestAutoUnwrapsNestedLayers(t *testing.T) {
 		layers []string
 	}{
 		{"hello world", "hello world", nil},
-		{"test", "test", nil},           // valid base64 of noise: not taken
-		{"deadbeef", "deadbeef", nil},   // valid hex of noise: not taken
+		{"test", "test", nil},         // valid base64 of noise: not taken
+		{"deadbeef", "deadbeef", nil}, // valid hex of noise: not taken
 		{"68656c6c6f", "hello", []string{Hex}},
 		{"SGVsbG8gV29ybGQ=", "Hello World", []string{Base64}},
 		{"PDw_Pz4-", "<<??>>", []string{Base64URL}},
