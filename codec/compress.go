@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/andybalholm/brotli"
@@ -109,7 +110,12 @@ func Limit(n int) int {
 // most Limit(len(b))+1 bytes of output: past that it fails with
 // CodeOutputTooLarge, whose details give the limit and why (size or
 // ratio). It returns the format it decoded.
-func Decompress(b []byte, format string) ([]byte, string, error) {
+func Decompress(b []byte, format string) (out []byte, f string, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a hostile stream must never take the server down
+			out, err = nil, errcode.Wrap(CodeInvalidInput, "the input is not valid "+format+" data", fmt.Errorf("panic: %v", p))
+		}
+	}()
 	if len(b) > MaxInput {
 		return nil, "", errTooLarge()
 	}
@@ -154,9 +160,9 @@ func Decompress(b []byte, format string) ([]byte, string, error) {
 		defer closer()
 	}
 	limit := Limit(len(b))
-	var out bytes.Buffer
-	out.Grow(min(limit, 4*len(b)+512))
-	n, err := io.Copy(&out, io.LimitReader(r, int64(limit)+1))
+	var buf bytes.Buffer
+	buf.Grow(min(limit, 4*len(b)+512))
+	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
 	if n > int64(limit) {
 		reason := "size"
 		if limit < MaxDecompressed {
@@ -172,7 +178,7 @@ func Decompress(b []byte, format string) ([]byte, string, error) {
 		}
 		return nil, format, errcode.Wrap(CodeInvalidInput, "the input is not valid "+format+" data", err)
 	}
-	return out.Bytes(), format, nil
+	return buf.Bytes(), format, nil
 }
 
 func reasonText(reason string) string {
