@@ -2,17 +2,17 @@ package jwtinspect
 
 import (
 	"crypto"
-	stdhmac "crypto/hmac"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base64"
-	"hash"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	stdhmac "crypto/hmac"
 	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"hash"
 	"strconv"
 	"strings"
 
