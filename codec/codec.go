@@ -146,3 +146,7 @@ func decodeBase64Any(s string) ([]byte, error) {
 	}
 	return enc.WithPadding(base64.NoPadding).Strict().DecodeString(s)
 }
+
+// ReadInputError is the error of an input over MaxInput bytes, for callers
+// that check the bound themselves.
+func ReadInputError() error { return errTooLarge() }

@@ -65,6 +65,8 @@ func (f family) inEdition(e Edition) bool {
 // families lists every built-in family, in registration order.
 var families = []family{
 	{prefix: "keysweep_", build: keysweepTools},
+	{prefix: "util_", build: utilTools},
+	{prefix: "http_", build: httpParseTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
 }
