@@ -25,7 +25,14 @@ type Deps struct {
 	// fixtures, and warden scan site to honour --allow-private and
 	// --allow-port; no server wiring, configuration file or tool
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
+	// http_request uses the same policy.
 	SafeHTTP *safehttp.Options
+	// InScope reports whether a network tool may reach a host (lower
+	// case, no port, no trailing dot): the server's tools.scope. The scope
+	// gate checks a tool's target argument before the handler runs; tools
+	// that follow redirects check every further hop with this. Nil: every
+	// host the SSRF rules allow.
+	InScope func(host string) bool
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -69,6 +76,7 @@ var families = []family{
 	{prefix: "http_", build: httpParseTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
+	{prefix: "http_", editions: []Edition{EditionFull}, build: httpRequestTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the

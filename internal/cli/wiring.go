@@ -42,7 +42,11 @@ type wireOptions struct {
 
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
-	deps := toolset.Deps{Logger: o.logger}
+	// The gates are built from the registry, after registration; tools
+	// that check hops against the scope reach them through this, and
+	// refuse every host until they exist.
+	var gates *policy.Gates
+	deps := toolset.Deps{Logger: o.logger, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
 	if o.stateDir != "" {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
@@ -77,7 +81,8 @@ func wire(o wireOptions) (*wired, error) {
 	if o.controls != nil {
 		grants = o.controls.store
 	}
-	gates, err := policy.NewGates(reg, o.cfg.catalog(), grants)
+	var err error
+	gates, err = policy.NewGates(reg, o.cfg.catalog(), grants)
 	if err != nil {
 		return nil, err
 	}
