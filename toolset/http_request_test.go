@@ -182,16 +182,16 @@ func TestHTTPRequestSendsAndReports(t *testing.T) {
 		t.Errorf("binary: %q %s", out.Body, out.BodyFormat)
 	}
 	for args, code := range map[string]string{
-		`{"url":"http://127.0.0.1/"}`:                                       "blocked_ip",
-		`{"url":"http://169.254.169.254/latest/"}`:                          "blocked_ip",
-		`{"url":"http://localhost/"}`:                                       "blocked_hostname",
-		`{"url":"http://example.com:8080/"}`:                                "blocked_port",
-		`{"url":"ftp://example.com/"}`:                                      "invalid_scheme",
-		`{"url":"https://example.com/","method":"CONNECT"}`:                 "invalid_params",
-		`{"url":"https://example.com/","method":"GE T"}`:                    "invalid_params",
-		`{"url":"https://example.com/","headers":{"Host":"evil"}}`:          "invalid_params",
+		`{"url":"http://127.0.0.1/"}`:                                        "blocked_ip",
+		`{"url":"http://169.254.169.254/latest/"}`:                           "blocked_ip",
+		`{"url":"http://localhost/"}`:                                        "blocked_hostname",
+		`{"url":"http://example.com:8080/"}`:                                 "blocked_port",
+		`{"url":"ftp://example.com/"}`:                                       "invalid_scheme",
+		`{"url":"https://example.com/","method":"CONNECT"}`:                  "invalid_params",
+		`{"url":"https://example.com/","method":"GE T"}`:                     "invalid_params",
+		`{"url":"https://example.com/","headers":{"Host":"evil"}}`:           "invalid_params",
 		`{"url":"https://example.com/","headers":{"Transfer-Encoding":"x"}}`: "invalid_params",
-		`{"url":"https://example.com/","headers":{"X-A":"a\r\nB: c"}}`:      "invalid_params",
+		`{"url":"https://example.com/","headers":{"X-A":"a\r\nB: c"}}`:       "invalid_params",
 		`{"url":"https://example.com/","body":"%%%","body_format":"base64"}`: "invalid_params",
 	} {
 		if got := errorCode(call("http_request", args)); got != code {
