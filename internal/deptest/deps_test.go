@@ -28,6 +28,7 @@ var rules = []struct {
 	{"httpsend/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "secretscan/...", "webscan/..."}, "the request engine knows only the SSRF-proof client; the scope comes in as a function"},
 	{"tool/addrexpr/...", []string{"tool", "mcp/...", "toolset/...", "internal/cli/..."}, "the expression engine is a leaf"},
 	{"errcode", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the shared error type is a leaf every package may use"},
+	{"finding/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/..."}, "a domain package: the stores implement it"},
 	{"approval/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/..."}, "a domain package: the stores implement it"},
 	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
 	{"tool", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the SDK knows nothing of the protocol or the tools"},

@@ -194,6 +194,24 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	// 5 and 6 are reserved for other branches' migrations.
+	{7, "findings", `
+CREATE TABLE finding (
+	tenant         text NOT NULL,
+	id             text NOT NULL,
+	created_us     bigint NOT NULL,
+	credential     text NOT NULL,       -- who recorded it
+	title          text NOT NULL,
+	severity       text NOT NULL,
+	severity_rank  int NOT NULL,        -- finding.Rank: info 0 ... critical 4
+	target         text NOT NULL,
+	evidence       text NOT NULL,       -- already redacted by the tenant's privacy mode
+	source_tool    text NOT NULL,
+	correlation_id text NOT NULL,
+	PRIMARY KEY (tenant, id)
+);
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
+	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/finding/findingtest"
 	"io"
 	"net"
 	"net/url"
@@ -205,7 +207,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 7}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -398,4 +400,9 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	testDSN(t)
 	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
+}
+
+func TestFindings(t *testing.T) {
+	testDSN(t)
+	findingtest.Run(t, func(t *testing.T) finding.Store { return newBackend(t).Instance(t).(*Store) })
 }

@@ -72,6 +72,24 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	// 4 and 5 are reserved for other branches' migrations.
+	{6, "findings", `
+CREATE TABLE finding (
+	tenant         TEXT NOT NULL,
+	id             TEXT NOT NULL,
+	created_us     INTEGER NOT NULL,
+	credential     TEXT NOT NULL,          -- who recorded it
+	title          TEXT NOT NULL,
+	severity       TEXT NOT NULL,
+	severity_rank  INTEGER NOT NULL,       -- finding.Rank: info 0 ... critical 4
+	target         TEXT NOT NULL,
+	evidence       TEXT NOT NULL,          -- already redacted by the tenant's privacy mode
+	source_tool    TEXT NOT NULL,
+	correlation_id TEXT NOT NULL,
+	PRIMARY KEY (tenant, id)
+) WITHOUT ROWID;
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
+	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/finding/findingtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,7 +149,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2, 3}
+	want := []int{1, 2, 3, 6}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -322,6 +324,12 @@ func TestAuditQueriesUseReadOnlyPool(t *testing.T) {
 
 func TestApprovals(t *testing.T) {
 	approvaltest.Run(t, func(t *testing.T) approval.Store {
+		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
+	})
+}
+
+func TestFindings(t *testing.T) {
+	findingtest.Run(t, func(t *testing.T) finding.Store {
 		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
 	})
 }
