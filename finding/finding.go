@@ -85,6 +85,15 @@ type Filter struct {
 	// Limit caps the findings returned, newest first. Zero:
 	// DefaultLimit; at most MaxListLimit.
 	Limit int
+	// After, when its ID is set, pages on: only findings older than it
+	// in the list's order (Created, then ID, descending).
+	After Cursor
+}
+
+// Cursor is a position in a list: the last finding of the page before.
+type Cursor struct {
+	Created time.Time
+	ID      string
 }
 
 // Store keeps findings. Implementations must be safe for concurrent use,

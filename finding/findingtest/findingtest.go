@@ -107,6 +107,33 @@ func Run(t *testing.T, newStore func(t *testing.T) finding.Store) {
 			}
 		}
 	})
+	t.Run("Pages", func(t *testing.T) {
+		st := newStore(t)
+		for i := range 7 {
+			f := rec("acme", fmt.Sprint("p", i), "low", "", t0.Add(time.Duration(i/2)*time.Second)) // pairs share a time
+			if err := st.RecordFinding(ctx, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, _ := st.ListFindings(ctx, finding.Filter{Tenant: "acme", Limit: 100})
+		var paged []finding.Finding
+		flt := finding.Filter{Tenant: "acme", Limit: 3}
+		for range 10 {
+			page, err := st.ListFindings(ctx, flt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, page...)
+			if len(page) < flt.Limit {
+				break
+			}
+			last := page[len(page)-1]
+			flt.After = finding.Cursor{Created: last.Created, ID: last.ID}
+		}
+		if len(paged) != 7 || fmt.Sprint(paged) != fmt.Sprint(all) {
+			t.Errorf("pages gave %d findings, not the 7 of one list in its order", len(paged))
+		}
+	})
 	t.Run("TenantCap", func(t *testing.T) {
 		st := newStore(t)
 		capped, ok := st.(interface{ SetFindingsCap(int) })

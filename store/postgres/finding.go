@@ -69,6 +69,12 @@ func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.F
 	if !f.Until.IsZero() {
 		add("created_us < ?", f.Until.UnixMicro())
 	}
+	if f.After.ID != "" {
+		us := f.After.Created.UnixMicro()
+		args = append(args, us, f.After.ID)
+		n := len(args)
+		where = append(where, "(created_us < $"+strconv.Itoa(n-1)+" OR created_us = $"+strconv.Itoa(n-1)+" AND id < $"+strconv.Itoa(n)+")")
+	}
 	args = append(args, f.Limit)
 	rows, err := s.pool.Query(ctx, `SELECT tenant, id, created_us, credential, title, severity, target, evidence, source_tool, correlation_id
 		FROM finding WHERE `+strings.Join(where, " AND ")+` ORDER BY created_us DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)

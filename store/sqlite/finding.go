@@ -60,6 +60,10 @@ func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.F
 	if !f.Until.IsZero() {
 		where, args = append(where, "created_us < ?"), append(args, f.Until.UnixMicro())
 	}
+	if f.After.ID != "" {
+		us := f.After.Created.UnixMicro()
+		where, args = append(where, "(created_us < ? OR created_us = ? AND id < ?)"), append(args, us, us, f.After.ID)
+	}
 	args = append(args, f.Limit)
 	rows, err := s.ro.QueryContext(ctx, `SELECT tenant, id, created_us, credential, title, severity, target, evidence, source_tool, correlation_id
 		FROM finding WHERE `+strings.Join(where, " AND ")+` ORDER BY created_us DESC, id DESC LIMIT ?`, args...)
