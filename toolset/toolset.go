@@ -33,6 +33,12 @@ type Deps struct {
 	// that follow redirects check every further hop with this. Nil: every
 	// host the SSRF rules allow.
 	InScope func(host string) bool
+	// Native is what the warden_ tools read about the server. Nil: they
+	// answer with what a bare registry knows.
+	Native *Native
+
+	// registry is the registry being filled, for warden_status.
+	registry *tool.Registry
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -71,6 +77,7 @@ func (f family) inEdition(e Edition) bool {
 
 // families lists every built-in family, in registration order.
 var families = []family{
+	{prefix: "warden_", build: wardenTools},
 	{prefix: "keysweep_", build: keysweepTools},
 	{prefix: "util_", build: utilTools},
 	{prefix: "http_", build: httpParseTools},
@@ -82,6 +89,7 @@ var families = []family{
 // Register claims every built-in family's prefix in reg and registers the
 // selected tools of the families in the selection's edition.
 func Register(reg *tool.Registry, deps Deps, sel Selection) error {
+	deps.registry = reg
 	fams := map[string]*tool.Family{}
 	for _, p := range Prefixes {
 		fam, err := reg.Family(p)

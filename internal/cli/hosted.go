@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/store/postgres"
@@ -36,6 +37,7 @@ type controls struct {
 type limitsStore interface {
 	limits.Store
 	approval.Store
+	finding.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
 )
@@ -46,7 +48,8 @@ func wire(o wireOptions) (*wired, error) {
 	// that check hops against the scope reach them through this, and
 	// refuse every host until they exist.
 	var gates *policy.Gates
-	deps := toolset.Deps{Logger: o.logger, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
+	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
 	if o.stateDir != "" {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
@@ -86,6 +89,9 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := wireNative(native, o, gates); err != nil {
+		return nil, err
+	}
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
 		opts.Hooks = o.controls.policy.Hooks()
@@ -93,4 +99,45 @@ func wire(o wireOptions) (*wired, error) {
 		opts.Visible = o.controls.policy.Visible
 	}
 	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates}, nil
+}
+
+// wireNative gives the warden_ tools what they read about the server:
+// who calls, what the gates say, the limits, the audit trail, the
+// findings store and the caller's privacy mode. Without controls (a
+// registry built to list tools) they know the build and the gates only.
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates) error {
+	modes, err := newPrivacyResolver(o.cfg, o.stateDir)
+	if err != nil {
+		return err
+	}
+	n.Approvals = gates.Approvals()
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
+	n.Privacy = func(ctx context.Context) *redact.Redactor { return modes.forCall(ctx, nil) }
+	if o.controls == nil {
+		return nil
+	}
+	pc := o.controls.policy
+	tenant := func(ctx context.Context) (string, bool) {
+		p, ok := pc.Caller(ctx)
+		return p.Tenant, ok
+	}
+	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
+		p, ok := pc.Caller(ctx)
+		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant}, ok
+	}
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
+		if e := gates.Status(t); e != nil {
+			return e
+		}
+		if p, ok := pc.Caller(ctx); !ok || !p.Entitled(t.Name) {
+			return &tool.Error{Code: policy.CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"}
+		}
+		return nil
+	}
+	n.Privacy = func(ctx context.Context) *redact.Redactor { return modes.forCall(ctx, tenant) }
+	n.TransportLimited = o.controls.transport
+	n.Usage = o.controls.lim.Usage
+	n.Audit = o.controls.lim.QueryAudit
+	n.Findings = o.controls.store
+	return nil
 }
