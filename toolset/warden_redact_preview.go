@@ -137,6 +137,14 @@ func previewJSON(r *redact.Redactor, b []byte) (string, []PreviewSpan, error) {
 			for k, val := range x {
 				esc := strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 				nk := text(path+"/~"+esc, k)
+				if sv, ok := val.(string); ok {
+					// A string member reads as the assignment it is
+					// ("password": "..."), as the server's result pass
+					// reads it.
+					count++
+					out[nk] = member(r, k, sv, path+"/"+esc, &spans)
+					continue
+				}
 				nv, err := walk(path+"/"+esc, val)
 				if err != nil {
 					return nil, err
@@ -159,4 +167,23 @@ func previewJSON(r *redact.Redactor, b []byte) (string, []PreviewSpan, error) {
 		spans = []PreviewSpan{}
 	}
 	return strings.TrimSuffix(buf.String(), "\n"), spans, nil
+}
+
+// member runs the credential pass over a string member in the context of
+// its name, and reports the spans within the value.
+func member(r *redact.Redactor, name, value, path string, spans *[]PreviewSpan) string {
+	prefix := name + ": "
+	red, ss := r.Text(prefix + value)
+	if !strings.HasPrefix(red, prefix) {
+		red, ss = r.Text(value) // the name itself held something: the value alone
+		prefix = ""
+	}
+	for _, sp := range ss {
+		start, end := max(sp.Start-len(prefix), 0), sp.End-len(prefix)
+		if end <= 0 {
+			continue
+		}
+		*spans = append(*spans, PreviewSpan{Kind: sp.Type, Path: path, Start: start, End: end, Length: sp.Length})
+	}
+	return strings.TrimPrefix(red, prefix)
 }
