@@ -146,7 +146,7 @@ func Decompress(b []byte, format string) (out []byte, f string, err error) {
 		r = flate.NewReader(src)
 	case Zstd:
 		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderMaxMemory(uint64(MaxDecompressed)+1))
+			zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderMaxMemory(zstdMaxWindow))
 		if err != nil {
 			return nil, format, errcode.Wrap(CodeInvalidInput, "the input is not valid zstd", err)
 		}

@@ -24,7 +24,7 @@ type JSON struct {
 }
 
 func toJSON(f Finding) JSON {
-	return JSON{f.ID, f.Tenant, f.Credential, f.Title, f.Severity, f.Target, f.Evidence, f.SourceTool, f.CorrelationID, f.Created}
+	return JSON(f)
 }
 
 // WriteJSON writes {"findings":[...]}.

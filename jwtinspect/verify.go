@@ -40,7 +40,7 @@ func verify(token string, rep *Report, opts *Options) *Verification {
 	var jws *jose.JSONWebSignature
 	if !hmac {
 		var err error
-		if jws, err = jose.ParseSigned(token, allAlgs); err != nil {
+		if jws, err = jose.ParseSignedCompact(token, allAlgs); err != nil {
 			return &Verification{Status: "unverifiable", Message: "the token cannot be verified: its algorithm is not one Warden verifies, or its header is malformed"}
 		}
 	}
@@ -215,15 +215,13 @@ func jwks(b []byte, kid string) ([]candidate, error) {
 		if k.KeyID != "" {
 			id = "JWKS key kid " + strconv.Quote(k.KeyID)
 		}
-		key := any(k)
-		if k.IsPublic() || len(k.Certificates) > 0 {
-			key = k
-		} else if pub := k.Public(); pub.Key != nil {
-			key = pub
-		} else {
-			key = k // a symmetric key
+		jk := k // a public or symmetric key as it is
+		if !k.IsPublic() && len(k.Certificates) == 0 {
+			if pub := k.Public(); pub.Key != nil {
+				jk = pub // a private key: its public half
+			}
 		}
-		jk := key.(jose.JSONWebKey)
+		var key any = jk
 		if b, ok := jk.Key.([]byte); ok {
 			key = b // an oct key verifies HMAC as raw bytes
 		}

@@ -15,10 +15,6 @@ var utilCatalog = tool.Catalog{Category: "utilities", Trust: tool.TrustAuto}
 // utilAnnotations: read-only, idempotent, no network.
 var utilAnnotations = tool.Annotations{ReadOnly: true, Idempotent: true}
 
-// maxInputChars bounds the input parameters in characters; the engines
-// bound the bytes they stand for (1 MiB).
-const maxInputChars = 2 << 20
-
 func utilTools(Deps) ([]*tool.Tool, error) {
 	var out []*tool.Tool
 	for _, build := range []func() (*tool.Tool, error){

@@ -97,7 +97,7 @@ func wardenStatusTool(n *Native, reg *tool.Registry) (*tool.Tool, error) {
 		}
 		c, cerr := n.caller(ctx)
 		if cerr == nil {
-			out.Caller = StatusCaller{Credential: c.Credential, Tenant: c.Tenant}
+			out.Caller = StatusCaller(c)
 		}
 		var tools []*tool.Tool
 		if reg != nil {
