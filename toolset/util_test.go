@@ -200,3 +200,30 @@ func TestUtilJWTPrivacy(t *testing.T) {
 		}
 	}
 }
+
+// util_encode and util_decompress on the bytes: a credential their output
+// carries goes in balanced and strict, stays in off, and the text around
+// it survives.
+func TestUtilEncodeAndDecompressPrivacy(t *testing.T) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write([]byte("ci secret: token=" + ghToken + " (rotate monthly)"))
+	w.Close()
+	gz := base64.StdEncoding.EncodeToString(buf.Bytes())
+	for mode, call := range servers(t, registryWith(t, Deps{})) {
+		for _, c := range []struct{ name, args, keep string }{
+			// (A credential inside a URL-encoded output goes with the whole
+			// encoded string: KeySweep finds it in the decoded layer.)
+			{"util_encode", `{"input":"<b>note: token=` + ghToken + ` (rotate)</b>","encoding":"html"}`, `\u0026lt;b\u0026gt;note: token=`},
+			{"util_decompress", `{"input":"` + gz + `"}`, "(rotate monthly)"},
+		} {
+			resp := call(c.name, c.args)
+			if bytes.Contains(resp, []byte(ghToken)) != (mode == "off") {
+				t.Errorf("%s %s: token present=%v", mode, c.name, mode != "off")
+			}
+			if !bytes.Contains(resp, []byte(c.keep)) {
+				t.Errorf("%s %s: %q is gone: %.400s", mode, c.name, c.keep, resp)
+			}
+		}
+	}
+}
