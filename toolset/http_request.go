@@ -111,7 +111,8 @@ func httpRequestTools(deps Deps) ([]*tool.Tool, error) {
 			"against the SSRF rules (no private, internal or metadata addresses; ports 80 and 443). It sends traffic " +
 			"that may change the target's state: a person approves every call. Response cookies and credentials are " +
 			"redacted by the privacy mode; the request's header values and body are never echoed.",
-		Annotations: tool.Annotations{OpenWorld: true},
+		// Any method may be sent: DELETE and PUT can destroy.
+		Annotations: tool.Annotations{OpenWorld: true, Destructive: true},
 		Catalog: tool.Catalog{
 			Category:    "http",
 			Unsafe:      true,

@@ -132,7 +132,7 @@ func TestHTTPRequestCatalog(t *testing.T) {
 		t.Fatal("http_request not registered")
 	}
 	if !tl.Catalog.Unsafe || tl.Catalog.Trust != tool.TrustConfirmEach || tl.Catalog.TargetParam != "url" ||
-		!tl.Annotations.OpenWorld || tl.Annotations.ReadOnly || tl.Annotations.Idempotent || tl.Annotations.Destructive {
+		!tl.Annotations.OpenWorld || tl.Annotations.ReadOnly || tl.Annotations.Idempotent || !tl.Annotations.Destructive {
 		t.Errorf("catalog %+v annotations %+v", tl.Catalog, tl.Annotations)
 	}
 	tooltest.Check(t, reg, &tooltest.Options{RequirePrivacy: true})
