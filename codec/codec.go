@@ -23,6 +23,9 @@ const (
 	// MinRatioAllowance is what any input may decompress to, whatever
 	// its ratio.
 	MinRatioAllowance = 64 << 10
+	// MaxEncoded caps what Encode produces: every encoding of a MiB fits
+	// but the escapes of text made mostly of characters they escape.
+	MaxEncoded = 3 << 20
 	// MaxLayers caps the layers Auto removes.
 	MaxLayers = 8
 )

@@ -398,3 +398,13 @@ func bomb(t testing.TB, format string, n int) []byte {
 	}
 	return buf.Bytes()
 }
+
+func TestEncodeOutputBound(t *testing.T) {
+	big := []byte(strings.Repeat("\x01", MaxInput)) // 1 MiB of control bytes: 4 MiB of \x01
+	if _, err := Encode(big, JS); errcode.CodeOf(err) != CodeOutputTooLarge {
+		t.Errorf("4 MiB of escapes: %v", err)
+	}
+	if s, err := Encode(big, Base64); err != nil || len(s) > MaxEncoded {
+		t.Errorf("base64 of 1 MiB: %v", err)
+	}
+}

@@ -16,7 +16,7 @@
 // CodeOutputTooLarge after reading at most one byte past the bound, never
 // by exhausting memory. Auto-detection removes at most MaxLayers layers.
 // Encoding grows data by a bounded factor (at most six output bytes per
-// input byte, for Unicode escapes), so its output is bounded too.
+// input byte, for Unicode escapes) and stops at MaxEncoded bytes.
 //
 // # Errors
 //

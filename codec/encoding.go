@@ -44,11 +44,21 @@ func unknownEncoding() *errcode.Error {
 	return errcode.New(CodeUnknownEncoding, "unknown encoding; use one of "+strings.Join(Encodings, ", "))
 }
 
-// Encode encodes b. The input is at most MaxInput bytes.
+// Encode encodes b. The input is at most MaxInput bytes and the output at
+// most MaxEncoded (escapes can multiply text by six): past it, Encode
+// fails with CodeOutputTooLarge.
 func Encode(b []byte, encoding string) (string, error) {
 	if len(b) > MaxInput {
 		return "", errTooLarge()
 	}
+	s, err := encode(b, encoding)
+	if err == nil && len(s) > MaxEncoded {
+		return "", errcode.New(CodeOutputTooLarge, "the encoded form is larger than 3 MiB; encode less at a time").WithDetail("limit_bytes", MaxEncoded)
+	}
+	return s, err
+}
+
+func encode(b []byte, encoding string) (string, error) {
 	switch encoding {
 	case Base64:
 		return base64.StdEncoding.EncodeToString(b), nil
