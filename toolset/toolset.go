@@ -25,11 +25,24 @@ type Deps struct {
 	// fixtures, and warden scan site to honour --allow-private and
 	// --allow-port; no server wiring, configuration file or tool
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
+	// http_request uses the same policy.
 	SafeHTTP *safehttp.Options
 	// Binary serves the bininspect_ family: its views, store and limits.
 	// Nil: a service for this process alone (a memory store, no roots),
 	// enough to list the tools.
 	Binary *BinaryViews
+	// InScope reports whether a network tool may reach a host (lower
+	// case, no port, no trailing dot): the server's tools.scope. The scope
+	// gate checks a tool's target argument before the handler runs; tools
+	// that follow redirects check every further hop with this. Nil: every
+	// host the SSRF rules allow.
+	InScope func(host string) bool
+	// Native is what the warden_ tools read about the server. Nil: they
+	// answer with what a bare registry knows.
+	Native *Native
+
+	// registry is the registry being filled, for warden_status.
+	registry *tool.Registry
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -68,15 +81,20 @@ func (f family) inEdition(e Edition) bool {
 
 // families lists every built-in family, in registration order.
 var families = []family{
+	{prefix: "warden_", build: wardenTools},
 	{prefix: "keysweep_", build: keysweepTools},
 	{prefix: "bininspect_", build: bininspectTools},
+	{prefix: "util_", build: utilTools},
+	{prefix: "http_", build: httpParseTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
+	{prefix: "http_", editions: []Edition{EditionFull}, build: httpRequestTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the
 // selected tools of the families in the selection's edition.
 func Register(reg *tool.Registry, deps Deps, sel Selection) error {
+	deps.registry = reg
 	fams := map[string]*tool.Family{}
 	for _, p := range Prefixes {
 		fam, err := reg.Family(p)

@@ -16,6 +16,7 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/auth/asstore"
 	"github.com/warden-mcp/warden/auth/localas"
+	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/store/postgres"
@@ -48,6 +49,7 @@ type limitsStore interface {
 	limits.Store
 	approval.Store
 	viewstore.Store
+	finding.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }

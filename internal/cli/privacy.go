@@ -18,6 +18,9 @@ type privacy struct {
 	// questions hides credentials in approval questions whatever the
 	// mode: a question never repeats a secret.
 	questions *redact.Redactor
+	// tenantOf finds a call's tenant (the policy's caller, the local user
+	// on stdio); nil reads the verified principal only.
+	tenantOf func(ctx context.Context) (string, bool)
 }
 
 // newPrivacy builds one redactor per mode the configuration uses. key
@@ -64,10 +67,14 @@ func newPrivacy(cfg Config, key []byte) (*privacy, error) {
 // forCall returns the redactor of the caller's tenant (the local user on
 // stdio).
 func (p *privacy) forCall(ctx context.Context) *redact.Redactor {
-	if pr, ok := auth.PrincipalFrom(ctx); ok {
-		if m, ok := p.tenants[pr.Tenant]; ok {
-			return p.byMode[m]
-		}
+	tenant, ok := "", false
+	if p.tenantOf != nil {
+		tenant, ok = p.tenantOf(ctx)
+	} else if pr, found := auth.PrincipalFrom(ctx); found {
+		tenant, ok = pr.Tenant, true
+	}
+	if m, found := p.tenants[tenant]; ok && found {
+		return p.byMode[m]
 	}
 	return p.byMode[p.server]
 }

@@ -65,6 +65,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.uploadCommand(),
 		e.tokenCommand(),
 		e.auditCommand(),
+		e.findingsCommand(),
 		e.versionCommand(),
 		e.analyzeWorkerCommand(),
 	)

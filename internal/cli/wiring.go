@@ -53,7 +53,12 @@ type wireOptions struct {
 
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
-	deps := toolset.Deps{Logger: o.logger}
+	// The gates are built from the registry, after registration; tools
+	// that check hops against the scope reach them through this, and
+	// refuse every host until they exist.
+	var gates *policy.Gates
+	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
 	if o.stateDir != "" {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
@@ -98,7 +103,7 @@ func wire(o wireOptions) (*wired, error) {
 	if o.controls != nil {
 		grants = o.controls.store
 	}
-	gates, err := policy.NewGates(reg, o.cfg.catalog(), grants)
+	gates, err = policy.NewGates(reg, o.cfg.catalog(), grants)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +122,9 @@ func wire(o wireOptions) (*wired, error) {
 		return nil, err
 	}
 	opts.Redactor = priv.field
+	if err := wireNative(native, o, gates, priv); err != nil {
+		return nil, err
+	}
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
 		o.controls.policy.Redact = priv.result
@@ -190,4 +198,40 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 		bo.Analyze = r.Analyze
 	}
 	return bo, nil
+}
+
+// wireNative gives the warden_ tools what they read about the server:
+// who calls, what the gates say, the limits, the audit trail, the
+// findings store and the caller's privacy mode. Without controls (a
+// registry built to list tools) they know the build and the gates only.
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *privacy) error {
+	n.Approvals = gates.Approvals()
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
+	n.Privacy = priv.forCall
+	if o.controls == nil {
+		return nil
+	}
+	pc := o.controls.policy
+	priv.tenantOf = func(ctx context.Context) (string, bool) {
+		p, ok := pc.Caller(ctx)
+		return p.Tenant, ok
+	}
+	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
+		p, ok := pc.Caller(ctx)
+		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant}, ok
+	}
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
+		if e := gates.Status(t); e != nil {
+			return e
+		}
+		if p, ok := pc.Caller(ctx); !ok || !p.Entitled(t.Name) {
+			return &tool.Error{Code: policy.CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"}
+		}
+		return nil
+	}
+	n.TransportLimited = o.controls.transport
+	n.Usage = o.controls.lim.Usage
+	n.Audit = o.controls.lim.QueryAudit
+	n.Findings = o.controls.store
+	return nil
 }

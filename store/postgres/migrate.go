@@ -250,6 +250,23 @@ CREATE TABLE bin_upload (
 	PRIMARY KEY (credential, day)
 );
 `},
+	{7, "findings", `
+CREATE TABLE finding (
+	tenant         text NOT NULL,
+	id             text NOT NULL,
+	created_us     bigint NOT NULL,
+	credential     text NOT NULL,       -- who recorded it
+	title          text NOT NULL,
+	severity       text NOT NULL,
+	severity_rank  int NOT NULL,        -- finding.Rank: info 0 ... critical 4
+	target         text NOT NULL,
+	evidence       text NOT NULL,       -- already redacted by the tenant's privacy mode
+	source_tool    text NOT NULL,
+	correlation_id text NOT NULL,
+	PRIMARY KEY (tenant, id)
+);
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
 	{9, "local_authorization_server", `
 CREATE TABLE oauth_client (
 	id            text PRIMARY KEY,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,8 @@ type Options struct {
 type Store struct {
 	pool   *pgxpool.Pool
 	schema string
+	// findingsCap, when positive, lowers finding.MaxPerTenant.
+	findingsCap atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)

@@ -6,6 +6,8 @@ import (
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
 	"github.com/warden-mcp/warden/auth/asstore/asstoretest"
+	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/finding/findingtest"
 	"io"
 	"net"
 	"net/url"
@@ -208,7 +210,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4, 5, 9}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 5, 7, 9}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -429,4 +431,9 @@ func (b viewBackend) Prune(t *testing.T, now time.Time) {
 func TestViews(t *testing.T) {
 	testDSN(t)
 	viewstoretest.Run(t, func(t *testing.T) viewstoretest.Backend { return viewBackend{newBackend(t)} })
+}
+
+func TestFindings(t *testing.T) {
+	testDSN(t)
+	findingtest.Run(t, func(t *testing.T) finding.Store { return newBackend(t).Instance(t).(*Store) })
 }

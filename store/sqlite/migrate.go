@@ -128,6 +128,23 @@ CREATE TABLE bin_upload (
 	PRIMARY KEY (credential, day)
 ) WITHOUT ROWID;
 `},
+	{6, "findings", `
+CREATE TABLE finding (
+	tenant         TEXT NOT NULL,
+	id             TEXT NOT NULL,
+	created_us     INTEGER NOT NULL,
+	credential     TEXT NOT NULL,          -- who recorded it
+	title          TEXT NOT NULL,
+	severity       TEXT NOT NULL,
+	severity_rank  INTEGER NOT NULL,       -- finding.Rank: info 0 ... critical 4
+	target         TEXT NOT NULL,
+	evidence       TEXT NOT NULL,          -- already redacted by the tenant's privacy mode
+	source_tool    TEXT NOT NULL,
+	correlation_id TEXT NOT NULL,
+	PRIMARY KEY (tenant, id)
+) WITHOUT ROWID;
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
 	{8, "local_authorization_server", `
 CREATE TABLE oauth_client (
 	id            TEXT PRIMARY KEY,

@@ -39,6 +39,8 @@ type Store struct {
 	// stmts holds the request and admission paths' statements, prepared
 	// once on the single connection (preparing dominated a decision's CPU).
 	stmts map[string]*sql.Stmt
+	// findingsCap, when positive, lowers finding.MaxPerTenant.
+	findingsCap atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)

@@ -8,6 +8,8 @@ import (
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
 	"github.com/warden-mcp/warden/auth/asstore/asstoretest"
+	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/finding/findingtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -150,7 +152,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2, 3, 4, 8}
+	want := []int{1, 2, 3, 4, 6, 8}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -347,4 +349,10 @@ func (b viewBackend) Prune(t *testing.T, now time.Time) {
 
 func TestViews(t *testing.T) {
 	viewstoretest.Run(t, func(t *testing.T) viewstoretest.Backend { return viewBackend{dir: t.TempDir()} })
+}
+
+func TestFindings(t *testing.T) {
+	findingtest.Run(t, func(t *testing.T) finding.Store {
+		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
+	})
 }
