@@ -54,6 +54,17 @@ const (
 	EditionFull Edition = "full"
 )
 
+// Categories are the documented tool categories (docs/operations.md), each
+// with what its tools do. Every built-in tool names one.
+var Categories = map[string]string{
+	"secrets":   "find exposed credentials in text",
+	"web":       "grade websites from the outside",
+	"binary":    "inspect and analyse executable files",
+	"utilities": "offline encoding, hashing, token and compression helpers",
+	"http":      "parse and send HTTP requests",
+	"warden":    "the server's own status, findings and audit trail",
+}
+
 // Prefixes are the name prefixes of Warden's own tool families. Register
 // claims every one of them in the registry, including families this build
 // leaves out, so that no other tool can pass itself off as a built-in.
