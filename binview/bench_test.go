@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // benchOpen opens path and triages it b.N times, and reports the heap a
@@ -15,7 +17,7 @@ func benchOpen(b *testing.B, path string) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := int64(benchcpu.Process())
 	var v *View
 	for i := 0; i < b.N; i++ {
 		var err error
@@ -26,7 +28,7 @@ func benchOpen(b *testing.B, path string) {
 		_ = v.Triage()
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(int64(benchcpu.Process())-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

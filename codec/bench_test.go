@@ -7,6 +7,8 @@ import (
 	mrand "math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // The utilities on a 1 MiB input (docs/PERFORMANCE.md, "Utilities"):
@@ -53,7 +55,7 @@ func BenchmarkEncode(b *testing.B) {
 	text := benchText()
 	for _, enc := range Encodings {
 		b.Run(enc, func(b *testing.B) {
-			measure(b, benchSize, func() error { _, err := Encode(text, enc); return err })
+			benchcpu.Measure(b, benchSize, func() error { _, err := Encode(text, enc); return err })
 		})
 	}
 }
@@ -63,7 +65,7 @@ func BenchmarkDecode(b *testing.B) {
 	for _, enc := range Encodings {
 		s := encodedInput(text, enc)
 		b.Run(enc, func(b *testing.B) {
-			measure(b, int64(len(s)), func() error { _, err := Decode(s, enc); return err })
+			benchcpu.Measure(b, int64(len(s)), func() error { _, err := Decode(s, enc); return err })
 		})
 	}
 }
@@ -73,10 +75,10 @@ func BenchmarkAuto(b *testing.B) {
 	gz, _ := Compress(text, Gzip, 0)
 	nested := []byte(base64.StdEncoding.EncodeToString(gz)) // 1 MiB of text inside gzip inside base64
 	b.Run("plain_text", func(b *testing.B) {
-		measure(b, benchSize, func() error { _, _, err := Auto(text); return err })
+		benchcpu.Measure(b, benchSize, func() error { _, _, err := Auto(text); return err })
 	})
 	b.Run("base64_gzip", func(b *testing.B) {
-		measure(b, int64(len(nested)), func() error { _, _, err := Auto(nested); return err })
+		benchcpu.Measure(b, int64(len(nested)), func() error { _, _, err := Auto(nested); return err })
 	})
 }
 
@@ -84,11 +86,11 @@ func BenchmarkHash(b *testing.B) {
 	data := benchRandom()
 	for _, algo := range HashAlgorithms() {
 		b.Run(algo, func(b *testing.B) {
-			measure(b, benchSize, func() error { _, err := Hash(data, algo, nil); return err })
+			benchcpu.Measure(b, benchSize, func() error { _, err := Hash(data, algo, nil); return err })
 		})
 	}
 	b.Run("hmac_sha256", func(b *testing.B) {
-		measure(b, benchSize, func() error { _, err := Hash(data, "sha256", []byte("key")); return err })
+		benchcpu.Measure(b, benchSize, func() error { _, err := Hash(data, "sha256", []byte("key")); return err })
 	})
 }
 
@@ -96,7 +98,7 @@ func BenchmarkCompress(b *testing.B) {
 	text := benchText()
 	for _, f := range Formats {
 		b.Run(f, func(b *testing.B) {
-			measure(b, benchSize, func() error { _, err := Compress(text, f, 0); return err })
+			benchcpu.Measure(b, benchSize, func() error { _, err := Compress(text, f, 0); return err })
 		})
 	}
 }
@@ -106,25 +108,8 @@ func BenchmarkDecompress(b *testing.B) {
 	for _, f := range Formats {
 		c, _ := Compress(text, f, 0)
 		b.Run(f, func(b *testing.B) {
-			measure(b, benchSize, func() error { _, _, err := Decompress(c, f); return err }) // throughput in decompressed bytes
+			benchcpu.Measure(b, benchSize, func() error { _, _, err := Decompress(c, f); return err }) // throughput in decompressed bytes
 			b.ReportMetric(float64(benchSize)/float64(len(c)), "ratio")
 		})
-	}
-}
-
-// measure runs fn b.N times over n bytes and reports CPU time per
-// operation beside wall time.
-func measure(b *testing.B, n int64, fn func() error) {
-	b.Helper()
-	b.SetBytes(n)
-	b.ReportAllocs()
-	c0 := processCPU()
-	for b.Loop() {
-		if err := fn(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if cpu := processCPU() - c0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }

@@ -3,6 +3,8 @@ package httpparse
 import (
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // A 1 MiB request: headers, cookies and a JSON body.
@@ -18,22 +20,5 @@ func BenchmarkParse(b *testing.B) {
 	}
 	body.WriteString(`{"id":0}]}`)
 	raw := head + body.String()
-	measure(b, int64(len(raw)), func() error { _, err := Parse(raw); return err })
-}
-
-// measure runs fn b.N times over n bytes and reports CPU time per
-// operation beside wall time.
-func measure(b *testing.B, n int64, fn func() error) {
-	b.Helper()
-	b.SetBytes(n)
-	b.ReportAllocs()
-	c0 := processCPU()
-	for b.Loop() {
-		if err := fn(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if cpu := processCPU() - c0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-	}
+	benchcpu.Measure(b, int64(len(raw)), func() error { _, err := Parse(raw); return err })
 }

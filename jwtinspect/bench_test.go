@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // A token at the size cap (64 KiB: the JWT utility's largest input) with
@@ -23,29 +25,12 @@ func BenchmarkInspect(b *testing.B) {
 		b.Fatalf("token of %d bytes", len(token))
 	}
 	b.Run("decode", func(b *testing.B) {
-		measure(b, int64(len(token)), func() error { _, err := Inspect(token, &Options{Now: now}); return err })
+		benchcpu.Measure(b, int64(len(token)), func() error { _, err := Inspect(token, &Options{Now: now}); return err })
 	})
 	b.Run("verify_hmac", func(b *testing.B) {
-		measure(b, int64(len(token)), func() error {
+		benchcpu.Measure(b, int64(len(token)), func() error {
 			_, err := Inspect(token, &Options{Now: now, Secret: []byte("secret")})
 			return err
 		})
 	})
-}
-
-// measure runs fn b.N times over n bytes and reports CPU time per
-// operation beside wall time.
-func measure(b *testing.B, n int64, fn func() error) {
-	b.Helper()
-	b.SetBytes(n)
-	b.ReportAllocs()
-	c0 := processCPU()
-	for b.Loop() {
-		if err := fn(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if cpu := processCPU() - c0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/tool"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // benchFinding is the shape of a typed web-scan tool's output: the
@@ -132,13 +134,13 @@ func runResultBench(b *testing.B, r *Redactor, res *tool.Result) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	c0 := processCPU()
+	c0 := benchcpu.Process()
 	for b.Loop() {
 		if _, err := r.Result(res); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu := processCPU() - c0; cpu > 0 {
+	if cpu := benchcpu.Process() - c0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }
@@ -180,7 +182,7 @@ func BenchmarkResult256KPerString(b *testing.B) {
 	b.SetBytes(int64(len(res.Structured) + len(res.Content[0].Text)))
 	b.ReportAllocs()
 	sc := &scratch{}
-	c0 := processCPU()
+	c0 := benchcpu.Process()
 	for b.Loop() {
 		sc.tz.src, sc.tz.maxStrings = res.Structured, 1<<30
 		if err := sc.tz.run(); err != nil {
@@ -193,7 +195,7 @@ func BenchmarkResult256KPerString(b *testing.B) {
 			}
 		}
 	}
-	if cpu := processCPU() - c0; cpu > 0 {
+	if cpu := benchcpu.Process() - c0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }
@@ -235,13 +237,13 @@ func BenchmarkScanFloor256K(b *testing.B) {
 	text := string(benchResult(256 << 10).Structured)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
-	c0 := processCPU()
+	c0 := benchcpu.Process()
 	for b.Loop() {
 		if _, err := r.scanner.Scan(context.Background(), text); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu := processCPU() - c0; cpu > 0 {
+	if cpu := benchcpu.Process() - c0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }

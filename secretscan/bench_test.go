@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/warden-mcp/warden/internal/corpusgen/gen"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 var (
@@ -33,14 +35,14 @@ func BenchmarkScanCorpus(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0 := processCPU()
+	c0 := benchcpu.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Scan(context.Background(), text); err != nil {
 			b.Fatal(err)
 		}
 	}
 	// MB per CPU-second is stable on a loaded machine where MB/s is not.
-	if cpu := processCPU() - c0; cpu > 0 {
+	if cpu := benchcpu.Process() - c0; cpu > 0 {
 		b.ReportMetric(float64(len(text))*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
 	}
 }

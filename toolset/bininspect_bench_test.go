@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/viewstore"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // goCompiler is the benchmarks' large file: the Go toolchain's compile
@@ -34,7 +36,7 @@ func BenchmarkOpen(b *testing.B) {
 	dir := filepath.Dir(src)
 	args := `{"path":"compile"}`
 	b.Run("cold", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := int64(benchcpu.Process())
 		for b.Loop() {
 			s := benchServer(b, BinaryOptions{Roots: []string{dir}, MaxFileSize: 512 << 20})
 			s.mustB(b, "bininspect_open", args)
@@ -44,7 +46,7 @@ func BenchmarkOpen(b *testing.B) {
 	store := viewstore.NewMemory(0)
 	benchServer(b, BinaryOptions{Store: store, Roots: []string{dir}, MaxFileSize: 512 << 20}).mustB(b, "bininspect_open", args)
 	b.Run("store-cached", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := int64(benchcpu.Process())
 		for b.Loop() {
 			s := benchServer(b, BinaryOptions{Store: store, Roots: []string{dir}, MaxFileSize: 512 << 20})
 			s.mustB(b, "bininspect_open", args)
@@ -54,7 +56,7 @@ func BenchmarkOpen(b *testing.B) {
 	s := benchServer(b, BinaryOptions{Roots: []string{dir}, MaxFileSize: 512 << 20})
 	s.mustB(b, "bininspect_open", args)
 	b.Run("process-cached", func(b *testing.B) {
-		cpu := cpuTime()
+		cpu := int64(benchcpu.Process())
 		for b.Loop() {
 			s.mustB(b, "bininspect_open", args)
 		}
@@ -71,7 +73,7 @@ func BenchmarkResolvedCall(b *testing.B) {
 	view := s.mustB(b, "bininspect_open", `{"path":"compile"}`).str("view")
 	args := `{"view":"` + view + `","expression":"main.main+0x10"}`
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := int64(benchcpu.Process())
 	for b.Loop() {
 		s.mustB(b, "bininspect_eval", args)
 	}
@@ -81,7 +83,7 @@ func BenchmarkResolvedCall(b *testing.B) {
 // reportCPU reports the CPU time per operation since cpu0.
 func reportCPU(b *testing.B, cpu0 int64) {
 	if cpu0 > 0 {
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(int64(benchcpu.Process())-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
 // hostedWire is a hosted server on its own SQLite state directory whose
@@ -55,9 +57,9 @@ func BenchmarkHostedOpen(b *testing.B) {
 			b.StopTimer()
 			w := hostedWire(b, b.TempDir(), dir)
 			b.StartTimer()
-			c := cpuTime()
+			c := int64(benchcpu.Process())
 			open(b, w)
-			cpu += cpuTime() - c
+			cpu += int64(benchcpu.Process()) - c
 		}
 		b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 	})
@@ -69,9 +71,9 @@ func BenchmarkHostedOpen(b *testing.B) {
 			b.StopTimer()
 			w := hostedWire(b, state, dir)
 			b.StartTimer()
-			c := cpuTime()
+			c := int64(benchcpu.Process())
 			open(b, w)
-			cpu += cpuTime() - c
+			cpu += int64(benchcpu.Process()) - c
 		}
 		b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 	})

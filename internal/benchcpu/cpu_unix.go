@@ -1,13 +1,12 @@
 //go:build unix
 
-package secretscan
+package benchcpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user+system CPU time of the process.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package jwtinspect
+package benchcpu
 
 import "time"
 
