@@ -25,6 +25,7 @@ var rules = []struct {
 	{"tool/addrexpr/...", []string{"tool", "mcp/...", "toolset/...", "internal/cli/..."}, "the expression engine is a leaf"},
 	{"errcode", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the shared error type is a leaf every package may use"},
 	{"approval/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/..."}, "a domain package: the stores implement it"},
+	{"annotation/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "binview/..."}, "a domain package: the stores implement it, the tools use it"},
 	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
 	{"tool", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the SDK knows nothing of the protocol or the tools"},
 	{"tool/tooltest/...", []string{"toolset/...", "internal/cli/..."}, "the author harness serves any registry"},

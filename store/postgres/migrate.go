@@ -194,6 +194,21 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	{6, "annotations", `
+CREATE TABLE annotation_log (           -- append-only: rows are never updated or deleted
+	tenant   text NOT NULL,
+	sha256   text NOT NULL,             -- the file's digest, lower-case hex
+	seq      bigint NOT NULL,           -- 1, 2, ... per file, assigned under a per-file advisory lock
+	kind     text NOT NULL,             -- comment, name, function
+	rel_addr bigint NOT NULL,           -- address minus image base, as a uint64 bit pattern
+	text     text NOT NULL,
+	author   text NOT NULL,             -- credential
+	at_us    bigint NOT NULL,
+	deleted  boolean NOT NULL,
+	PRIMARY KEY (tenant, sha256, seq)
+);
+CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"github.com/warden-mcp/warden/annotation"
+	"github.com/warden-mcp/warden/annotation/annotationtest"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
 	"io"
@@ -205,7 +207,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]int{1, 2, 3, 4}, got); diff != "" {
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 6}, got); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
 	var relpersistence string
@@ -398,4 +400,15 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	testDSN(t)
 	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
+}
+
+type annotationBackend struct{ b *backend }
+
+func (a annotationBackend) Instance(t *testing.T) annotation.Store { return a.b.Instance(t).(*Store) }
+
+// TestAnnotations runs the suite; each Instance is another pool on the
+// same schema, as a second replica would open it.
+func TestAnnotations(t *testing.T) {
+	testDSN(t)
+	annotationtest.Run(t, func(t *testing.T) annotationtest.Backend { return annotationBackend{newBackend(t)} })
 }

@@ -72,6 +72,21 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{5, "annotations", `
+CREATE TABLE annotation_log (              -- append-only: rows are never updated or deleted
+	tenant   TEXT NOT NULL,
+	sha256   TEXT NOT NULL,                -- the file's digest, lower-case hex
+	seq      INTEGER NOT NULL,             -- 1, 2, ... per file, assigned under the write lock
+	kind     TEXT NOT NULL,                -- comment, name, function
+	rel_addr INTEGER NOT NULL,             -- address minus image base, as a uint64 bit pattern
+	text     TEXT NOT NULL,
+	author   TEXT NOT NULL,                -- credential
+	at_us    INTEGER NOT NULL,
+	deleted  INTEGER NOT NULL,
+	PRIMARY KEY (tenant, sha256, seq)
+) WITHOUT ROWID;
+CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

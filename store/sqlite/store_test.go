@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/warden-mcp/warden/annotation"
+	"github.com/warden-mcp/warden/annotation/annotationtest"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/approval/approvaltest"
 	"os"
@@ -147,7 +149,7 @@ func TestMigrationsIdempotentAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	want := []int{1, 2, 3}
+	want := []int{1, 2, 3, 5}
 	if diff := cmp.Diff(want, versions(t, path)); diff != "" {
 		t.Errorf("versions (-want +got):\n%s", diff)
 	}
@@ -324,4 +326,16 @@ func TestApprovals(t *testing.T) {
 	approvaltest.Run(t, func(t *testing.T) approval.Store {
 		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
 	})
+}
+
+type annotationBackend struct{ dir string }
+
+func (b annotationBackend) Instance(t *testing.T) annotation.Store {
+	return (&backend{dir: b.dir}).Instance(t).(*Store)
+}
+
+// TestAnnotations runs the suite; each Instance is a new handle on the
+// same file, as a restarted process would open it.
+func TestAnnotations(t *testing.T) {
+	annotationtest.Run(t, func(t *testing.T) annotationtest.Backend { return annotationBackend{dir: t.TempDir()} })
 }
