@@ -279,3 +279,42 @@ func (v *View) FunctionCFG(st CodeState, addr uint64, opts *disasm.Options) (*fu
 	}
 	return out, nil
 }
+
+// DisassembleSpans decodes the instructions of spans (a function's
+// blocks, in address order) as one listing: it skips skip instructions,
+// returns the next count (at most 1000) with text in opts's syntax, and
+// counts them all. A span whose End is 0 has no known end: it is read
+// linearly until the page is full.
+func (v *View) DisassembleSpans(spans []funcs.Range, skip, count int, opts *disasm.Options) (ins []disasm.Inst, total int, err error) {
+	dec, err := v.decoder(opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	count = min(max(count, 1), 1000)
+	for _, sp := range spans {
+		open := sp.End == 0
+		for pc := sp.Start; open || pc < sp.End; {
+			if open && total >= skip+count {
+				return ins, total, nil
+			}
+			code := v.codeAt(pc, 16)
+			if len(code) == 0 {
+				break
+			}
+			var n int
+			if total >= skip && len(ins) < count {
+				in := dec.Decode(code, pc)
+				ins = append(ins, in)
+				n = in.Len
+			} else {
+				n = dec.Flow(code, pc).Len
+			}
+			if n <= 0 {
+				break
+			}
+			total++
+			pc += uint64(n)
+		}
+	}
+	return ins, total, nil
+}

@@ -7,6 +7,7 @@ package toolset
 import (
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/warden-mcp/warden/safehttp"
 
@@ -26,6 +27,15 @@ type Deps struct {
 	// --allow-port; no server wiring, configuration file or tool
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
 	SafeHTTP *safehttp.Options
+	// Annotations keeps what people add to binaries (comments, names,
+	// function starts) for the bininspect_ tools, and lays the names over
+	// the views a resolver returns. Nil: the annotation tools answer
+	// annotations_unavailable and listings carry no names people set.
+	Annotations *AnnotationLayer
+	// CodeWait is how long a bininspect_ tool waits for an unfinished
+	// stage of a view's code analysis before it answers with what is
+	// ready and the warning analysis_incomplete. Zero: 2 s.
+	CodeWait time.Duration
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -67,6 +77,10 @@ var families = []family{
 	{prefix: "keysweep_", build: keysweepTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
+	// Code analysis and annotations on binary views; the views
+	// themselves and the other bininspect_ tools are another entry with
+	// the same prefix.
+	{prefix: "bininspect_", build: bininspectCodeTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the
