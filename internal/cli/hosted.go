@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/limits"
@@ -36,6 +37,7 @@ type controls struct {
 type limitsStore interface {
 	limits.Store
 	approval.Store
+	annotation.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }

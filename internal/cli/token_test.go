@@ -18,7 +18,7 @@ func TestTokenRefusesBadTTLAndEntitlements(t *testing.T) {
 		{[]string{"--ttl", "0"}, "--ttl 0s: a token lives more than 0s and at most 24h0m0s"},
 		{[]string{"--ttl", "-5m"}, "--ttl -5m0s"},
 		{[]string{"--ttl", "25h"}, "at most 24h0m0s"},
-		{[]string{"--entitle", "keysweeep"}, `--entitle "keysweeep" names no tool this build serves; name a tool (keysweep_scan_text`},
+		{[]string{"--entitle", "keysweeep"}, `--entitle "keysweeep" names no tool this build serves; name a tool (`},
 		{[]string{"--entitle", "keysweep", "--entitle", "nope_*"}, `--entitle "nope_*"`},
 		{[]string{"--entitle", ""}, "--entitle: a token without entitlements can call nothing"},
 		{[]string{"--ttl", "30m", "--entitle", "keysweep"}, ""},

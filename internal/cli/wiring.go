@@ -43,6 +43,11 @@ type wireOptions struct {
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
 	deps := toolset.Deps{Logger: o.logger}
+	if o.controls != nil {
+		// Annotations on binaries live in the same store as the
+		// limits: per tenant, across restarts and replicas.
+		deps.Annotations = toolset.NewAnnotationLayer(o.controls.store)
+	}
 	if o.stateDir != "" {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
