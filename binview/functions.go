@@ -181,10 +181,16 @@ func (v *View) Symbolizer(o *Overlay, fns []Function) disasm.Symbolizer {
 		if n, ok := o.Name(addr); ok {
 			return n, addr, true
 		}
+		if !v.Mapped(addr) {
+			return "", 0, false
+		}
 		if n, ok := imports[addr]; ok {
 			return n, addr, true
 		}
-		if s, _, ok := v.SymbolAt(addr); ok {
+		// A symbol names addresses its size covers, or, without a size,
+		// those of its own section: not a number that happens to fall
+		// in a gap after it.
+		if s, off, ok := v.SymbolAt(addr); ok && (s.Size > 0 && off < s.Size || v.sameSection(s.Addr, addr)) {
 			if n, ok := o.Name(s.Addr); ok {
 				return n, s.Addr, true
 			}
@@ -195,6 +201,12 @@ func (v *View) Symbolizer(o *Overlay, fns []Function) disasm.Symbolizer {
 		}
 		return "", 0, false
 	}
+}
+
+// sameSection reports whether a and b lie in one mapped section.
+func (v *View) sameSection(a, b uint64) bool {
+	s, ok := v.SectionAt(b)
+	return ok && a >= s.Addr && a < s.End()
 }
 
 // decoder returns a decoder of the view's architecture.
@@ -317,4 +329,23 @@ func (v *View) DisassembleSpans(spans []funcs.Range, skip, count int, opts *disa
 		}
 	}
 	return ins, total, nil
+}
+
+// FunctionGraph returns the control-flow graph of the function of st
+// that holds addr, named and symbolised as listings show them (o's names
+// first), its instructions in syntax. It is what bininspect_function_graph
+// and warden inspect --function draw. Errors are those of FunctionCFG, and
+// function_not_found for an address no function holds.
+func (v *View) FunctionGraph(st CodeState, o *Overlay, addr uint64, syntax disasm.Syntax) (*funcs.FuncCFG, error) {
+	fns := v.Functions(st, o)
+	f, ok := FunctionContaining(fns, st.Graph, addr)
+	if !ok {
+		return nil, errcode.New(CodeFunctionNotFound, "no known function starts at or holds this address")
+	}
+	cfg, err := v.FunctionCFG(st, f.Addr, &disasm.Options{Syntax: syntax, Symbolizer: v.Symbolizer(o, fns)})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Function.Name = f.Name
+	return cfg, nil
 }

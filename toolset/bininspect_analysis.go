@@ -682,7 +682,7 @@ func (c *codeTools) functionGraph(ctx context.Context, call *tool.Call, in funct
 	if err != nil {
 		return FunctionGraphResult{}, err
 	}
-	f, fi, fns, st, err := c.graphFunction(ctx, call, v, uint64(in.Function))
+	f, fi, _, st, err := c.graphFunction(ctx, call, v, uint64(in.Function))
 	if err != nil {
 		return FunctionGraphResult{}, err
 	}
@@ -691,11 +691,10 @@ func (c *codeTools) functionGraph(ctx context.Context, call *tool.Call, in funct
 			WithDetail("blocks", len(fi.Blocks)).WithDetail("maxBlocks", maxGraphBlocks)
 	}
 	o, _ := c.overlay(ctx, call, v)
-	cfg, err := v.FunctionCFG(st, f.Addr, &disasm.Options{Syntax: syn, Symbolizer: v.Symbolizer(o, fns)})
+	cfg, err := v.FunctionGraph(st, o, f.Addr, syn)
 	if err != nil {
 		return FunctionGraphResult{}, err
 	}
-	cfg.Function.Name = f.Name
 	out := FunctionGraphResult{Function: f.Name, Start: codeHex(f.Addr), Blocks: len(cfg.Blocks), Truncated: cfg.Truncated, DOT: cfg.DOT()}
 	for _, b := range cfg.Blocks {
 		out.Edges += len(b.Succs)
