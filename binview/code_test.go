@@ -152,6 +152,11 @@ func TestPdataPrecisionThroughTheView(t *testing.T) {
 	}{
 		{"mingw-w64 gcc", func(t *testing.T) string { return stdlibTestdata(t, "pe", "gcc-amd64-mingw-exec") }, coffFunctions, 0.95},
 		{"go windows/amd64", func(t *testing.T) string { return goFixture(t, "go-windows-amd64", "windows", "amd64", "") }, coffFunctions, 0.99},
+		{"go windows/amd64 stripped (-s -w)", func(t *testing.T) string {
+			return goFixture(t, "go-windows-amd64-stripped", "windows", "amd64", "-s -w")
+		}, func(t *testing.T, _ string) []uint64 {
+			return coffFunctions(t, goFixture(t, "go-windows-amd64", "windows", "amd64", ""))
+		}, 0.99},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -358,6 +358,10 @@ func (c *codeTools) functions(ctx context.Context, call *tool.Call, in functions
 // findFunction returns the function holding addr.
 func findFunction(fns []binview.Function, st binview.CodeState, addr uint64) (binview.Function, error) {
 	f, ok := binview.FunctionContaining(fns, st.Graph, addr)
+	if !ok && st.Stage < binview.CodeFunctions {
+		return binview.Function{}, errcode.New(binview.CodeAnalysisIncomplete, "the function list is not complete yet; call again in a moment").
+			WithDetail("stage", st.Stage.String())
+	}
 	if !ok {
 		return binview.Function{}, errcode.New(binview.CodeFunctionNotFound, "no known function starts at or holds this address; "+
 			"bininspect_function_define declares one").WithDetail("address", codeHex(addr))

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/auth"
@@ -535,5 +536,63 @@ func TestGoFileLineAndPclntabNames(t *testing.T) {
 	h.mustCall("t1", "bininspect_function_info", `{"function":"main.helper"}`, &info)
 	if info.Name != "main.helper" || info.Source != "pclntab" || !strings.HasSuffix(info.GoFile, "main.go") || info.GoLine != 6 {
 		t.Errorf("main.helper: %+v", info)
+	}
+}
+
+// TestLargeFilesNeverHangACall: a tool that needs a stage the analysis
+// has not reached answers after its short wait with what is ready and
+// analysis_incomplete; later calls get the full answer.
+func TestLargeFilesNeverHangACall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens the Go compiler")
+	}
+	out, err := exec.Command("go", "env", "GOTOOLDIR").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	v := openView(t, filepath.Join(strings.TrimSpace(string(out)), "compile"), nil)
+	h := newCodeHarness(t, v, nil)
+	tools, err := bininspectCodeTools(Deps{CodeWait: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.reg = tool.NewRegistry()
+	for _, tl := range tools {
+		_ = h.reg.Register(tl)
+	}
+	start := time.Now()
+	var first FunctionsResult
+	ws := h.mustCall("t1", "bininspect_functions", `{"limit":5}`, &first)
+	elapsed := time.Since(start)
+	if len(ws) == 0 || ws[0].Code != binview.CodeAnalysisIncomplete || first.Stage == "functions" || first.Stage == "references" {
+		t.Fatalf("first call after %v: stage %s, warnings %v", elapsed, first.Stage, ws)
+	}
+	t.Logf("first answer in %v at stage %s: %s", elapsed, first.Stage, ws[0].Message)
+	if code, _ := h.call("t1", "bininspect_basic_blocks", `{"function":"main.main"}`, nil); code != binview.CodeAnalysisIncomplete && code != "" {
+		t.Errorf("basic blocks before the references stage: %q", code)
+	}
+	if st, err := v.WaitCode(context.Background(), binview.CodeReferences); err != nil || st.Stage != binview.CodeReferences {
+		t.Fatalf("analysis: %v %v", err, st.Err)
+	}
+	var done FunctionsResult
+	ws = h.mustCall("t1", "bininspect_functions", `{"limit":5}`, &done)
+	if len(ws) != 0 || done.Stage != "references" || done.Total < 20000 {
+		t.Errorf("after the analysis: %d functions at %s, warnings %v", done.Total, done.Stage, ws)
+	}
+}
+
+// TestAnalysisThatCannotRunIsAnError: an analysis out of time before it
+// found anything is an error, not an empty list; so is a closed view.
+func TestAnalysisThatCannotRunIsAnError(t *testing.T) {
+	v := openView(t, buildC(t, "prog", "-O2"), &binview.Options{CodeTimeout: time.Nanosecond})
+	h := newCodeHarness(t, v, nil)
+	if code, _ := h.call("t1", "bininspect_functions", `{}`, nil); code != binview.CodeAnalysisTimeout {
+		t.Errorf("timed out analysis: %q", code)
+	}
+	closed := openView(t, buildC(t, "prog", "-O2"), nil)
+	closed.Close()
+	h = newCodeHarness(t, closed, nil)
+	if code, _ := h.call("t1", "bininspect_functions", `{}`, nil); code != "view_closed" {
+		t.Errorf("closed view: %q", code)
 	}
 }

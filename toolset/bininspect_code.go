@@ -69,6 +69,9 @@ func (c *codeTools) codeState(ctx context.Context, call *tool.Call, v *binview.V
 	if st.Stage >= stage {
 		return st, nil
 	}
+	if !st.Started {
+		return st, errcode.New("view_closed", "the view was closed; open it again")
+	}
 	if st.Finished() && st.Stage == binview.CodePending && st.Err != nil {
 		return st, st.Err
 	}
