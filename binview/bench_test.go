@@ -149,3 +149,23 @@ func BenchmarkOpenReferencesGoCompiler(b *testing.B) {
 func BenchmarkOpenFunctionsStatic(b *testing.B) {
 	benchFunctions(b, bintest.Build(b, bintest.StaticStrip), CodeFunctions)
 }
+
+// BenchmarkListFunctionsPage is one bininspect_functions call once the
+// analysis is done: name the Go compiler's 20,265 functions (with an
+// overlay of user names) and cut the first page of a query.
+func BenchmarkListFunctionsPage(b *testing.B) {
+	v := openFile(b, strippedCompile(b), nil)
+	defer v.Close()
+	st, err := v.WaitCode(context.Background(), CodeReferences)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := NewOverlay(map[uint64]string{st.Functions[100].Addr: "renamed"}, []uint64{st.Functions[200].Addr + 1})
+	b.ReportAllocs()
+	for b.Loop() {
+		p := ListFunctions(v.Functions(st, o), FunctionQuery{Query: Query{Text: "ssa.", Limit: 100}})
+		if p.Total == 0 {
+			b.Fatal("no match")
+		}
+	}
+}

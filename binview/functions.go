@@ -3,6 +3,7 @@ package binview
 import (
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/warden-mcp/warden/binview/disasm"
 	"github.com/warden-mcp/warden/binview/funcs"
@@ -47,10 +48,34 @@ type Function struct {
 // address expressions accept it.
 func AutoName(addr uint64) string { return "sub_" + strconv.FormatUint(addr, 16) }
 
+// fnCache keeps the last named list a view made, for the same state and
+// overlay: each listing call would otherwise name every function again.
+type fnCache struct {
+	mu    sync.Mutex
+	stage CodeStage
+	n     int
+	graph *funcs.Graph
+	o     *Overlay
+	fns   []Function
+}
+
 // Functions merges the analysis's function list in st with the overlay
 // (user-defined starts, names a person set) and names each function.
-// The result is sorted by address and belongs to the caller.
+// The result is sorted by address; it is shared (the last one is cached)
+// and must not be modified.
 func (v *View) Functions(st CodeState, o *Overlay) []Function {
+	c := &v.fnCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fns != nil && c.stage == st.Stage && c.n == len(st.Functions) && c.graph == st.Graph && c.o == o {
+		return c.fns
+	}
+	fns := v.functions(st, o)
+	c.stage, c.n, c.graph, c.o, c.fns = st.Stage, len(st.Functions), st.Graph, o, fns
+	return fns
+}
+
+func (v *View) functions(st CodeState, o *Overlay) []Function {
 	found := st.Functions
 	user := o.Functions()
 	out := make([]Function, 0, len(found)+len(user))

@@ -44,6 +44,8 @@ type View struct {
 
 	// code is the code analysis, started on demand (StartCode).
 	code codeRun
+	// fnCache is the last named function list.
+	fnCache fnCache
 }
 
 // region is a mapped range of addresses, the first fileSize bytes of
