@@ -347,3 +347,25 @@ func TestFunctionCFGMatchesTheGraph(t *testing.T) {
 		t.Errorf("unmapped: %v", err)
 	}
 }
+
+// TestReferencesRunOnlyWhenAskedFor: a view that only lists functions
+// never pays for blocks and references; asking for them runs the stage.
+func TestReferencesRunOnlyWhenAskedFor(t *testing.T) {
+	v := openFile(t, bintest.Build(t, bintest.DynamicStrip), nil)
+	defer v.Close()
+	v.StartCode()
+	st, _ := v.WaitCode(context.Background(), CodeFunctions)
+	// The run ends just after the stage is published.
+	deadline := time.Now().Add(time.Minute)
+	for st.Running && time.Now().Before(deadline) {
+		runtime.Gosched()
+		st = v.CodeState()
+	}
+	if st.Stage != CodeFunctions || st.Graph != nil || st.Err != nil || !st.Finished() {
+		t.Fatalf("after the function stages: stage %s, graph %v, err %v", st.Stage, st.Graph != nil, st.Err)
+	}
+	st, err := v.WaitCode(context.Background(), CodeReferences)
+	if err != nil || st.Stage != CodeReferences || st.Graph == nil {
+		t.Fatalf("asked for references: stage %s, err %v/%v", st.Stage, err, st.Err)
+	}
+}
