@@ -97,7 +97,7 @@ func buildC(t *testing.T, name string, flags ...string) string {
 }
 
 // openView opens a file as a tool would, with generous limits.
-func openView(t *testing.T, path string, opts *binview.Options) *binview.View {
+func openCodeView(t *testing.T, path string, opts *binview.Options) *binview.View {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -144,7 +144,7 @@ func newCodeHarness(t *testing.T, v *binview.View, st annotation.Store) *codeHar
 	return h
 }
 
-func principal(tenant string) auth.Principal {
+func codePrincipal(tenant string) auth.Principal {
 	return auth.Principal{Subject: "alice", Credential: "cred-" + tenant, Tenant: tenant, Entitlements: []string{"*"}}
 }
 
@@ -152,7 +152,7 @@ func principal(tenant string) auth.Principal {
 // out; it returns the error code ("" on success) and the warnings.
 func (h *codeHarness) call(tenant, name, args string, out any) (string, []tool.Warning) {
 	h.t.Helper()
-	ctx := auth.WithPrincipal(context.Background(), principal(tenant))
+	ctx := auth.WithPrincipal(context.Background(), codePrincipal(tenant))
 	opts := &tooltest.InvokeOptions{ServerOptions: &mcp.Options{
 		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
 			if h.layer == nil {
@@ -200,7 +200,7 @@ func (h *codeHarness) mustCall(tenant, name, args string, out any) []tool.Warnin
 // readyView opens path and waits for every stage of its code analysis.
 func readyView(t *testing.T, path string) *binview.View {
 	t.Helper()
-	v := openView(t, path, nil)
+	v := openCodeView(t, path, nil)
 	if st, err := v.WaitCode(context.Background(), binview.CodeReferences); err != nil || st.Stage != binview.CodeReferences {
 		t.Fatalf("analysis: %s %v %v", st.Stage, err, st.Err)
 	}
@@ -550,7 +550,7 @@ func TestLargeFilesNeverHangACall(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	v := openView(t, filepath.Join(strings.TrimSpace(string(out)), "compile"), nil)
+	v := openCodeView(t, filepath.Join(strings.TrimSpace(string(out)), "compile"), nil)
 	h := newCodeHarness(t, v, nil)
 	tools, err := bininspectCodeTools(Deps{CodeWait: time.Nanosecond})
 	if err != nil {
@@ -584,12 +584,12 @@ func TestLargeFilesNeverHangACall(t *testing.T) {
 // TestAnalysisThatCannotRunIsAnError: an analysis out of time before it
 // found anything is an error, not an empty list; so is a closed view.
 func TestAnalysisThatCannotRunIsAnError(t *testing.T) {
-	v := openView(t, buildC(t, "prog", "-O2"), &binview.Options{CodeTimeout: time.Nanosecond})
+	v := openCodeView(t, buildC(t, "prog", "-O2"), &binview.Options{CodeTimeout: time.Nanosecond})
 	h := newCodeHarness(t, v, nil)
 	if code, _ := h.call("t1", "bininspect_functions", `{}`, nil); code != binview.CodeAnalysisTimeout {
 		t.Errorf("timed out analysis: %q", code)
 	}
-	closed := openView(t, buildC(t, "prog", "-O2"), nil)
+	closed := openCodeView(t, buildC(t, "prog", "-O2"), nil)
 	closed.Close()
 	h = newCodeHarness(t, closed, nil)
 	if code, _ := h.call("t1", "bininspect_functions", `{}`, nil); code != "view_closed" {

@@ -91,7 +91,7 @@ type commentSetArgs struct {
 	Text    string       `json:"text" minLength:"1" maxLength:"4096" desc:"The comment, at most 4096 characters; newlines allowed."`
 }
 
-type addressArgs struct {
+type annotationAddressArgs struct {
 	Address tool.Address `json:"address" desc:"The annotated address."`
 }
 
@@ -197,11 +197,11 @@ func (c *codeTools) writeTarget(ctx context.Context, call *tool.Call, addr uint6
 	if !v.Mapped(addr) {
 		return nil, annotation.Entry{}, errcode.New(binview.CodeAddressUnmapped, "the address is not mapped in this file").WithDetail("address", codeHex(addr))
 	}
-	e := annotation.Entry{File: fileOf(tenant, v), Kind: kind, Offset: addr - v.Analysis().ImageBase, Author: cred}
+	e := annotation.Entry{File: annotationFile(tenant, v), Kind: kind, Offset: addr - v.Analysis().ImageBase, Author: cred}
 	return v, e, nil
 }
 
-func change(addr uint64, e annotation.Entry, ch annotation.Change) AnnotationChange {
+func annotationChangeOf(addr uint64, e annotation.Entry, ch annotation.Change) AnnotationChange {
 	return AnnotationChange{Address: codeHex(addr), Offset: codeHex(e.Offset), Kind: string(e.Kind),
 		Before: annotationValue(ch.Before), After: annotationValue(ch.After), Changed: ch.Changed}
 }
@@ -216,10 +216,10 @@ func (c *codeTools) commentSet(ctx context.Context, call *tool.Call, in commentS
 	if err != nil {
 		return AnnotationChange{}, c.storeError(call, err)
 	}
-	return change(uint64(in.Address), e, ch), nil
+	return annotationChangeOf(uint64(in.Address), e, ch), nil
 }
 
-func (c *codeTools) commentDelete(ctx context.Context, call *tool.Call, in addressArgs) (AnnotationChange, error) {
+func (c *codeTools) commentDelete(ctx context.Context, call *tool.Call, in annotationAddressArgs) (AnnotationChange, error) {
 	_, e, err := c.writeTarget(ctx, call, uint64(in.Address), annotation.KindComment)
 	if err != nil {
 		return AnnotationChange{}, err
@@ -228,7 +228,7 @@ func (c *codeTools) commentDelete(ctx context.Context, call *tool.Call, in addre
 	if err != nil {
 		return AnnotationChange{}, c.storeError(call, err)
 	}
-	return change(uint64(in.Address), e, ch), nil
+	return annotationChangeOf(uint64(in.Address), e, ch), nil
 }
 
 // displayName is what listings call addr: a name a person set, the
@@ -241,7 +241,7 @@ func (c *codeTools) displayName(ctx context.Context, call *tool.Call, v *binview
 	if s, off, ok := v.SymbolAt(addr); ok && off == 0 {
 		return s.Name
 	}
-	fns := v.Functions(v.CodeState(), nil)
+	fns := v.Functions(v.CodeState(), o)
 	if f, ok := binview.FunctionContaining(fns, nil, addr); ok && f.Addr == addr {
 		return f.Name
 	}
@@ -262,7 +262,7 @@ func (c *codeTools) symbolRename(ctx context.Context, call *tool.Call, in rename
 	if err != nil {
 		return RenameResult{}, c.storeError(call, err)
 	}
-	c2 := change(uint64(in.Address), e, ch)
+	c2 := annotationChangeOf(uint64(in.Address), e, ch)
 	return RenameResult{Address: c2.Address, Offset: c2.Offset, Before: c2.Before, After: c2.After, Changed: c2.Changed, PreviousName: prev}, nil
 }
 
@@ -290,7 +290,7 @@ func (c *codeTools) functionDefine(ctx context.Context, call *tool.Call, in defi
 	if err != nil {
 		return DefineResult{}, c.storeError(call, err)
 	}
-	out.Function = change(uint64(in.Address), e, ch)
+	out.Function = annotationChangeOf(uint64(in.Address), e, ch)
 	if in.Name != "" {
 		ne := e
 		ne.Kind, ne.Text = annotation.KindName, in.Name
@@ -298,7 +298,7 @@ func (c *codeTools) functionDefine(ctx context.Context, call *tool.Call, in defi
 		if err != nil {
 			return DefineResult{}, c.storeError(call, err)
 		}
-		nc := change(uint64(in.Address), ne, nch)
+		nc := annotationChangeOf(uint64(in.Address), ne, nch)
 		out.Name = &nc
 	}
 	return out, nil
@@ -330,7 +330,7 @@ func (c *codeTools) annotations(ctx context.Context, call *tool.Call, in annotat
 		return AnnotationsResult{}, errcode.New("unauthenticated", "annotations belong to a tenant; the call carries no identity")
 	}
 	base := v.Analysis().ImageBase
-	f := fileOf(tenant, v)
+	f := annotationFile(tenant, v)
 	var entries []annotation.Entry
 	if in.History {
 		for after := int64(0); ; {

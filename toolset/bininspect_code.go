@@ -258,14 +258,14 @@ func (l *AnnotationLayer) State(ctx context.Context, f annotation.File) (*annota
 	return lf.state, nil
 }
 
-func fileOf(tenant string, v *binview.View) annotation.File {
+func annotationFile(tenant string, v *binview.View) annotation.File {
 	return annotation.File{Tenant: tenant, SHA256: v.Hashes().SHA256}
 }
 
 // overlay returns the tenant's names and function starts for v, at v's
 // image base.
 func (l *AnnotationLayer) overlay(ctx context.Context, tenant string, v *binview.View) (*binview.Overlay, *annotation.State, error) {
-	f := fileOf(tenant, v)
+	f := annotationFile(tenant, v)
 	if annotation.CheckFile(f) != nil {
 		return nil, nil, errors.New("toolset: the view has no SHA-256 or the tenant is invalid")
 	}
