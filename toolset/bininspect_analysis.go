@@ -445,7 +445,9 @@ func (c *codeTools) disassemble(ctx context.Context, call *tool.Call, in disasse
 		return DisassembleResult{}, err
 	}
 	count := min(max(in.Count, 1), maxDisasmCount)
-	need := binview.CodeFunctions
+	// Linear disassembly needs the function starts only to name
+	// targets; a function's listing needs its blocks.
+	need := binview.CodeMetadata
 	if in.Function != nil {
 		need = binview.CodeReferences
 	}
