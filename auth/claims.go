@@ -82,7 +82,9 @@ func (v *Verifier) principalFromClaims(payload []byte, now time.Time) (Principal
 	case errors.Is(err, jwt.ErrInvalidAudience):
 		return p, t, invalidToken(ReasonAudienceMismatch)
 	case errors.Is(err, jwt.ErrExpired):
-		return p, t, invalidToken(ReasonExpired)
+		e := invalidToken(ReasonExpired)
+		e.expiredAt = std.Expiry.Time()
+		return p, t, e
 	case errors.Is(err, jwt.ErrIssuedInTheFuture):
 		return p, t, invalidToken(ReasonIssuedInFuture)
 	case errors.Is(err, jwt.ErrNotValidYet):

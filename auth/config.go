@@ -102,6 +102,12 @@ type Config struct {
 	// ScopesSupported is listed in the metadata document. Zero:
 	// RequiredScopes.
 	ScopesSupported []string
+	// RenewHint tells a person whose token was refused as expired, for
+	// another server, from another issuer, under an unknown key or revoked
+	// how to get a new one; it ends the error_description of those 401s,
+	// such as "run `warden token` for a new one". Printable ASCII without
+	// '"' or '\'. Zero: "get a new one from the issuer".
+	RenewHint string
 	// ResourceName and ResourceDocumentation are optional metadata fields.
 	// Zero: omitted.
 	ResourceName          string
@@ -246,7 +252,13 @@ func (c Config) normalize(needKeySource bool) (normalized, error) {
 	if n.metadataURL == "" {
 		n.metadataURL = aud.origin() + wellKnownProtectedResource + aud.path
 	}
-	for name, v := range map[string]string{"Realm": n.Realm, "ResourceMetadataURL": n.metadataURL} {
+	if n.RenewHint == "" {
+		n.RenewHint = "get a new one from the issuer"
+	}
+	if strings.ContainsAny(n.RenewHint, "\"\\") {
+		return n, errors.New("auth: Config.RenewHint must not contain '\"' or '\\'")
+	}
+	for name, v := range map[string]string{"Realm": n.Realm, "ResourceMetadataURL": n.metadataURL, "RenewHint": n.RenewHint} {
 		if !printableASCII(v) {
 			return n, fmt.Errorf("auth: Config.%s must be printable ASCII", name)
 		}

@@ -86,6 +86,7 @@ type Error struct {
 	Status     int           // HTTP status the middleware answers with
 	RetryAfter time.Duration // for 503 answers; zero otherwise
 	cause      error         // operator detail (fetch errors and the like)
+	expiredAt  time.Time     // the token's exp, for ReasonExpired
 }
 
 func (e *Error) Error() string {

@@ -4,7 +4,9 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -40,6 +42,7 @@ const DefaultTokenLifetime = time.Hour
 // concurrent use.
 type LocalIssuer struct {
 	signer jose.Signer // ES256, kid and typ at+jwt in the protected header
+	priv   *ecdsa.PrivateKey
 	kid    string
 	jwks   []byte
 }
@@ -145,7 +148,7 @@ func newLocalIssuer(key *ecdsa.PrivateKey) (*LocalIssuer, error) {
 	if err != nil {
 		return nil, err
 	}
-	li := &LocalIssuer{signer: signer, kid: pub.KeyID}
+	li := &LocalIssuer{signer: signer, priv: key, kid: pub.KeyID}
 	li.jwks, err = json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pub}})
 	return li, err
 }
@@ -205,6 +208,11 @@ type TokenSpec struct {
 	Lifetime time.Duration
 	// IssuedAt is iat. Zero: now.
 	IssuedAt time.Time
+	// ClientID is the OAuth client the token was issued to ("client_id",
+	// RFC 9068). Zero: omitted, as for tokens pasted into a client.
+	ClientID string
+	// TokenID is "jti". Zero: 128 random bits.
+	TokenID string
 }
 
 // Mint signs a token for spec.
@@ -220,6 +228,10 @@ func (li *LocalIssuer) Mint(spec TokenSpec) (string, error) {
 		return "", fmt.Errorf("auth: TokenSpec.Lifetime must be at most %v", DefaultMaxLifetime)
 	case len(spec.Entitlements) > maxListEntries || len(spec.Scopes) > maxListEntries:
 		return "", errors.New("auth: too many entitlements or scopes")
+	case len(spec.ClientID) > maxClaimStringLen || !printableASCII(spec.ClientID):
+		return "", errors.New("auth: TokenSpec.ClientID must be at most 256 printable ASCII characters")
+	case len(spec.TokenID) > maxClaimStringLen || !printableASCII(spec.TokenID):
+		return "", errors.New("auth: TokenSpec.TokenID must be at most 256 printable ASCII characters")
 	}
 	aud, err := parseCanonicalURI(spec.Audience)
 	if err != nil {
@@ -243,8 +255,12 @@ func (li *LocalIssuer) Mint(spec TokenSpec) (string, error) {
 	if iat.IsZero() {
 		iat = time.Now()
 	}
-	var jti [16]byte
-	rand.Read(jti[:])
+	jti := spec.TokenID
+	if jti == "" {
+		var r [16]byte
+		rand.Read(r[:])
+		jti = b64.EncodeToString(r[:])
+	}
 	entitlements := spec.Entitlements
 	if entitlements == nil {
 		entitlements = []string{}
@@ -256,10 +272,64 @@ func (li *LocalIssuer) Mint(spec TokenSpec) (string, error) {
 		Tenant       string   `json:"tenant"`
 		Entitlements []string `json:"entitlements"`
 		Scope        string   `json:"scope,omitempty"`
+		ClientID     string   `json:"client_id,omitempty"`
 		Iat          int64    `json:"iat"`
 		Exp          int64    `json:"exp"`
 		Jti          string   `json:"jti"`
 	}{LocalIssuerID, aud.String(), spec.Subject, spec.Tenant, entitlements, strings.Join(spec.Scopes, " "),
-		iat.Unix(), iat.Add(lifetime).Unix(), b64.EncodeToString(jti[:])}
+		spec.ClientID, iat.Unix(), iat.Add(lifetime).Unix(), jti}
 	return jwt.Signed(li.signer).Claims(claims).Serialize()
+}
+
+// MintedToken is what [LocalIssuer.ReadMinted] tells about a token this
+// issuer signed.
+type MintedToken struct {
+	TokenID   string // "jti"
+	ClientID  string // "client_id", "" for pasted tokens
+	ExpiresAt time.Time
+}
+
+// ReadMinted checks that token carries this issuer's signature and returns
+// its jti, client_id and expiry, whether or not it has expired. It is for
+// an authorization server that must find the grant behind a token it
+// issued (revocation, RFC 7009); requests are authenticated by a
+// [Verifier], never by this.
+func (li *LocalIssuer) ReadMinted(token string) (MintedToken, bool) {
+	if len(token) > DefaultMaxTokenBytes {
+		return MintedToken{}, false
+	}
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil || len(jws.Signatures) != 1 || jws.Signatures[0].Header.KeyID != li.kid {
+		return MintedToken{}, false
+	}
+	payload, err := jws.Verify(&li.priv.PublicKey)
+	if err != nil {
+		return MintedToken{}, false
+	}
+	var c struct {
+		Iss      string `json:"iss"`
+		Jti      string `json:"jti"`
+		ClientID string `json:"client_id"`
+		Exp      int64  `json:"exp"`
+	}
+	if json.Unmarshal(payload, &c) != nil || c.Iss != LocalIssuerID || c.Jti == "" {
+		return MintedToken{}, false
+	}
+	return MintedToken{TokenID: c.Jti, ClientID: c.ClientID, ExpiresAt: time.Unix(c.Exp, 0)}, true
+}
+
+// DeriveSecret returns 32 bytes derived from the signing key for purpose
+// (HKDF-SHA256), so that secrets which must outlive a restart (the HMAC
+// key of refresh tokens, say) need no file of their own and change when
+// the key is rotated.
+func (li *LocalIssuer) DeriveSecret(purpose string) []byte {
+	d, err := li.priv.Bytes()
+	if err == nil {
+		var out []byte
+		if out, err = hkdf.Key(sha256.New, d, []byte(li.kid), "warden local issuer: "+purpose, 32); err == nil {
+			return out
+		}
+	}
+	panic("auth: deriving a secret from the signing key: " + err.Error()) // a P-256 key always has 32 bytes
+
 }

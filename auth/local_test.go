@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http/httptest"
@@ -218,5 +219,54 @@ func TestLocalIssuerVerifierConfig(t *testing.T) {
 		if _, err := li.Verifier(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestLocalIssuerReadMinted: an authorization server finds the jti and
+// client of a token it minted, expired or not, and nothing in a token
+// signed by another key or altered.
+func TestLocalIssuerReadMinted(t *testing.T) {
+	li, err := LoadOrCreateLocalKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := LoadOrCreateLocalKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	iat := time.Now().Add(-3 * time.Hour)
+	spec := TokenSpec{Audience: "http://127.0.0.1:8787/mcp", Subject: "s", Tenant: "local", ClientID: "client-1", TokenID: "jti-1", IssuedAt: iat}
+	tok, err := li.Mint(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := li.ReadMinted(tok)
+	want := MintedToken{TokenID: "jti-1", ClientID: "client-1", ExpiresAt: time.Unix(iat.Add(time.Hour).Unix(), 0)}
+	if !ok || got != want {
+		t.Fatalf("ReadMinted = %+v, %v; want %+v", got, ok, want)
+	}
+	foreign, _ := other.Mint(spec)
+	for name, s := range map[string]string{"another key": foreign, "altered": tok[:len(tok)-2] + "AA", "garbage": "a.b.c", "empty": ""} {
+		if got, ok := li.ReadMinted(s); ok {
+			t.Errorf("%s: ReadMinted = %+v, true", name, got)
+		}
+	}
+	if _, err := li.Mint(TokenSpec{Audience: spec.Audience, Subject: "s", Tenant: "local", ClientID: "bad\n"}); err == nil {
+		t.Error("a client id with a newline was minted")
+	}
+}
+
+// TestLocalIssuerDeriveSecret: secrets derived from the key are stable for
+// one key and purpose and differ across purposes and keys.
+func TestLocalIssuerDeriveSecret(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := LoadOrCreateLocalKey(dir)
+	again, _ := LoadOrCreateLocalKey(dir)
+	b, _ := LoadOrCreateLocalKey(t.TempDir())
+	if s := a.DeriveSecret("x"); len(s) != 32 || !bytes.Equal(s, again.DeriveSecret("x")) {
+		t.Fatal("the same key and purpose gave different secrets")
+	}
+	if bytes.Equal(a.DeriveSecret("x"), a.DeriveSecret("y")) || bytes.Equal(a.DeriveSecret("x"), b.DeriveSecret("x")) {
+		t.Fatal("different purposes or keys gave the same secret")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Middleware authenticates every request before next sees it. It admits a
@@ -82,19 +83,52 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
 		RetryAfter  int    `json:"retryAfterSeconds,omitempty"`
-	}{e.Code, e.publicMessage(), retry})
+	}{e.Code, v.describe(e), retry})
 	w.Write(append(body, '\n'))
+}
+
+// describe is the error_description of e: for a token refused for a
+// reason its holder can cure (expired, for another server or issuer,
+// signed by a key no longer trusted, revoked), what happened and how to
+// get a new one (Config.RenewHint); otherwise the code's short message.
+// Only configuration and the token's own exp appear in it.
+func (v *Verifier) describe(e *Error) string {
+	if e.Code != CodeInvalidToken {
+		return e.publicMessage()
+	}
+	var what string
+	switch e.Reason {
+	case ReasonExpired:
+		what = "the access token expired"
+		if !e.expiredAt.IsZero() {
+			what += " at " + e.expiredAt.UTC().Format(time.RFC3339)
+		}
+	case ReasonAudienceMismatch:
+		what = "the access token was issued for another server, not " + v.cfg.Audience
+	case ReasonIssuerMismatch:
+		what = "the access token comes from an issuer this server does not trust"
+	case ReasonUnknownKID:
+		what = "the access token is signed by a key this server does not know (was the key rotated?)"
+	case ReasonCredentialRejected:
+		what = "the access token was revoked"
+	default:
+		return e.publicMessage()
+	}
+	return what + "; " + v.cfg.RenewHint
 }
 
 // Challenge returns the WWW-Authenticate value for err:
 //
 //	Bearer realm="warden", resource_metadata="https://…/.well-known/oauth-protected-resource/mcp", scope="a b"
 //	Bearer realm="warden", error="invalid_token", resource_metadata="…", scope="a b"
+//	Bearer realm="warden", error="invalid_token", error_description="the access token expired at …; …", resource_metadata="…"
 //	Bearer realm="warden", error="insufficient_scope", error_description="…", resource_metadata="…", scope="a b"
 //
 // The error parameter appears only when a credential was presented (RFC 6750
-// §3.1); scope appears when Config.RequiredScopes is set. Every value comes
-// from configuration, never from the request.
+// §3.1); error_description with it for insufficient scope and for the
+// invalid tokens whose holder can get a new one (see WriteError); scope
+// appears when Config.RequiredScopes is set. Every value comes from
+// configuration or the token's own exp, never from the request's text.
 func (v *Verifier) Challenge(err error) string {
 	e, _ := err.(*Error)
 	var b strings.Builder
@@ -103,9 +137,9 @@ func (v *Verifier) Challenge(err error) string {
 	if e != nil && e.Code != CodeMissingToken {
 		b.WriteString(", ")
 		param(&b, "error", e.Code)
-		if e.Code == CodeInsufficientScope {
+		if d := v.describe(e); e.Code == CodeInsufficientScope || d != e.publicMessage() {
 			b.WriteString(", ")
-			param(&b, "error_description", e.publicMessage())
+			param(&b, "error_description", d)
 		}
 	}
 	b.WriteString(", ")

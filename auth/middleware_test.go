@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -232,7 +233,7 @@ func TestMiddlewareCheckCredential(t *testing.T) {
 	}
 	revoked["cred-1"] = true
 	got := serve(h, same()) // now a cache hit
-	if got.Status != 401 || got.WWWAuthenticate != `Bearer realm="warden", error="invalid_token", resource_metadata="`+goldenMetadataURL+`"` {
+	if got.Status != 401 || got.WWWAuthenticate != `Bearer realm="warden", error="invalid_token", error_description="the access token was revoked; get a new one from the issuer", resource_metadata="`+goldenMetadataURL+`"` {
 		t.Fatalf("revoked credential: %+v", got)
 	}
 	revoked["cred-1"] = false
@@ -244,5 +245,50 @@ func TestMiddlewareCheckCredential(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Fatalf("CheckCredential called %d times, want once per request", calls)
+	}
+}
+
+// TestMiddlewareRenewHints: a token refused for a reason its holder can
+// cure says what happened and how to get a new one, in the challenge and
+// in the body; other refusals keep the short message.
+func TestMiddlewareRenewHints(t *testing.T) {
+	const hint = "run `warden token` for a new one"
+	v, _ := fileVerifier(t, standardJWKS(t), func(c *Config) { c.RenewHint = hint })
+	expired := claims()
+	expired["iat"] = t0.Add(-2 * time.Hour).Unix()
+	expired["exp"] = t0.Add(-time.Hour).Unix()
+	otherAud := claims()
+	otherAud["aud"] = "http://127.0.0.1:9999/mcp"
+	otherIss := claims()
+	otherIss["iss"] = "urn:warden:local"
+	badSig := tokenES(t, claims())
+	badSig = badSig[:len(badSig)-4] + "AAAA"
+	tests := []struct {
+		name, token, desc string
+	}{
+		{"expired", tokenES(t, expired), "the access token expired at 2026-06-01T11:00:00Z; " + hint},
+		{"another audience", tokenES(t, otherAud), "the access token was issued for another server, not " + testAudience + "; " + hint},
+		{"another issuer", tokenES(t, otherIss), "the access token comes from an issuer this server does not trust; " + hint},
+		{"bad signature", badSig, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/mcp", nil)
+			r.Header.Set("Authorization", "Bearer "+tt.token)
+			got := serve(v.Middleware(echoPrincipal), r)
+			wantDesc := tt.desc
+			challenge := `Bearer realm="warden", error="invalid_token", error_description="` + tt.desc + `", resource_metadata="` + goldenMetadataURL + `"`
+			if tt.desc == "" {
+				wantDesc = "the access token is invalid or expired"
+				challenge = `Bearer realm="warden", error="invalid_token", resource_metadata="` + goldenMetadataURL + `"`
+			}
+			want := response{401, challenge, "", "no-store", `{"error":"invalid_token","error_description":"` + wantDesc + `"}` + "\n"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := NewVerifier(Config{Issuer: testIssuer, Audience: testAudience, JWKSFile: "x", RenewHint: `say "hi"`}); err == nil {
+		t.Fatal("a RenewHint with a quote was accepted")
 	}
 }

@@ -231,6 +231,12 @@ func stripParams(d string) string {
 // ViewName returns the file's name, never a path.
 func (v *View) ViewName() string { return v.name }
 
+// BinaryView returns v. A server's view type that embeds *View gets it
+// too, so a tool handler finds the binary behind any such view with
+//
+//	bv, ok := view.(interface{ BinaryView() *binview.View })
+func (v *View) BinaryView() *View { return v }
+
 // Analysis returns the snapshot the view was built from. It must not be
 // modified.
 func (v *View) Analysis() *Analysis { return v.a }

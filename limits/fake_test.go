@@ -146,3 +146,24 @@ func (c *clock) Set(t time.Time) {
 	defer c.mu.Unlock()
 	c.t = t
 }
+
+func (f *fakeStore) ReadUsage(ctx context.Context, q UsageQuery) (UsageState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return UsageState{}, f.err
+	}
+	st := UsageState{Logs: map[string][]int64{}}
+	for _, k := range q.RateKeys {
+		if l, ok := f.logs[k]; ok {
+			st.Logs[k] = append([]int64(nil), l...)
+		}
+	}
+	for _, exp := range f.leases {
+		if exp.After(q.Now) {
+			st.Leases++
+			st.AllLeases++
+		}
+	}
+	return st, nil
+}

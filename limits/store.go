@@ -14,6 +14,7 @@ type Store interface {
 	RateStore
 	ScanStore
 	AuditStore
+	UsageStore
 	// Ping reports whether the store is reachable and migrated; readiness
 	// probes call it.
 	Ping(ctx context.Context) error

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -117,52 +116,24 @@ func TestCallEndsWithItsHandler(t *testing.T) {
 			<-done
 		})
 	}
-	post := func(t *testing.T, url, sid, body string) (*http.Response, string) {
+	postModern := func(t *testing.T, url, body string) string {
 		t.Helper()
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		var m struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		_ = json.Unmarshal([]byte(body), &m)
-		if strings.Contains(body, "2026-07-28") {
-			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-			req.Header.Set("Mcp-Method", m.Method)
-			if m.Method == "tools/call" {
-				req.Header.Set("Mcp-Name", "leaver")
-			}
-		} else if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
+		_, reply := postLegacy(t, http.DefaultClient, url, "", body,
+			"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "leaver")
+		return reply
 	}
 	t.Run("http modern", func(t *testing.T) {
 		srv, release, got := newLeaverServer(t)
 		ts := httptest.NewServer(mcp.NewHTTPHandler(srv, nil))
 		defer ts.Close()
-		_, reply := post(t, ts.URL+"/mcp", "", endModernCall)
-		checkLeftBehind(t, reply, release, got)
+		checkLeftBehind(t, postModern(t, ts.URL+"/mcp", endModernCall), release, got)
 	})
 	t.Run("http legacy", func(t *testing.T) {
 		srv, release, got := newLeaverServer(t)
 		ts := httptest.NewServer(mcp.NewHTTPHandler(srv, nil))
 		defer ts.Close()
-		resp, _ := post(t, ts.URL+"/mcp", "", endLegacyInit)
-		sid := resp.Header.Get("Mcp-Session-Id")
-		if sid == "" {
-			t.Fatal("no session id")
-		}
-		post(t, ts.URL+"/mcp", sid, endLegacyDone)
-		_, reply := post(t, ts.URL+"/mcp", sid, endLegacyCall)
+		sid := openLegacySession(t, http.DefaultClient, ts.URL+"/mcp")
+		_, reply := postLegacy(t, http.DefaultClient, ts.URL+"/mcp", sid, endLegacyCall)
 		checkLeftBehind(t, reply, release, got)
 	})
 }

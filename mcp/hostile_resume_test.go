@@ -18,15 +18,7 @@ func TestHostileLastEventID(t *testing.T) {
 	fx := newPeerFixture(t)
 	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
 	t.Cleanup(ts.Close)
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := openLegacySession(t, http.DefaultClient, ts.URL+"/mcp")
 
 	for _, id := range []string{
 		"garbage", "-", "1-", "-1", "1-2-3", "99999-0", "0-0",

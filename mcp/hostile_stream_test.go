@@ -377,18 +377,7 @@ func newGetStreams(t *testing.T, opts *mcp.HTTPOptions) *getStreams {
 
 func (g *getStreams) session(t *testing.T, caller string) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", g.ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Test-Caller", caller)
-	resp, err := g.ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("initialize: %d", resp.StatusCode)
-	}
-	return resp.Header.Get("Mcp-Session-Id")
+	return openLegacySession(t, g.ts.Client(), g.ts.URL+"/mcp", "X-Test-Caller", caller)
 }
 
 // open opens a GET stream and returns its status; an open stream is

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,4 +130,45 @@ func newPeerFixture(t testing.TB) *peerFixture {
 	fx.srv = mcp.NewServer(fx.reg, &mcp.Options{Name: "warden-test", Version: "0.0.0-test", StateKey: peerStateKey})
 	t.Cleanup(fx.srv.Close)
 	return fx
+}
+
+// legacyInit is a legacy client's initialize request.
+const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// postLegacy POSTs one message to a legacy endpoint (sid "" for none) and
+// returns the response with its body read.
+func postLegacy(t testing.TB, c *http.Client, url, sid, body string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// openLegacySession initializes a legacy session at url and returns its
+// id; extra header pairs go on both requests.
+func openLegacySession(t testing.TB, c *http.Client, url string, header ...string) string {
+	t.Helper()
+	resp, body := postLegacy(t, c, url, "", legacyInit, header...)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: status %d, session %q: %.200s", resp.StatusCode, sid, body)
+	}
+	if resp, _ := postLegacy(t, c, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header...); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: status %d", resp.StatusCode)
+	}
+	return sid
 }

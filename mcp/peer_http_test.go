@@ -23,19 +23,7 @@ func TestPeerLegacyGETStreamHeadersPrompt(t *testing.T) {
 	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{KeepAlive: time.Hour}))
 	t.Cleanup(ts.Close)
 
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || sid == "" {
-		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, sid)
-	}
+	sid := openLegacySession(t, http.DefaultClient, ts.URL+"/mcp")
 
 	// The keep-alive is an hour away: headers that waited for it would
 	// miss the deadline by far.
@@ -63,15 +51,7 @@ func TestPeerLegacyGETStreamKeepAlive(t *testing.T) {
 	fx := newPeerFixture(t)
 	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, &mcp.HTTPOptions{KeepAlive: 5 * time.Millisecond}))
 	t.Cleanup(ts.Close)
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
+	sid := openLegacySession(t, http.DefaultClient, ts.URL+"/mcp")
 
 	for range 5 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -111,25 +91,7 @@ func TestPeerLegacyGETStreamHandover(t *testing.T) {
 		}
 	}))
 	t.Cleanup(ts.Close)
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
-	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(init))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	sid := resp.Header.Get("Mcp-Session-Id")
-	for _, m := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`} {
-		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(m))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Mcp-Session-Id", sid)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
+	sid := openLegacySession(t, http.DefaultClient, ts.URL+"/mcp")
 	open := func(ctx context.Context) *http.Response {
 		t.Helper()
 		get, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)

@@ -178,6 +178,18 @@ func (g *Gates) Status(t *tool.Tool) *tool.Error {
 	return nil
 }
 
+// InScope reports whether a host may be reached under tools.scope: every
+// host when the scope is empty. The scope gate checks a tool's target
+// argument before the handler runs; a tool that follows redirects checks
+// each further hop with InScope. A host that cannot be read is out.
+func (g *Gates) InScope(host string) bool {
+	if !g.scope.Restricted() {
+		return true
+	}
+	h, err := TargetHost(host)
+	return err == nil && g.scope.Allows(h)
+}
+
 // Approvals is the configured approval mode.
 func (g *Gates) Approvals() string { return g.approvals }
 

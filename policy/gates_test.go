@@ -332,3 +332,16 @@ func TestApprovalsLegacy(t *testing.T) {
 		}
 	}
 }
+
+func TestInScope(t *testing.T) {
+	open := newGateFixture(t, CatalogConfig{}, carol).ctl.Gates
+	if !open.InScope("anything.example") {
+		t.Error("an empty scope refused a host")
+	}
+	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org"}}, carol).ctl.Gates
+	for host, want := range map[string]bool{"www.example.org": true, "WWW.Example.ORG.": true, "admin.example.org": false, "example.org": false, "evil.example": false, "": false} {
+		if got := g.InScope(host); got != want {
+			t.Errorf("%q: %v, want %v", host, got, want)
+		}
+	}
+}

@@ -80,6 +80,14 @@ func (c *Controls) principal(ctx context.Context) (auth.Principal, bool) {
 	return auth.Principal{}, false
 }
 
+// Caller returns the call's identity as the hooks see it: the verified
+// principal, else the local one.
+func (c *Controls) Caller(ctx context.Context) (auth.Principal, bool) { return c.principal(ctx) }
+
+// CredentialOf is the stable credential id of a principal, the one the
+// limits and the audit trail key on.
+func CredentialOf(p auth.Principal) string { return credentialOf(p) }
+
 func credentialOf(p auth.Principal) string {
 	switch {
 	case p.Credential != "":

@@ -3,11 +3,13 @@ package redact
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/tool"
 )
 
 var testKey = []byte("test-pseudonym-key-0123456789")
@@ -367,5 +369,13 @@ func TestSplitHostPort(t *testing.T) {
 		if h != c.host || p != c.port || ok != c.ok {
 			t.Errorf("splitHostPort(%q) = %q, %q, %v", c.in, h, p, ok)
 		}
+	}
+}
+
+// The SDK's privacy kinds and the redactor's are one list: a kind the SDK
+// accepts that the redactor did not know would pass through unredacted.
+func TestKindsMatchTheSDK(t *testing.T) {
+	if got, want := Kinds(), tool.PrivacyKinds(); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+		t.Errorf("redact kinds %v, SDK kinds %v", got, want)
 	}
 }

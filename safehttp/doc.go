@@ -33,6 +33,11 @@
 // Classify is a pure function over net/netip; it names each special-purpose
 // range and also defers to the IANA tables of code.dny.dev/ssrf.
 //
+// Send makes one request with any method (CONNECT aside), headers and a
+// body to a validated Target and follows no redirect, so that a caller
+// that acts on a person's behalf (http_request) can check each hop against
+// its own scope before validating it here from scratch.
+//
 // Options.AllowPrivate and Options.AllowPorts widen steps 6, 8, 9 and 10
 // (and the control hook) for one command-line scan of a person's own
 // development site; cloud-metadata endpoints stay refused. Reason.Describe

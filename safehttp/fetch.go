@@ -1,6 +1,7 @@
 package safehttp
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -119,7 +120,7 @@ func (c *Client) fetch(ctx context.Context, t *Target, opts *FetchOptions) (*Res
 	start := time.Now()
 	var hops []Hop
 	for hop := 0; ; hop++ {
-		resp, st, tm, err := c.send(ctx, t, method, header, opts.InsecureSkipVerify)
+		resp, st, tm, err := c.send(ctx, t, method, header, nil, "", opts.InsecureSkipVerify)
 		if err != nil {
 			return nil, atHop(err, hop)
 		}
@@ -182,7 +183,7 @@ func isRedirect(code int) bool {
 
 // send makes one request to a validated target, without following
 // redirects. The caller closes the body.
-func (c *Client) send(ctx context.Context, t *Target, method string, header http.Header, insecure bool) (*http.Response, *dialState, Timings, *errcode.Error) {
+func (c *Client) send(ctx context.Context, t *Target, method string, header http.Header, body []byte, ua string, insecure bool) (*http.Response, *dialState, Timings, *errcode.Error) {
 	st := &dialState{target: t}
 	var tm Timings
 	var tlsStart, wrote time.Time
@@ -193,7 +194,11 @@ func (c *Client) send(ctx context.Context, t *Target, method string, header http
 		GotFirstResponseByte: func() { tm.FirstByte = time.Since(wrote) },
 	}
 	rctx := httptrace.WithClientTrace(contextWithDialState(ctx, st), trace)
-	req, err := http.NewRequestWithContext(rctx, method, t.URL.String(), nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, t.URL.String(), rd)
 	if err != nil {
 		return nil, nil, tm, newError(CodeInvalidTarget, err)
 	}
@@ -204,7 +209,10 @@ func (c *Client) send(ctx context.Context, t *Target, method string, header http
 		}
 		req.Header[k] = append([]string(nil), v...)
 	}
-	req.Header.Set("User-Agent", c.userAgent)
+	if ua == "" {
+		ua = c.userAgent
+	}
+	req.Header.Set("User-Agent", ua)
 	tr := c.transport
 	if insecure {
 		tr = c.insecure

@@ -5,7 +5,9 @@
 #   - the official TypeScript client (@modelcontextprotocol/client, v2),
 #     pinned to the 2026-07-28 revision and in its default legacy mode
 #     (scripts/clients/ts-client.mjs): discover or initialize, tools/list,
-#     tools/call with progress, an invalid-arguments error result and an
+#     tools/call with progress, human approval of a confirm tool through the
+#     client's elicitation handler (decline, accept, remembered), an
+#     invalid-arguments error result and an
 #     unknown-tool protocol error; and, against the conformance fixture
 #     server (examples/conformance, HTTP), an elicitation round through
 #     the client's own handler, progress and a tool error;
@@ -14,7 +16,13 @@
 #     settle on modern): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
 #     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
-#     which fails on error-severity schema portability problems.
+#     which fails on error-severity schema portability problems;
+#   - the TypeScript client's own OAuth provider against `warden serve`
+#     with no token (scripts/clients/oauth-client.mjs): discovery,
+#     dynamic registration, authorization code with PKCE, the consent page
+#     opened and its Allow button clicked in headless Chromium
+#     (puppeteer-core driving Debian's /usr/bin/chromium), a tool call,
+#     refresh with rotation and reuse detection, and revocation.
 #
 # It builds warden and the fixture server, starts `warden serve` (with a
 # private state directory, using the development token it prints; the TS
@@ -51,6 +59,11 @@ client_pkg="@modelcontextprotocol/client"
 client_version="2.4.0"
 inspector_pkg="@modelcontextprotocol/inspector"
 inspector_version="2.12.0"
+# puppeteer-core drives the system Chromium; it downloads no browser.
+puppeteer_pkg="puppeteer-core"
+puppeteer_version="25.16.0"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+export CHROMIUM="$chromium"
 
 log() { printf 'client-interop: %s\n' "$*" >&2; }
 die() {
@@ -73,13 +86,14 @@ installed_version() {
 }
 
 if [[ "$(installed_version "$client_pkg")" != "$client_version" ||
-	"$(installed_version "$inspector_pkg")" != "$inspector_version" ]]; then
-	log "installing $client_pkg@$client_version and $inspector_pkg@$inspector_version into $clients"
+	"$(installed_version "$inspector_pkg")" != "$inspector_version" ||
+	"$(installed_version "$puppeteer_pkg")" != "$puppeteer_version" ]]; then
+	log "installing $client_pkg@$client_version, $inspector_pkg@$inspector_version and $puppeteer_pkg@$puppeteer_version into $clients"
 	mkdir -p "$clients"
 	[[ -f "$clients/package.json" ]] || printf '{"private":true}\n' >"$clients/package.json"
 	INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --prefix "$clients" --no-audit --no-fund \
 		--loglevel=error --save-exact \
-		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" >&2 ||
+		"$client_pkg@$client_version" "$inspector_pkg@$inspector_version" "$puppeteer_pkg@$puppeteer_version" >&2 ||
 		die "npm install failed"
 fi
 if [[ "${1:-}" == "--install-only" ]]; then
@@ -90,7 +104,7 @@ inspector="$clients/node_modules/.bin/inspector"
 [[ -x "$inspector" ]] || die "the inspector binary is missing at $inspector"
 
 # The scripts resolve the client package from the directory they run in.
-cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$clients/"
+cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$root/scripts/clients/oauth-client.mjs" "$clients/"
 
 # The Inspector keeps its catalog and client config under $HOME: give it a
 # private one so runs neither read nor write the user's.
@@ -114,6 +128,8 @@ pids=()
 # above what this run needs: the defaults (10 scans a minute per
 # credential) would refuse the later calls with rate_limit_exceeded.
 cat >"$work/warden.yaml" <<'YAML'
+tools:
+  unsafe: true
 limits:
   requests_per_window: 10000
   scans_per_window: 10000
@@ -259,6 +275,16 @@ for era in modern legacy auto; do
 	inspect stdio "$era" call "${#text}" -- --method tools/call --tool-name "$tool" --tool-arg "text=$text" -- "${stdio[@]}"
 	inspect stdio "$era" call-error -- --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1" -- "${stdio[@]}"
 done
+
+# Connecting without a token: the client's OAuth provider and a click on
+# the consent page in headless Chromium.
+if [[ ! -x "$chromium" ]]; then
+	fail "oauth-client: no Chromium at $chromium (apt-get install chromium)"
+elif (cd "$clients" && timeout 180 "$node" oauth-client.mjs "$url"); then
+	pass "oauth-client (token-free connection through the consent page)"
+else
+	fail "oauth-client (token-free connection through the consent page)"
+fi
 
 if ! kill -0 "$server_pid" 2>/dev/null; then
 	fail "warden serve exited during the run"

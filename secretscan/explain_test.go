@@ -138,6 +138,9 @@ func TestExplainFiltersNoValue(t *testing.T) {
 // candidate costs no allocation: a text with a hundred of them allocates
 // as much as one with one.
 func TestExplainFiltersOffAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool entries at random, so allocation counts vary")
+	}
 	s := New(nil)
 	one := "db_password = \"letmein\"\napi_key = \"zq3vk9pl2w\"\ntoken = cfg.token\n"
 	many := strings.Repeat(one, 100)

@@ -3,7 +3,9 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 )
 
 // Privacy kinds name what a string in a result holds, so a server's privacy
@@ -30,6 +32,10 @@ var privacyKinds = map[string]bool{
 	PrivacyURL: true, PrivacyHost: true, PrivacyIP: true, PrivacyEmail: true, PrivacyPath: true,
 	PrivacyPlain: true,
 }
+
+// PrivacyKinds lists the privacy kinds, for servers that check their
+// redactor covers every one.
+func PrivacyKinds() []string { return slices.Sorted(maps.Keys(privacyKinds)) }
 
 // applyPrivacy reads a field's privacy tag onto its node and, for slices
 // and maps, onto their elements.

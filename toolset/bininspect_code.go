@@ -22,18 +22,20 @@ import (
 // view's code analysis before it answers with what is ready.
 const defaultCodeWait = 2 * time.Second
 
-// binaryViewOf returns the engine view a view-scoped call acts on. The
-// resolver returns a *binview.View, or a *binview.OverlayView when it
-// laid the caller's names over it for address expressions.
+// binaryViewOf returns the engine view a view-scoped call acts on: the
+// server's resolver (BinaryViews.Resolve) returns a *boundView; a
+// *binview.View or *binview.OverlayView serves embedders and tests.
 func binaryViewOf(call *tool.Call) (*binview.View, error) {
 	v, _ := call.View()
 	switch bv := v.(type) {
+	case *boundView:
+		return bv.View, nil
 	case *binview.View:
 		return bv, nil
 	case *binview.OverlayView:
 		return bv.View, nil
 	}
-	return nil, errcode.New("no_active_binary_view", "no binary view is open for this call; open one with bininspect_open")
+	return nil, errcode.New(tool.CodeNoActiveView, "no binary view is open: open one with bininspect_open first")
 }
 
 // codeTools holds what the tools of this half of the family need.

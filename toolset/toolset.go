@@ -1,5 +1,5 @@
 // Package toolset binds Warden's engines to tool definitions: one file per
-// family (keysweep_, microdefend_). It is an adapter: the engines
+// family (keysweep_, microdefend_, bininspect_). It is an adapter: the engines
 // know nothing of MCP, and the wiring in internal/cli decides which
 // families a server offers.
 package toolset
@@ -26,6 +26,7 @@ type Deps struct {
 	// fixtures, and warden scan site to honour --allow-private and
 	// --allow-port; no server wiring, configuration file or tool
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
+	// http_request uses the same policy.
 	SafeHTTP *safehttp.Options
 	// Annotations keeps what people add to binaries (comments, names,
 	// function starts) for the bininspect_ tools, and lays the names over
@@ -36,6 +37,22 @@ type Deps struct {
 	// stage of a view's code analysis before it answers with what is
 	// ready and the warning analysis_incomplete. Zero: 2 s.
 	CodeWait time.Duration
+	// Binary serves the bininspect_ family: its views, store and limits.
+	// Nil: a service for this process alone (a memory store, no roots),
+	// enough to list the tools.
+	Binary *BinaryViews
+	// InScope reports whether a network tool may reach a host (lower
+	// case, no port, no trailing dot): the server's tools.scope. The scope
+	// gate checks a tool's target argument before the handler runs; tools
+	// that follow redirects check every further hop with this. Nil: every
+	// host the SSRF rules allow.
+	InScope func(host string) bool
+	// Native is what the warden_ tools read about the server. Nil: they
+	// answer with what a bare registry knows.
+	Native *Native
+
+	// registry is the registry being filled, for warden_status.
+	registry *tool.Registry
 }
 
 // Edition names a build of Warden. Build tags select editions: the lean
@@ -46,6 +63,17 @@ const (
 	EditionLean Edition = "lean"
 	EditionFull Edition = "full"
 )
+
+// Categories are the documented tool categories (docs/operations.md), each
+// with what its tools do. Every built-in tool names one.
+var Categories = map[string]string{
+	"secrets":   "find exposed credentials in text",
+	"web":       "grade websites from the outside",
+	"binary":    "inspect and analyse executable files",
+	"utilities": "offline encoding, hashing, token and compression helpers",
+	"http":      "parse and send HTTP requests",
+	"warden":    "the server's own status, findings and audit trail",
+}
 
 // Prefixes are the name prefixes of Warden's own tool families. Register
 // claims every one of them in the registry, including families this build
@@ -74,18 +102,23 @@ func (f family) inEdition(e Edition) bool {
 
 // families lists every built-in family, in registration order.
 var families = []family{
+	{prefix: "warden_", build: wardenTools},
 	{prefix: "keysweep_", build: keysweepTools},
+	{prefix: "bininspect_", build: bininspectTools},
+	// Code analysis and annotations on binary views: the other half of
+	// the bininspect_ family, registered under the same prefix.
+	{prefix: "bininspect_", build: bininspectCodeTools},
+	{prefix: "util_", build: utilTools},
+	{prefix: "http_", build: httpParseTools},
 	// The lean edition ships no tool that sends traffic.
 	{prefix: "microdefend_", editions: []Edition{EditionFull}, build: microdefendTools},
-	// Code analysis and annotations on binary views; the views
-	// themselves and the other bininspect_ tools are another entry with
-	// the same prefix.
-	{prefix: "bininspect_", build: bininspectCodeTools},
+	{prefix: "http_", editions: []Edition{EditionFull}, build: httpRequestTools},
 }
 
 // Register claims every built-in family's prefix in reg and registers the
 // selected tools of the families in the selection's edition.
 func Register(reg *tool.Registry, deps Deps, sel Selection) error {
+	deps.registry = reg
 	fams := map[string]*tool.Family{}
 	for _, p := range Prefixes {
 		fam, err := reg.Family(p)

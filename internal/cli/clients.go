@@ -87,13 +87,42 @@ func wardenBinary() string {
 	return exe
 }
 
+// oauthSnippets are the configurations of clients that sign in through
+// Warden's own authorization server: the URL alone.
+func oauthSnippets(url string) clientSnippets {
+	type vsServer struct {
+		Type string `json:"type"`
+		URL  string `json:"url"`
+	}
+	type cursorServer struct {
+		URL string `json:"url"`
+	}
+	return clientSnippets{
+		ClaudeCode: "claude mcp add --transport http warden " + url,
+		VSCode:     indentJSON(map[string]any{"servers": map[string]vsServer{"warden": {Type: "http", URL: url}}}),
+		Cursor:     indentJSON(map[string]any{"mcpServers": map[string]cursorServer{"warden": {URL: url}}}),
+	}
+}
+
 // printClientConfig tells the person who started warden serve how to
 // connect each client. token and tokenFile are the development token and
 // where it was saved; both are empty when tokens come from an external
-// issuer.
-func printClientConfig(w io.Writer, url, token, tokenFile string) {
+// issuer. oauth says that Warden is its own authorization server (the
+// local profile), so clients can connect without a token.
+func printClientConfig(w io.Writer, url, token, tokenFile string, oauth bool) {
 	s := snippetsFor(url, wardenBinary())
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	if oauth {
+		o := oauthSnippets(url)
+		p("Connect without a token: clients that support MCP authorization open a Warden page in your\n")
+		p("browser that names the client and the tools it will reach; click Allow, and the client keeps\n")
+		p("access (it renews itself; unused for 30 days, it asks again).\n\n")
+		p("Claude Code:\n  %s\n\n", o.ClaudeCode)
+		p("VS Code, .vscode/mcp.json or the user mcp.json:\n%s\n\n", indent(o.VSCode))
+		p("Cursor, ~/.cursor/mcp.json:\n%s\n\n", indent(o.Cursor))
+		p("MCP Inspector: npx @modelcontextprotocol/inspector, transport Streamable HTTP, URL %s, Connect.\n\n", url)
+		p("Or paste a token instead (for clients without MCP authorization, and scripts):\n\n")
+	}
 	if token != "" {
 		p("Development token (12 hours, every tool; mint others with warden token):\n%s\n\n", token)
 		p("Put it in the environment of the client you start, not on a command line:\n  export %s=\"$(cat %s)\"\n\n", tokenEnv, shellQuote(tokenFile))

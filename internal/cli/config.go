@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/policy"
 )
 
@@ -65,6 +66,56 @@ type Config struct {
 	// Tenants override server settings per tenant (the token's tenant
 	// claim).
 	Tenants map[string]TenantConfig `yaml:"tenants"`
+
+	// Bininspect configures binary views: where files may be opened from
+	// and the limits of the bininspect_ tools.
+	Bininspect BininspectConfig `yaml:"bininspect"`
+}
+
+// BininspectConfig is the bininspect block. Zero values take the
+// profile's defaults: no roots; 64 MiB files hosted, 512 MiB local; 16
+// views per caller, closed after 1h unused; 30 s per analysis, in a
+// child process with 1 GiB of memory when hosted; 1 GiB of uploads per
+// credential per UTC day when hosted, no limit local.
+type BininspectConfig struct {
+	// Roots are the directories bininspect_open may read files from by
+	// path (--root replaces them). None: files come only as uploads or
+	// data_base64.
+	Roots []string `yaml:"roots"`
+	// MaxFileBytes is the largest file opened or uploaded, at most
+	// 512 MiB.
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	// MaxViews is how many views one caller keeps open.
+	MaxViews int `yaml:"max_views"`
+	// ViewIdle closes a view unused this long.
+	ViewIdle Duration `yaml:"view_idle"`
+	// AnalysisTimeout bounds one analysis (its CPU time, in the child).
+	AnalysisTimeout Duration `yaml:"analysis_timeout"`
+	// AnalysisMemoryBytes is the child's memory limit (RLIMIT_DATA).
+	AnalysisMemoryBytes int64 `yaml:"analysis_memory_bytes"`
+	// UploadQuotaBytes is what one credential may upload (PUT /uploads
+	// and data_base64) per UTC day; -1 means no limit.
+	UploadQuotaBytes int64 `yaml:"upload_quota_bytes"`
+	// Isolate runs every analysis in a child process, also on a local
+	// server (a hosted one always does).
+	Isolate bool `yaml:"isolate"`
+}
+
+// check refuses values out of range.
+func (b BininspectConfig) check() error {
+	switch {
+	case b.MaxFileBytes < 0 || b.MaxFileBytes > binview.LocalMaxFileSize:
+		return fmt.Errorf("bininspect.max_file_bytes: %d is not between 1 and %d (512 MiB)", b.MaxFileBytes, binview.LocalMaxFileSize)
+	case b.MaxViews < 0 || b.MaxViews > 1024:
+		return fmt.Errorf("bininspect.max_views: %d is not between 1 and 1024", b.MaxViews)
+	case b.ViewIdle < 0, b.AnalysisTimeout < 0:
+		return fmt.Errorf("bininspect: durations must be positive")
+	case b.AnalysisMemoryBytes < 0:
+		return fmt.Errorf("bininspect.analysis_memory_bytes: must be positive")
+	case b.UploadQuotaBytes < -1:
+		return fmt.Errorf("bininspect.upload_quota_bytes: a number of bytes, or -1 for no limit")
+	}
+	return nil
 }
 
 // ToolsConfig is the tools block: enablement, the unsafe switch and the
@@ -265,6 +316,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Auth.Issuer != "" && c.Auth.JWKSURL == "" && c.Auth.JWKSFile == "" {
 		return c, fmt.Errorf("auth.issuer is set: give auth.jwks_url or auth.jwks_file too")
+	}
+	if err := c.Bininspect.check(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -5,17 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/auth/asstore"
+	"github.com/warden-mcp/warden/auth/localas"
+	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
+	"github.com/warden-mcp/warden/viewstore"
 )
 
 // controls are the request-path controls of a serving Warden: the store,
@@ -28,9 +35,14 @@ type controls struct {
 	lim       *limits.Limiter
 	verifier  *auth.Verifier    // nil on stdio
 	local     *auth.LocalIssuer // set when tokens come from the local key
-	policy    *policy.Controls
-	store     limitsStore
-	close     func()
+	// as is the local OAuth authorization server, set only in the local
+	// profile (loopback listener, local key, loopback public URL): a
+	// hosted server never serves its endpoints.
+	as     *localas.Server
+	tools  atomic.Pointer[[]localas.Tool] // the consent page's list, set once wired
+	policy *policy.Controls
+	store  limitsStore
+	close  func()
 }
 
 // limitsStore is what the controls need from either adapter.
@@ -38,6 +50,8 @@ type limitsStore interface {
 	limits.Store
 	approval.Store
 	annotation.Store
+	viewstore.Store
+	finding.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }
@@ -104,6 +118,16 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 			return nil, err
 		}
 		c.local = li
+		acfg.RenewHint = "run `warden token` for a new one"
+		if prof == profileLocal {
+			if c.as, err = c.localAS(cfg, li, st, logger); err != nil {
+				closeStore()
+				return nil, fmt.Errorf("auth: %w", err)
+			}
+			acfg.AuthorizationServers = []string{c.as.Issuer()}
+			acfg.CheckCredential = c.as.CheckToken
+			acfg.RenewHint += ", or connect without a token to sign in through the browser"
+		}
 		if c.verifier, err = li.Verifier(acfg); err != nil {
 			closeStore()
 			return nil, fmt.Errorf("auth: %w", err)
@@ -119,6 +143,46 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	return c, nil
+}
+
+// localAS builds the local authorization server: its issuer is the
+// public URL's origin, its records live in the store when the store keeps
+// them (SQLite) and in memory otherwise.
+func (c *controls) localAS(cfg Config, li *auth.LocalIssuer, st limitsStore, logger *slog.Logger) (*localas.Server, error) {
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	var records asstore.Store = &asstore.Memory{}
+	if s, ok := st.(asstore.Store); ok {
+		records = s
+	}
+	return localas.New(localas.Options{
+		Issuer:   u.Scheme + "://" + u.Host,
+		Resource: cfg.PublicURL,
+		Keys:     li,
+		Store:    records,
+		Scopes:   cfg.Auth.RequiredScopes,
+		Tools: func() []localas.Tool {
+			if t := c.tools.Load(); t != nil {
+				return *t
+			}
+			return nil
+		},
+		Logger: logger,
+	})
+}
+
+// setTools gives the consent page the tools this server lets run.
+func (c *controls) setTools(w *wired) {
+	tools, _ := w.reg.Tools()
+	var list []localas.Tool
+	for _, t := range tools {
+		if w.gates == nil || w.gates.Status(t) == nil {
+			list = append(list, localas.Tool{Name: t.Name, Title: t.Title})
+		}
+	}
+	c.tools.Store(&list)
 }
 
 // wrap puts authentication, the caller binding, then the transport rate
@@ -140,6 +204,9 @@ func (c *controls) documents() map[string]http.Handler {
 	}
 	if c.local != nil {
 		docs[auth.JWKSPath] = c.local.JWKSHandler()
+	}
+	if c.as != nil {
+		maps.Copy(docs, c.as.Handlers())
 	}
 	return docs
 }
@@ -170,6 +237,11 @@ func (c *controls) prune(ctx context.Context, every time.Duration, logger *slog.
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
 		if err := c.store.Prune(pctx, time.Now(), time.Time{}); err != nil {
 			logger.Warn("pruning the store failed", slog.String("cause", err.Error()))
+		}
+		if c.as != nil {
+			if err := c.as.Prune(pctx); err != nil {
+				logger.Warn("pruning the authorization server's records failed", slog.String("cause", err.Error()))
+			}
 		}
 		cancel()
 	}

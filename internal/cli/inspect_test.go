@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +15,16 @@ import (
 	"github.com/warden-mcp/warden/errcode"
 )
 
-// workerEnv makes the test binary act as "warden analyze-worker".
+// workerEnv makes the test binary act as "warden analyze-worker". When
+// its value is a directory, the worker leaves a file there first, so a
+// test can tell that an analysis ran in a child process.
 const workerEnv = "WARDEN_CLI_TEST_ANALYZE_WORKER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) != "" {
+	if v := os.Getenv(workerEnv); v != "" {
+		if fi, err := os.Stat(v); err == nil && fi.IsDir() {
+			os.WriteFile(filepath.Join(v, fmt.Sprintf("child-%d", os.Getpid())), nil, 0o600)
+		}
 		os.Exit(Run(context.Background(), []string{analyzeWorkerName}, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -175,11 +175,24 @@ func TestServePrintsProfileAndTokenFreeSnippets(t *testing.T) {
 			t.Errorf("output lacks %s", want)
 		}
 	}
-	// Each JSON block parses, in its client's shape.
-	blocks := regexp.MustCompile(`(?m)^  \{\n(?:  .*\n)*?  \}$`).FindAllString(text, -1)
-	if len(blocks) != 3 {
-		t.Fatalf("found %d JSON blocks, want 3:\n%s", len(blocks), text)
+	// The local profile first offers the connection without a token: the
+	// URL alone, for each client.
+	url := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(text)
+	if url == nil || !strings.Contains(text, "Connect without a token") || !strings.Contains(text, "claude mcp add --transport http warden "+url[1]+"\n") {
+		t.Errorf("no token-free connection offered:\n%s", text)
 	}
+	// Each JSON block parses, in its client's shape: two token-free ones
+	// (VS Code, Cursor), then the three with the pasted token.
+	blocks := regexp.MustCompile(`(?m)^  \{\n(?:  .*\n)*?  \}$`).FindAllString(text, -1)
+	if len(blocks) != 5 {
+		t.Fatalf("found %d JSON blocks, want 5:\n%s", len(blocks), text)
+	}
+	for i, b := range blocks[:2] {
+		if strings.Contains(b, "Authorization") || !strings.Contains(b, url[1]) {
+			t.Errorf("token-free block %d: %s", i, b)
+		}
+	}
+	blocks = blocks[2:]
 	var vscode struct {
 		Servers map[string]struct{ Type, URL string } `json:"servers"`
 		Inputs  []struct {

@@ -62,8 +62,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.toolsCommand(),
 		e.scanCommand(),
 		e.inspectCommand(),
+		e.uploadCommand(),
 		e.tokenCommand(),
 		e.auditCommand(),
+		e.findingsCommand(),
 		e.versionCommand(),
 		e.analyzeWorkerCommand(),
 	)

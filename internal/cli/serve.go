@@ -18,6 +18,7 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/internal/gcdefault"
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/toolset"
 )
 
 // serveFlags are the flags of warden serve; set ones win over the
@@ -29,6 +30,7 @@ type serveFlags struct {
 	stateDir string
 	store    string
 	origins  []string
+	roots    []string
 	gates    gateFlags
 	flagSet  *pflag.FlagSet
 }
@@ -56,6 +58,7 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory for keys and the embedded database")
 	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: embedded SQLite in the state directory)")
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
+	fl.StringArrayVar(&f.roots, "root", nil, "directory bininspect_open may read files from by path (repeatable; replaces bininspect.roots)")
 	f.gates.add(fl)
 	f.flagSet = fl
 	return c
@@ -95,6 +98,9 @@ func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error)
 	}
 	if len(f.origins) > 0 {
 		cfg.AllowedOrigins = f.origins
+	}
+	if len(f.roots) > 0 {
+		cfg.Bininspect.Roots = f.roots
 	}
 	if f.flagSet != nil {
 		f.gates.apply(f.flagSet, &cfg)
@@ -145,6 +151,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
+	ctl.setTools(w)
 	opts := &mcp.HTTPOptions{
 		Path:           cfg.Path,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
@@ -154,6 +161,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		Extra:          ctl.documents(),
 		Ready:          ctl.ready,
 	}
+	// Uploads pass the same authentication, caller binding and rate
+	// limit as the protocol endpoint.
+	opts.Extra[toolset.UploadPath] = ctl.wrap(w.binary.UploadHandler())
 	if cfg.loopback() {
 		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
 	}
@@ -171,11 +181,15 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if ctl.local != nil {
 		access = "bearer tokens signed by the local development key"
 	}
+	if ctl.as != nil {
+		access += ", from its own OAuth authorization server or pasted"
+	}
 	if cfg.loopback() {
 		access += "; loopback only"
 	}
 	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()),
 		slog.String("access", access), slog.String("profile", string(ctl.profile)))
+	logBinaryRoots(logger, w.binary)
 	if ctl.local != nil {
 		fmt.Fprintf(e.stdout, "Warden is listening on %s (loopback only).\n", cfg.PublicURL)
 	} else {
@@ -194,7 +208,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile)
+	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile, ctl.as != nil)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -221,3 +235,12 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// logBinaryRoots tells the operator where bininspect_open may read.
+func logBinaryRoots(logger *slog.Logger, b *toolset.BinaryViews) {
+	if roots := b.Roots(); len(roots) > 0 {
+		logger.Info("binary views: files may be opened by path under these directories", slog.Any("roots", roots))
+		return
+	}
+	logger.Info("binary views: no --root given, so no file is opened by path (uploads and data_base64 only)")
+}

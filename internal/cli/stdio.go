@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +13,7 @@ import (
 
 func (e *env) stdioCommand() *cobra.Command {
 	var configPath, logLevel, stateDir string
+	var roots []string
 	var gates gateFlags
 	c := &cobra.Command{
 		Use:   "stdio",
@@ -33,6 +36,9 @@ func (e *env) stdioCommand() *cobra.Command {
 				cfg.LogLevel = logLevel
 			}
 			gates.apply(cmd.Flags(), &cfg)
+			if len(roots) > 0 {
+				cfg.Bininspect.Roots = roots
+			}
 			if cfg, err = cfg.withDefaults(); err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -50,12 +56,17 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()), slog.String("profile", ctl.describe()))
+			logBinaryRoots(logger, w.binary)
+			pctx, stopPrune := context.WithCancel(cmd.Context())
+			defer stopPrune()
+			go ctl.prune(pctx, time.Hour, logger)
 			return w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
 		},
 	}
 	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML)")
 	c.Flags().StringVar(&logLevel, "log-level", "", "log level on stderr: debug, info, warn, error")
 	c.Flags().StringVar(&stateDir, "state-dir", "", "directory for keys and the embedded database")
+	c.Flags().StringArrayVar(&roots, "root", nil, "directory bininspect_open may read files from by path (repeatable; replaces bininspect.roots)")
 	gates.add(c.Flags())
 	return c
 }

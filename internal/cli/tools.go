@@ -11,7 +11,7 @@ import (
 )
 
 func (e *env) toolsCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, asMarkdown bool
 	var configPath string
 	var gates gateFlags
 	c := &cobra.Command{
@@ -35,6 +35,10 @@ func (e *env) toolsCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			tools, _ := w.reg.Tools()
+			if asMarkdown {
+				_, err := fmt.Fprint(e.stdout, toolsMarkdown(tools))
+				return err
+			}
 			if asJSON {
 				list := make([]json.RawMessage, 0, len(tools))
 				status := map[string]any{}
@@ -83,6 +87,7 @@ func (e *env) toolsCommand() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the tools/list entries and each tool's status as JSON")
+	c.Flags().BoolVar(&asMarkdown, "markdown", false, "print the tools reference (docs/tools.md): every tool's catalog, annotations, parameters and output fields")
 	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML) whose tools block to evaluate")
 	gates.add(c.Flags())
 	return c

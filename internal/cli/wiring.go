@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/tool"
@@ -17,13 +22,16 @@ import (
 
 const instructions = "Warden offers security tools. Secret-scanning tools never echo a secret: " +
 	"findings carry a type, a severity and a fingerprint only. Website scans reach public " +
-	"addresses only. Tool errors carry a stable code before the colon."
+	"addresses only. Binary tools (bininspect_) start with bininspect_open, which returns a view " +
+	"handle to pass as view; addresses are hex strings and address parameters take expressions " +
+	"such as main+0x10. Tool errors carry a stable code before the colon."
 
 // wired is a ready server and what it was built from.
 type wired struct {
-	reg   *tool.Registry
-	srv   *mcp.Server
-	gates *policy.Gates
+	reg    *tool.Registry
+	srv    *mcp.Server
+	gates  *policy.Gates
+	binary *toolset.BinaryViews
 }
 
 // wireOptions are the choices a command makes about the server.
@@ -38,11 +46,19 @@ type wireOptions struct {
 	// cfg carries the tools block, privacy and approvals; its zero value
 	// is the safe default (unsafe tools off, balanced, elicit).
 	cfg Config
+	// isolateEnv is the environment of the analysis child; nil (an empty
+	// environment) except in tests, which re-execute the test binary.
+	isolateEnv []string
 }
 
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
-	deps := toolset.Deps{Logger: o.logger}
+	// The gates are built from the registry, after registration; tools
+	// that check hops against the scope reach them through this, and
+	// refuse every host until they exist.
+	var gates *policy.Gates
+	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
 	if o.controls != nil {
 		// Annotations on binaries live in the same store as the
 		// limits: per tenant, across restarts and replicas.
@@ -54,6 +70,14 @@ func wire(o wireOptions) (*wired, error) {
 			return nil, err
 		}
 		deps.FingerprintKey = key
+	}
+	bo, err := binaryOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	bo.Annotations = deps.Annotations
+	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
+		return nil, err
 	}
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
@@ -76,21 +100,144 @@ func wire(o wireOptions) (*wired, error) {
 		Version:      Version(),
 		Instructions: instructions,
 		Logger:       o.logger,
-		Tasks:        true, // website scans take seconds: clients that can, poll
+		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
+		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+			return deps.Binary.Resolve(ctx, q.Handle, q.Session)
+		},
 	}
 	var grants approval.Store
 	if o.controls != nil {
 		grants = o.controls.store
 	}
-	gates, err := policy.NewGates(reg, o.cfg.catalog(), grants)
+	gates, err = policy.NewGates(reg, o.cfg.catalog(), grants)
 	if err != nil {
+		return nil, err
+	}
+	var pseudonymKey []byte
+	if o.stateDir != "" {
+		// Strict mode's pseudonyms stay equal across restarts and
+		// replicas that share this key.
+		key, err := loadOrCreateKey(o.stateDir, "pseudonym.key")
+		if err != nil {
+			return nil, err
+		}
+		pseudonymKey = key
+	}
+	priv, err := newPrivacy(o.cfg, pseudonymKey)
+	if err != nil {
+		return nil, err
+	}
+	opts.Redactor = priv.field
+	if err := wireNative(native, o, gates, priv); err != nil {
 		return nil, err
 	}
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
+		o.controls.policy.Redact = priv.result
+		o.controls.policy.HideSecrets = priv.hide
 		opts.Hooks = o.controls.policy.Hooks()
 		opts.Admit = o.controls.policy.Admit
 		opts.Visible = o.controls.policy.Visible
 	}
-	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates}, nil
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
+}
+
+// binaryOptions are the binary views of a server: its roots and limits
+// from the bininspect block, the profile's defaults for the rest, the
+// store and the handle key every replica shares, and where analyses run:
+// a hosted server analyses in a child process (warden analyze-worker)
+// under memory, CPU and wall-clock limits, so that a hostile file can
+// fail only its own call; a local one in process unless told otherwise.
+func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
+	c := o.cfg.Bininspect
+	prof := profileLocal
+	var local *auth.Principal
+	if o.controls != nil {
+		prof, local = o.controls.profile, o.controls.policy.Local
+	}
+	bo := toolset.BinaryOptions{
+		Roots:           c.Roots,
+		MaxFileSize:     c.MaxFileBytes,
+		MaxViews:        c.MaxViews,
+		ViewIdle:        time.Duration(c.ViewIdle),
+		AnalysisTimeout: time.Duration(c.AnalysisTimeout),
+		UploadQuota:     c.UploadQuotaBytes,
+		Logger:          o.logger,
+		Principal: func(ctx context.Context) (auth.Principal, bool) {
+			if p, ok := auth.PrincipalFrom(ctx); ok {
+				return p, true
+			}
+			if local != nil {
+				return *local, true // warden stdio's local user
+			}
+			return auth.Principal{}, false
+		},
+	}
+	if prof == profileLocal {
+		if bo.MaxFileSize == 0 {
+			bo.MaxFileSize = binview.LocalMaxFileSize
+		}
+		if bo.UploadQuota == 0 {
+			bo.UploadQuota = -1
+		}
+	}
+	if o.controls != nil {
+		bo.Store = o.controls.store
+	}
+	if o.stateDir != "" {
+		key, err := loadOrCreateKey(o.stateDir, "view-handle.key")
+		if err != nil {
+			return bo, err
+		}
+		bo.Key = key
+	}
+	if prof == profileHosted || c.Isolate {
+		timeout := bo.AnalysisTimeout
+		if timeout <= 0 {
+			timeout = binview.DefaultTimeout
+		}
+		r, err := isolatedAnalyzer(isolate.Limits{Memory: c.AnalysisMemoryBytes, CPU: timeout, Wall: timeout + 10*time.Second})
+		if err != nil {
+			return bo, err
+		}
+		r.Env = o.isolateEnv
+		bo.Analyze = r.Analyze
+	}
+	return bo, nil
+}
+
+// wireNative gives the warden_ tools what they read about the server:
+// who calls, what the gates say, the limits, the audit trail, the
+// findings store and the caller's privacy mode. Without controls (a
+// registry built to list tools) they know the build and the gates only.
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *privacy) error {
+	n.Approvals = gates.Approvals()
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
+	n.Privacy = priv.forCall
+	if o.controls == nil {
+		return nil
+	}
+	pc := o.controls.policy
+	priv.tenantOf = func(ctx context.Context) (string, bool) {
+		p, ok := pc.Caller(ctx)
+		return p.Tenant, ok
+	}
+	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
+		p, ok := pc.Caller(ctx)
+		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant}, ok
+	}
+	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
+		if e := gates.Status(t); e != nil {
+			return e
+		}
+		if p, ok := pc.Caller(ctx); !ok || !p.Entitled(t.Name) {
+			return &tool.Error{Code: policy.CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"}
+		}
+		return nil
+	}
+	n.TransportLimited = o.controls.transport
+	n.Usage = o.controls.lim.Usage
+	n.Audit = o.controls.lim.QueryAudit
+	n.Findings = o.controls.store
+	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/warden-mcp/warden/internal/repotest"
 	"github.com/warden-mcp/warden/tool/tooltest"
+	"github.com/warden-mcp/warden/toolset"
 )
 
 // The production wiring must refuse loopback and metadata targets: no
@@ -42,7 +44,10 @@ func TestWiredToolsPassTheHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"keysweep_scan_text"}
+	names := []string{"keysweep_scan_text", "bininspect_open", "bininspect_view_list", "bininspect_view_close",
+		"bininspect_view_set_active", "bininspect_eval", "bininspect_triage", "bininspect_sections", "bininspect_symbols",
+		"bininspect_imports", "bininspect_exports", "bininspect_strings", "bininspect_memory_read",
+		"bininspect_search_bytes", "bininspect_address_info", "bininspect_build_info"}
 	if edition == "full" {
 		names = append(names, "microdefend_scan_website")
 	}
@@ -170,5 +175,64 @@ func TestServedToolRefusesTheDevSite(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Errorf("the served tool sent %d requests to a loopback site", hits.Load())
+	}
+}
+
+// TestCatalogParity: every built-in tool is registered once, under exactly
+// one family prefix, with an object input schema, a trust tier and a
+// documented category; and every documented category is used. (The tools
+// reference, docs/tools.md, is held to the registry by
+// TestToolsReferenceIsCurrent.)
+func TestCatalogParity(t *testing.T) {
+	w, err := wire(wireOptions{logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, _ := w.reg.Tools()
+	used := map[string]bool{}
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		if seen[tl.Name] {
+			t.Errorf("%s is registered twice", tl.Name)
+		}
+		seen[tl.Name] = true
+		families := 0
+		for _, p := range toolset.Prefixes {
+			if strings.HasPrefix(tl.Name, p) {
+				families++
+			}
+		}
+		if families != 1 {
+			t.Errorf("%s is in %d families; want exactly one", tl.Name, families)
+		}
+		if _, ok := toolset.Categories[tl.Catalog.Category]; !ok {
+			t.Errorf("%s: category %q is not in the documented list", tl.Name, tl.Catalog.Category)
+		}
+		used[tl.Catalog.Category] = true
+		if tl.Catalog.Trust == "" {
+			t.Errorf("%s has no trust tier", tl.Name)
+		}
+		var s struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(tl.InputSchema(), &s); err != nil || s.Type != "object" {
+			t.Errorf("%s: input schema is not an object schema", tl.Name)
+		}
+	}
+	if edition == "full" {
+		for c := range toolset.Categories {
+			if !used[c] {
+				t.Errorf("documented category %q has no tool", c)
+			}
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(repotest.Root(t), "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range toolset.Categories {
+		if !strings.Contains(string(doc), "`"+c+"`") {
+			t.Errorf("category %q is not documented in docs/operations.md", c)
+		}
 	}
 }

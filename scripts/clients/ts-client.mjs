@@ -44,18 +44,23 @@ const transport = mode === 'stdio'
   ? new StdioClientTransport({ command: target, args: ['stdio', '--log-level', 'error'], stderr: 'inherit' })
   : new StreamableHTTPClientTransport(new URL(target), httpOptions);
 
-const options = { capabilities: mode === 'fixtures' ? { elicitation: {} } : {} };
+// The client answers elicitations: the fixtures' questions, and Warden's
+// approval questions for confirm tools (answers queued by the checks).
+const options = { capabilities: { elicitation: {} } };
 if (era === 'modern') {
   options.versionNegotiation = { mode: { pin: '2026-07-28' } };
 }
 const client = new Client({ name: 'warden-interop', version: '1.0.0' }, options);
 const asked = [];
-if (mode === 'fixtures') {
-  client.setRequestHandler('elicitation/create', async (request) => {
-    asked.push(request.params.message);
+const answers = [];
+client.setRequestHandler('elicitation/create', async (request) => {
+  asked.push(request.params.message);
+  if (mode === 'fixtures') {
     return { action: 'accept', content: { name: 'Ada' } };
-  });
-}
+  }
+  const answer = answers.shift() ?? 'decline';
+  return answer === 'accept' ? { action: 'accept', content: { approve: true } } : { action: answer };
+});
 
 const timer = setTimeout(() => {
   console.log(`${label}: FAIL timed out after 60 s`);
@@ -107,6 +112,8 @@ async function warden() {
   check(bad.isError === true, 'invalid arguments give an error result', bad);
   check(typeof bad.content?.[0]?.text === 'string' && bad.content[0].text.startsWith('invalid_params:'), 'error text starts with invalid_params:', bad.content);
 
+  await approvals(list);
+
   let unknown;
   try {
     await client.callTool({ name: 'warden_no_such_tool', arguments: {} });
@@ -114,6 +121,32 @@ async function warden() {
     unknown = e;
   }
   check(unknown !== undefined && unknown.code === -32602, 'unknown tool is a -32602 protocol error', unknown && { code: unknown.code, message: unknown.message });
+}
+
+// approvals: the website scan's trust tier is confirm, so Warden asks the
+// person through the client before its first run. A decline refuses the
+// call; an accept runs it (here it then refuses the loopback target
+// itself, which proves the gate let it through); the approval is then
+// remembered and the third call asks nothing.
+async function approvals(list) {
+  const site = 'microdefend_scan_website';
+  if (!list.tools.some((t) => t.name === site)) {
+    console.log(`${label}: note ${site} is not served (lean edition); approval checks skipped`);
+    return;
+  }
+  const call = () => client.callTool({ name: site, arguments: { url: 'http://127.0.0.1/' } });
+  const text = (r) => r?.content?.[0]?.text ?? '';
+  answers.push('decline');
+  const declined = await call();
+  check(asked.length === 1 && asked[0].includes(site), 'approval is asked through elicitation, naming the tool', asked);
+  check(declined.isError === true && text(declined).startsWith('approval_declined:'), 'a declined approval refuses the call', declined);
+  answers.push('accept');
+  const accepted = await call();
+  check(asked.length === 2, 'a declined approval is asked again', asked);
+  check(text(accepted).startsWith('blocked_ip:'), 'an accepted approval runs the tool', accepted);
+  const again = await call();
+  check(asked.length === 2, 'a confirm tool is not asked again once approved', asked);
+  check(text(again).startsWith('blocked_ip:'), 'the remembered approval runs the tool', again);
 }
 
 async function fixtures() {

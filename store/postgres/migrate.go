@@ -194,6 +194,62 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	{5, "binary_views", `
+-- File contents by SHA-256: uploads and data_base64 snippets, so that any
+-- replica can rebuild a view.
+CREATE TABLE bin_blob (
+	sha256     text PRIMARY KEY,        -- lower-case hex
+	data       bytea NOT NULL,
+	expires_us bigint NOT NULL
+);
+CREATE INDEX bin_blob_expires ON bin_blob (expires_us);
+
+-- Which tenant uploaded or opened which file: a cached analysis or a blob
+-- is served only to such a tenant.
+CREATE TABLE bin_access (
+	tenant     text NOT NULL,
+	sha256     text NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (tenant, sha256)
+);
+CREATE INDEX bin_access_expires ON bin_access (expires_us);
+
+-- Analysis snapshots by file, engine version and load options.
+CREATE TABLE bin_analysis (
+	cache_key  text PRIMARY KEY,
+	sha256     text NOT NULL,
+	snapshot   bytea NOT NULL,
+	expires_us bigint NOT NULL
+);
+CREATE INDEX bin_analysis_sha ON bin_analysis (sha256);
+CREATE INDEX bin_analysis_expires ON bin_analysis (expires_us);
+
+-- Open views per caller (a digest of issuer, tenant and credential).
+CREATE TABLE bin_view (
+	caller     text NOT NULL,
+	id         text NOT NULL,
+	tenant     text NOT NULL,
+	sha256     text NOT NULL,
+	name       text NOT NULL,
+	options    bytea NOT NULL,
+	path       text NOT NULL,           -- server path of a path-backed view, never shown; '' for a blob
+	size       bigint NOT NULL,
+	opened_us  bigint NOT NULL,
+	used_us    bigint NOT NULL,
+	expires_us bigint NOT NULL,         -- live iff expires_us > now
+	PRIMARY KEY (caller, id)
+);
+CREATE INDEX bin_view_sha ON bin_view (sha256, expires_us);
+CREATE INDEX bin_view_expires ON bin_view (expires_us);
+
+-- Bytes uploaded per credential digest and UTC day.
+CREATE TABLE bin_upload (
+	credential text NOT NULL,
+	day        text NOT NULL,           -- UTC 'YYYY-MM-DD'
+	bytes      bigint NOT NULL CHECK (bytes >= 0),
+	PRIMARY KEY (credential, day)
+);
+`},
 	{6, "annotations", `
 CREATE TABLE annotation_log (           -- append-only: rows are never updated or deleted
 	tenant   text NOT NULL,
@@ -208,6 +264,43 @@ CREATE TABLE annotation_log (           -- append-only: rows are never updated o
 	PRIMARY KEY (tenant, sha256, seq)
 );
 CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
+	{7, "findings", `
+CREATE TABLE finding (
+	tenant         text NOT NULL,
+	id             text NOT NULL,
+	created_us     bigint NOT NULL,
+	credential     text NOT NULL,       -- who recorded it
+	title          text NOT NULL,
+	severity       text NOT NULL,
+	severity_rank  int NOT NULL,        -- finding.Rank: info 0 ... critical 4
+	target         text NOT NULL,
+	evidence       text NOT NULL,       -- already redacted by the tenant's privacy mode
+	source_tool    text NOT NULL,
+	correlation_id text NOT NULL,
+	PRIMARY KEY (tenant, id)
+);
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
+	{9, "local_authorization_server", `
+CREATE TABLE oauth_client (
+	id            text PRIMARY KEY,
+	name          text NOT NULL,
+	redirect_uris jsonb NOT NULL,
+	created_us    bigint NOT NULL
+);
+CREATE TABLE oauth_token (
+	kind       text NOT NULL,
+	signature  text NOT NULL,         -- HMAC signature or jti: never a token
+	grant_id   text NOT NULL,
+	client_id  text NOT NULL,
+	active     boolean NOT NULL,
+	expires_us bigint NOT NULL,
+	data       bytea NOT NULL,
+	PRIMARY KEY (kind, signature)
+);
+CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
+CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
 `},
 }
 
@@ -246,15 +339,27 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 			version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 			return err
 		}
-		var cur int
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+		rows, err := tx.Query(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
 			return err
+		}
+		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return err
+		}
+		done := map[int]bool{}
+		cur := 0
+		for _, v := range applied {
+			done[v], cur = true, max(cur, v)
 		}
 		if cur > SchemaVersion {
 			return fmt.Errorf("postgres store: schema version %d is newer than this binary's %d", cur, SchemaVersion)
 		}
+		// Every migration not yet applied, also one numbered below the
+		// newest applied: numbers are handed out to parallel branches,
+		// which may merge out of order.
 		for _, m := range migrations {
-			if m.version <= cur {
+			if done[m.version] {
 				continue
 			}
 			if _, err := tx.Exec(ctx, m.sql); err != nil {

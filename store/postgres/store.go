@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/viewstore"
 )
 
 // DefaultSchema is the schema Open uses when Options.Schema is empty.
@@ -39,6 +41,8 @@ type Options struct {
 type Store struct {
 	pool   *pgxpool.Pool
 	schema string
+	// findingsCap, when positive, lowers finding.MaxPerTenant.
+	findingsCap atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)
@@ -129,7 +133,8 @@ func takeRate(ctx context.Context, q querier, key string, nowUS int64, p limits.
 }
 
 // Prune deletes state that can no longer affect a decision at now: rate
-// logs whose every entry has left its window, and expired leases. Audit
+// logs whose every entry has left its window, expired leases, approvals
+// and binary views, and blobs and analyses no live view needs. Audit
 // and ledger rows older than before are deleted too when before is not
 // zero.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
@@ -142,6 +147,9 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {
+			return err
+		}
+		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {
 			return err
 		}
 		if before.IsZero() {

@@ -72,6 +72,62 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{4, "binary_views", `
+-- File contents by SHA-256: uploads and data_base64 snippets, so that any
+-- replica can rebuild a view. A rowid table: rows are large.
+CREATE TABLE bin_blob (
+	sha256     TEXT NOT NULL UNIQUE,       -- lower-case hex
+	data       BLOB NOT NULL,
+	expires_us INTEGER NOT NULL
+);
+CREATE INDEX bin_blob_expires ON bin_blob (expires_us);
+
+-- Which tenant uploaded or opened which file: a cached analysis or a blob
+-- is served only to such a tenant.
+CREATE TABLE bin_access (
+	tenant     TEXT NOT NULL,
+	sha256     TEXT NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (tenant, sha256)
+) WITHOUT ROWID;
+CREATE INDEX bin_access_expires ON bin_access (expires_us);
+
+-- Analysis snapshots by file, engine version and load options.
+CREATE TABLE bin_analysis (
+	cache_key  TEXT NOT NULL UNIQUE,
+	sha256     TEXT NOT NULL,
+	snapshot   BLOB NOT NULL,
+	expires_us INTEGER NOT NULL
+);
+CREATE INDEX bin_analysis_sha ON bin_analysis (sha256);
+CREATE INDEX bin_analysis_expires ON bin_analysis (expires_us);
+
+-- Open views per caller (a digest of issuer, tenant and credential).
+CREATE TABLE bin_view (
+	caller     TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	tenant     TEXT NOT NULL,
+	sha256     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	options    BLOB NOT NULL,
+	path       TEXT NOT NULL,              -- server path of a path-backed view, never shown; '' for a blob
+	size       INTEGER NOT NULL,
+	opened_us  INTEGER NOT NULL,
+	used_us    INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,           -- live iff expires_us > now
+	PRIMARY KEY (caller, id)
+) WITHOUT ROWID;
+CREATE INDEX bin_view_sha ON bin_view (sha256, expires_us);
+CREATE INDEX bin_view_expires ON bin_view (expires_us);
+
+-- Bytes uploaded per credential digest and UTC day.
+CREATE TABLE bin_upload (
+	credential TEXT NOT NULL,
+	day        TEXT NOT NULL,              -- UTC 'YYYY-MM-DD'
+	bytes      INTEGER NOT NULL CHECK (bytes >= 0),
+	PRIMARY KEY (credential, day)
+) WITHOUT ROWID;
+`},
 	{5, "annotations", `
 CREATE TABLE annotation_log (              -- append-only: rows are never updated or deleted
 	tenant   TEXT NOT NULL,
@@ -86,6 +142,44 @@ CREATE TABLE annotation_log (              -- append-only: rows are never update
 	PRIMARY KEY (tenant, sha256, seq)
 ) WITHOUT ROWID;
 CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
+	{6, "findings", `
+CREATE TABLE finding (
+	tenant         TEXT NOT NULL,
+	id             TEXT NOT NULL,
+	created_us     INTEGER NOT NULL,
+	credential     TEXT NOT NULL,          -- who recorded it
+	title          TEXT NOT NULL,
+	severity       TEXT NOT NULL,
+	severity_rank  INTEGER NOT NULL,       -- finding.Rank: info 0 ... critical 4
+	target         TEXT NOT NULL,
+	evidence       TEXT NOT NULL,          -- already redacted by the tenant's privacy mode
+	source_tool    TEXT NOT NULL,
+	correlation_id TEXT NOT NULL,
+	PRIMARY KEY (tenant, id)
+) WITHOUT ROWID;
+CREATE INDEX finding_tenant_created ON finding (tenant, created_us, id);
+`},
+	{8, "local_authorization_server", `
+CREATE TABLE oauth_client (
+	id            TEXT PRIMARY KEY,
+	name          TEXT NOT NULL,
+	redirect_uris TEXT NOT NULL,          -- JSON array
+	created_us    INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE oauth_token (
+	kind       TEXT NOT NULL,
+	signature  TEXT NOT NULL,             -- HMAC signature or jti: never a token
+	grant_id   TEXT NOT NULL,
+	client_id  TEXT NOT NULL,
+	active     INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	PRIMARY KEY (kind, signature)
+) WITHOUT ROWID;
+CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
+CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
 `},
 }
 
@@ -104,15 +198,32 @@ func migrate(ctx context.Context, db *sql.DB, nowUS int64) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_us INTEGER NOT NULL)`); err != nil {
 		return err
 	}
-	var cur int
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	cur := 0
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		done[v], cur = true, max(cur, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	if cur > SchemaVersion {
 		return fmt.Errorf("sqlite store: database schema version %d is newer than this binary's %d", cur, SchemaVersion)
 	}
+	// Every migration not yet applied, also one numbered below the
+	// newest applied: numbers are handed out to parallel branches, which
+	// may merge out of order.
 	for _, m := range migrations {
-		if m.version <= cur {
+		if done[m.version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/viewstore"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -38,6 +39,8 @@ type Store struct {
 	// stmts holds the request and admission paths' statements, prepared
 	// once on the single connection (preparing dominated a decision's CPU).
 	stmts map[string]*sql.Stmt
+	// findingsCap, when positive, lowers finding.MaxPerTenant.
+	findingsCap atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)
@@ -237,7 +240,8 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) (commit bool, er
 }
 
 // Prune deletes state that can no longer affect a decision at now: rate
-// logs whose every entry has left its window, and expired leases. Audit
+// logs whose every entry has left its window, expired leases, approvals
+// and binary views, and blobs and analyses no live view needs. Audit
 // rows and ledger rows older than before are deleted too when before is
 // not zero. It is safe to run at any time.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
@@ -250,6 +254,9 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_grant WHERE until_us <= ?`, n); err != nil {
+			return false, err
+		}
+		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {
 			return false, err
 		}
 		if !before.IsZero() {

@@ -49,6 +49,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"Leases", testLeases},
 		{"AbandonedLeaseExpires", testAbandonedLeaseExpires},
 		{"Audit", testAudit},
+		{"Usage", testUsage},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
 		{"FailClosedMidRun", testFailClosedMidRun},
 	}

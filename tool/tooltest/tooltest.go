@@ -40,6 +40,11 @@ type Options struct {
 	// CancelWithin bounds how long a cancelled call may take to return.
 	// Zero: 2 seconds.
 	CancelWithin time.Duration
+	// ResolveView gives view-scoped tools their view, so that their
+	// arguments are checked past the view (which the server resolves
+	// first). Nil: a view-scoped tool is only checked to refuse a call
+	// without a view with no_active_binary_view, as an error result.
+	ResolveView mcp.ViewResolver
 	// RequirePrivacy checks that every string a typed result can carry
 	// has a privacy kind (the privacy struct tag, published as
 	// x-warden-privacy), plain included, so that a server's privacy mode
@@ -180,9 +185,14 @@ func Check(t TB, reg *tool.Registry, opts *Options) {
 		if o.RequirePrivacy {
 			checkPrivacy(t, tl)
 		}
-		checkBadArguments(t, reg, tl)
+		io := &InvokeOptions{ServerOptions: &mcp.Options{ResolveView: o.ResolveView}}
+		if tl.Scope == tool.ViewScoped && o.ResolveView == nil {
+			checkNeedsView(t, reg, tl)
+		} else {
+			checkBadArguments(t, reg, tl, io)
+		}
 		for _, args := range o.Samples[tl.Name] {
-			checkSample(t, reg, tl, args, o.CancelWithin)
+			checkSample(t, reg, tl, args, o.CancelWithin, io)
 		}
 	}
 	for name := range o.Samples {
@@ -308,11 +318,11 @@ func join(path, name string) string {
 // checkBadArguments: an undeclared parameter must give an error result
 // (never a protocol error, never internal_error), and {} must not crash
 // the handler.
-func checkBadArguments(t TB, reg *tool.Registry, tl *tool.Tool) {
+func checkBadArguments(t TB, reg *tool.Registry, tl *tool.Tool, io *InvokeOptions) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep, err := Invoke(ctx, reg, tl.Name, `{"tooltest_undeclared_parameter":true}`, nil)
+	rep, err := Invoke(ctx, reg, tl.Name, `{"tooltest_undeclared_parameter":true}`, io)
 	switch {
 	case err != nil:
 		t.Errorf("%s: invoke: %v", tl.Name, err)
@@ -323,17 +333,34 @@ func checkBadArguments(t TB, reg *tool.Registry, tl *tool.Tool) {
 	case rep.Result.ErrorCode() == tool.CodeInternal:
 		t.Errorf("%s: an undeclared parameter gave internal_error", tl.Name)
 	}
-	rep, err = Invoke(ctx, reg, tl.Name, `{}`, nil)
+	rep, err = Invoke(ctx, reg, tl.Name, `{}`, io)
 	if err == nil && rep.Result != nil && rep.Result.ErrorCode() == tool.CodeInternal {
 		t.Errorf("%s: empty arguments crashed the handler (internal_error)", tl.Name)
 	}
 }
 
-func checkSample(t TB, reg *tool.Registry, tl *tool.Tool, args string, within time.Duration) {
+// checkNeedsView: without a view, a view-scoped tool is refused by the
+// server with no_active_binary_view, as an error result.
+func checkNeedsView(t TB, reg *tool.Registry, tl *tool.Tool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := Invoke(ctx, reg, tl.Name, `{}`, nil)
+	switch {
+	case err != nil:
+		t.Errorf("%s: invoke: %v", tl.Name, err)
+	case rep.Error != nil:
+		t.Errorf("%s: a call without a view gave a protocol error (%d %s); want an error result", tl.Name, rep.Error.Code, rep.Error.Message)
+	case rep.Result.ErrorCode() != tool.CodeNoActiveView:
+		t.Errorf("%s: a call without a view gave %q; want %s (pass Options.ResolveView to check its arguments)", tl.Name, rep.Result.ErrorCode(), tool.CodeNoActiveView)
+	}
+}
+
+func checkSample(t TB, reg *tool.Registry, tl *tool.Tool, args string, within time.Duration, io *InvokeOptions) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := Invoke(ctx, reg, tl.Name, args, nil)
+	rep, err := Invoke(ctx, reg, tl.Name, args, io)
 	if err != nil {
 		t.Errorf("%s %s: %v", tl.Name, args, err)
 		return
@@ -363,7 +390,7 @@ func checkSample(t TB, reg *tool.Registry, tl *tool.Tool, args string, within ti
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Invoke(cctx, reg, tl.Name, args, nil)
+		_, _ = Invoke(cctx, reg, tl.Name, args, io)
 	}()
 	select {
 	case <-done:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -125,5 +126,42 @@ func TestCheckFindsUntaggedResultStrings(t *testing.T) {
 		if strings.Contains(got, " "+notWant) {
 			t.Errorf("false finding about %s in:\n%s", notWant, got)
 		}
+	}
+}
+
+type namedView string
+
+func (v namedView) ViewName() string { return string(v) }
+
+func TestCheckReachesTheArgumentsOfViewScopedTools(t *testing.T) {
+	reg := tool.NewRegistry()
+	d := def("scoped")
+	d.Scope = tool.ViewScoped
+	tool.Add(reg, d, func(ctx context.Context, c *tool.Call, in echoArgs) (string, error) {
+		v, _ := c.View()
+		return v.ViewName() + ": " + in.Msg, nil
+	})
+	// Without a resolver, Check holds the tool to refusing a call that has
+	// no view; with one, to its argument checks.
+	if r := (&recorder{}); func() bool { Check(r, reg, nil); return len(r.errs) > 0 }() {
+		t.Errorf("no resolver: %v", r.errs)
+	}
+	resolve := func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+		return namedView("a.bin"), nil, nil
+	}
+	r := &recorder{}
+	Check(r, reg, &Options{ResolveView: resolve, Samples: map[string][]string{"scoped": {`{"msg":"hi"}`}}})
+	if len(r.errs) > 0 {
+		t.Errorf("with a resolver: %v", r.errs)
+	}
+	// A tool that accepts an undeclared parameter is caught only past the view.
+	lax := tool.NewRegistry()
+	tool.AddRaw(lax, d, json.RawMessage(`{"type":"object"}`), func(context.Context, *tool.Call, json.RawMessage) (*tool.Result, error) {
+		return &tool.Result{Content: []tool.Content{tool.Text("ok")}}, nil
+	})
+	r = &recorder{}
+	Check(r, lax, &Options{ResolveView: resolve})
+	if !strings.Contains(strings.Join(r.errs, "\n"), "an undeclared parameter was accepted") {
+		t.Errorf("the open schema of a view-scoped tool went unnoticed: %v", r.errs)
 	}
 }

@@ -1,0 +1,287 @@
+package localas
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"html/template"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+)
+
+// authorize serves the authorization endpoint. GET validates the request
+// and shows the consent page; POST carries the person's decision, and
+// only from this server's own page: same Origin, and a consent token
+// bound to the exact request that only the page contains.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		s.decide(w, r)
+		return
+	}
+	ctx := r.Context()
+	q := r.URL.Query()
+	ar, err := s.authorizeRequest(ctx, q)
+	if err != nil {
+		s.logRefusal(ctx, "authorization request refused", err)
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	s.renderConsent(w, r, ar, q)
+}
+
+// authorizeRequest normalizes and validates an authorization request:
+// fosite checks the client, the registered redirect URI, the response
+// type and the PKCE challenge (S256 only, required); Warden adds the
+// resource indicator and keeps only the scopes it serves.
+func (s *Server) authorizeRequest(ctx context.Context, q url.Values) (fosite.AuthorizeRequester, error) {
+	if scope := q.Get("scope"); scope != "" {
+		var keep []string
+		for _, sc := range strings.Fields(scope) {
+			if slices.Contains(s.opts.Scopes, sc) && !slices.Contains(keep, sc) {
+				keep = append(keep, sc)
+			}
+		}
+		q.Set("scope", strings.Join(keep, " "))
+		if len(keep) == 0 {
+			q.Del("scope")
+		}
+	}
+	// OAuth 2.1 leaves state to the client when PKCE binds the code,
+	// and the TypeScript SDK sends none; fosite insists on one. A client
+	// without state gets a placeholder that never leaves this server.
+	fq := url.Values(maps.Clone(q))
+	noState := fq.Get("state") == ""
+	if noState {
+		fq.Set("state", placeholderState)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.Issuer+AuthorizePath+"?"+fq.Encode(), nil)
+	if err != nil {
+		return fosite.NewAuthorizeRequest(), fosite.ErrInvalidRequest.WithHint("The request is not a valid URL.")
+	}
+	ar, err := s.f.NewAuthorizeRequest(ctx, req)
+	if a, ok := ar.(*fosite.AuthorizeRequest); ok && noState {
+		a.State = ""
+	}
+	if err != nil {
+		return ar, err
+	}
+	switch {
+	case q.Get("code_challenge") == "":
+		return ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256.")
+	case q.Get("code_challenge_method") != "S256":
+		return ar, fosite.ErrInvalidRequest.WithHint("Only the S256 code_challenge_method is supported.")
+	}
+	if err := s.checkResource(q); err != nil {
+		return ar, err
+	}
+	return ar, nil
+}
+
+// placeholderState stands in, for fosite, for the state a client did
+// not send; responses carry no state then.
+const placeholderState = "warden-no-state"
+
+// writeAuthorizeError sends the client an authorization error, without
+// the empty state parameter fosite would add for a client that sent none.
+func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
+	if ar != nil && ar.GetState() == "" {
+		w = &stripState{ResponseWriter: w}
+	}
+	s.f.WriteAuthorizeError(ctx, w, ar, err)
+}
+
+// stripState removes an empty state parameter from a redirect.
+type stripState struct{ http.ResponseWriter }
+
+func (w *stripState) WriteHeader(code int) {
+	if loc, err := url.Parse(w.Header().Get("Location")); err == nil && loc.RawQuery != "" {
+		q := loc.Query()
+		if v, ok := q["state"]; ok && len(v) == 1 && v[0] == "" {
+			q.Del("state")
+			loc.RawQuery = q.Encode()
+			w.Header().Set("Location", loc.String())
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// consentToken binds a consent page to one authorization request for a
+// few minutes: 8 bytes of expiry and an HMAC over it and the request.
+func (s *Server) consentToken(canonical string, exp time.Time) string {
+	head := binary.BigEndian.AppendUint64(nil, uint64(exp.Unix()))
+	m := hmac.New(sha256.New, s.csrfKey)
+	m.Write(head)
+	m.Write([]byte(canonical))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(head))
+}
+
+func (s *Server) checkConsentToken(canonical, tok string) bool {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(raw) != 8+sha256.Size {
+		return false
+	}
+	exp := time.Unix(int64(binary.BigEndian.Uint64(raw[:8])), 0)
+	if !time.Now().Before(exp) {
+		return false
+	}
+	want, _ := base64.RawURLEncoding.DecodeString(s.consentToken(canonical, exp))
+	return subtle.ConstantTimeCompare(raw, want) == 1
+}
+
+// decide takes the person's decision from the consent page.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	// The page is this server's own: a cross-site form or a page on a
+	// rebinding host name cannot post here.
+	origin := r.Header.Values("Origin")
+	if len(origin) != 1 || origin[0] != "http://"+r.Host {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: consent refused: foreign or missing Origin")
+		writeJSONError(w, http.StatusForbidden, "access_denied", "the decision must come from this server's consent page")
+		return
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		writeJSONError(w, http.StatusForbidden, "access_denied", "the decision must come from this server's consent page")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_request", "unreadable form")
+		return
+	}
+	q, err := url.ParseQuery(r.PostForm.Get("request"))
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_request", "unreadable authorization request")
+		return
+	}
+	if !s.checkConsentToken(q.Encode(), r.PostForm.Get("consent")) {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: consent refused: bad or expired consent token")
+		writeJSONError(w, http.StatusForbidden, "access_denied", "the consent page expired or was not this server's; start the connection again")
+		return
+	}
+	ar, err := s.authorizeRequest(ctx, q)
+	if err != nil {
+		s.logRefusal(ctx, "authorization request refused", err)
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	client := ar.GetClient().GetID()
+	if r.PostForm.Get("decision") != "allow" {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access denied at the consent page", slog.String("client_id", client))
+		s.writeAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("Access was denied on the consent page."))
+		return
+	}
+	for _, sc := range ar.GetRequestedScopes() {
+		ar.GrantScope(sc)
+	}
+	ar.GrantAudience(s.opts.Resource)
+	sess := &session{Subject: "oauth:" + client, Entitlements: []string{"*"}}
+	resp, err := s.f.NewAuthorizeResponse(ctx, ar, sess)
+	if err != nil {
+		s.logRefusal(ctx, "authorization refused", err)
+		s.writeAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	resp.AddParameter("iss", s.opts.Issuer) // RFC 9207
+	if ar.GetState() == "" {
+		resp.GetParameters().Del("state")
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access granted", slog.String("client_id", client))
+	s.f.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+type consentView struct {
+	ClientName  string
+	ClientID    string
+	RedirectURI string
+	Resource    string
+	Tools       []Tool
+	Request     string
+	Consent     string
+	Refresh     string
+}
+
+func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, q url.Values) {
+	c, err := s.st.Client(r.Context(), ar.GetClient().GetID())
+	if err != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the client cannot be read now; retry later")
+		return
+	}
+	canonical := q.Encode()
+	v := consentView{
+		ClientName:  c.Name,
+		ClientID:    c.ID,
+		RedirectURI: ar.GetRedirectURI().String(),
+		Resource:    s.opts.Resource,
+		Request:     canonical,
+		Consent:     s.consentToken(canonical, time.Now().Add(consentLifetime)),
+		Refresh:     humanDays(s.opts.RefreshTokenLifetime),
+	}
+	if s.opts.Tools != nil {
+		v.Tools = s.opts.Tools()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" with the form, which decide must refuse.
+	h.Set("Referrer-Policy", "same-origin")
+	if err := consentPage.Execute(w, v); err != nil {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "oauth: rendering the consent page failed", slog.String("cause", err.Error()))
+	}
+}
+
+func humanDays(d time.Duration) string {
+	switch days := int(d / (24 * time.Hour)); {
+	case days == 1:
+		return "1 day"
+	case days > 1:
+		return strconv.Itoa(days) + " days"
+	}
+	return d.String()
+}
+
+// consentPage names the client, where it will be sent back to, and what
+// it will reach. html/template escapes every value.
+var consentPage = template.Must(template.New("consent").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Allow {{.ClientName}} to use Warden?</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em;color:#1a1a1a}
+h1{font-size:1.4em} code{background:#f2f2f2;padding:0 .25em;word-break:break-all}
+ul.tools{max-height:16em;overflow:auto;border:1px solid #ddd;padding:.5em 1.5em}
+.buttons{margin-top:1.5em} button{font-size:1em;padding:.5em 1.5em;margin-right:1em}
+.note{color:#555;font-size:.9em}
+</style></head>
+<body>
+<h1>Allow <strong id="client-name">{{.ClientName}}</strong> to use Warden?</h1>
+<p>A program on this computer registered as <strong>{{.ClientName}}</strong> (client <code>{{.ClientID}}</code>)
+asks to call the tools of the Warden server at <code>{{.Resource}}</code> for you.</p>
+<p>If you allow it, your browser goes back to <code id="redirect-uri">{{.RedirectURI}}</code>.</p>
+{{if .Tools}}<p>It will be able to call every tool this server serves ({{len .Tools}}):</p>
+<ul class="tools" id="tools">{{range .Tools}}<li><code>{{.Name}}</code>{{if .Title}} — {{.Title}}{{end}}</li>{{end}}</ul>
+{{else}}<p>It will be able to call every tool this server serves.</p>{{end}}
+<p class="note">Access renews itself while the client is used and ends after {{.Refresh}} without use, or when
+the client revokes it. Only someone on this computer can see this page. If you did not start connecting a
+client just now, choose Deny.</p>
+<form method="post" action="/oauth/authorize">
+<input type="hidden" name="request" value="{{.Request}}">
+<input type="hidden" name="consent" value="{{.Consent}}">
+<div class="buttons">
+<button type="submit" name="decision" value="allow" id="allow">Allow</button>
+<button type="submit" name="decision" value="deny" id="deny">Deny</button>
+</div>
+</form>
+</body></html>
+`))

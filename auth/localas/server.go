@@ -1,0 +1,398 @@
+package localas
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+	foauth2 "github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/pkce"
+	"github.com/ory/fosite/token/hmac"
+
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/auth/asstore"
+)
+
+// The endpoints, relative to the issuer (the server's origin).
+const (
+	MetadataPath  = "/.well-known/oauth-authorization-server" // RFC 8414
+	AuthorizePath = "/oauth/authorize"                        // GET: consent page; POST: the decision
+	TokenPath     = "/oauth/token"
+	RegisterPath  = "/oauth/register" // RFC 7591
+	RevokePath    = "/oauth/revoke"   // RFC 7009
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultAccessTokenLifetime  = time.Hour
+	DefaultRefreshTokenLifetime = 30 * 24 * time.Hour
+	DefaultCodeLifetime         = 2 * time.Minute
+	DefaultMaxClients           = 1000
+	DefaultClientIdle           = 90 * 24 * time.Hour
+	consentLifetime             = 10 * time.Minute
+	maxFormBytes                = 64 << 10
+)
+
+// Tool is a tool named on the consent page.
+type Tool struct {
+	Name, Title string
+}
+
+// Options configure a Server. Issuer, Resource and Keys are required;
+// every other zero field takes the default its comment names.
+type Options struct {
+	// Issuer is the authorization server's identifier and the base of its
+	// endpoints: the serving Warden's origin, such as
+	// "http://127.0.0.1:8787". It must be http on a loopback IP or
+	// localhost.
+	Issuer string
+	// Resource is the MCP endpoint's canonical URI, the audience of every
+	// access token ("http://127.0.0.1:8787/mcp").
+	Resource string
+	// Keys signs the access tokens.
+	Keys *auth.LocalIssuer
+	// Store keeps clients and token records. Zero: in memory, lost at exit.
+	Store asstore.Store
+	// Tools lists what a grant reaches, for the consent page. Zero: the
+	// page says "every tool this server serves" without a list.
+	Tools func() []Tool
+	// Scopes are granted with every token and advertised in the metadata.
+	// Zero: none.
+	Scopes []string
+	// Tenant is the tenant claim of access tokens. Zero: "local".
+	Tenant string
+	// AccessTokenLifetime: zero, 1 h. At most auth.DefaultMaxLifetime.
+	AccessTokenLifetime time.Duration
+	// RefreshTokenLifetime is how long a refresh token lives; each use
+	// gives a new one with the full lifetime. Zero: 30 days.
+	RefreshTokenLifetime time.Duration
+	// MaxClients bounds registered clients. Zero: 1000.
+	MaxClients int
+	// Logger receives one line per grant, refusal and revocation of note,
+	// never a token or code. Zero: nothing is logged.
+	Logger *slog.Logger
+}
+
+// Server is Warden's local OAuth 2.1 authorization server. It is safe for
+// concurrent use.
+type Server struct {
+	opts    Options
+	host    string // the issuer's host:port
+	port    string
+	f       *fosite.Fosite
+	st      asstore.Store
+	strat   *strategy
+	csrfKey []byte
+	log     *slog.Logger
+}
+
+// New returns the server for opts.
+func New(opts Options) (*Server, error) {
+	if opts.Keys == nil {
+		return nil, errors.New("localas: Options.Keys is required")
+	}
+	iss, err := url.Parse(opts.Issuer)
+	if err != nil || iss.Scheme != "http" || iss.Path != "" || iss.RawQuery != "" || iss.User != nil || !loopbackName(iss.Hostname()) || iss.Port() == "" {
+		return nil, errors.New("localas: Options.Issuer must be http://<loopback host>:<port> with no path")
+	}
+	res, err := url.Parse(opts.Resource)
+	if err != nil || res.Scheme+"://"+res.Host != opts.Issuer {
+		return nil, errors.New("localas: Options.Resource must be a URL under Options.Issuer")
+	}
+	o := opts
+	if o.Store == nil {
+		o.Store = &asstore.Memory{}
+	}
+	if o.Tenant == "" {
+		o.Tenant = "local"
+	}
+	if o.AccessTokenLifetime == 0 {
+		o.AccessTokenLifetime = DefaultAccessTokenLifetime
+	}
+	if o.AccessTokenLifetime < 0 || o.AccessTokenLifetime > auth.DefaultMaxLifetime {
+		return nil, fmt.Errorf("localas: Options.AccessTokenLifetime must be at most %v", auth.DefaultMaxLifetime)
+	}
+	if o.RefreshTokenLifetime <= 0 {
+		o.RefreshTokenLifetime = DefaultRefreshTokenLifetime
+	}
+	if o.MaxClients <= 0 {
+		o.MaxClients = DefaultMaxClients
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	scopes := append([]string{}, o.Scopes...)
+	cfg := &fosite.Config{
+		AccessTokenLifespan:   o.AccessTokenLifetime,
+		RefreshTokenLifespan:  o.RefreshTokenLifetime,
+		AuthorizeCodeLifespan: DefaultCodeLifetime,
+		// PKCE on every request, S256 only.
+		EnforcePKCE:                    true,
+		EnablePKCEPlainChallengeMethod: false,
+		// Every code exchange gets a refresh token, whatever the scope.
+		RefreshTokenScopes: []string{},
+		// OAuth 2.1: with PKCE, state is the client's business; a
+		// client that sends none (the TypeScript SDK by default) must
+		// not be refused. fosite's default demands 8 characters.
+		MinParameterEntropy:        -1,
+		GlobalSecret:               o.Keys.DeriveSecret("oauth hmac"),
+		TokenURL:                   o.Issuer + TokenPath,
+		SendDebugMessagesToClients: false,
+		ScopeStrategy:              fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy:   fosite.DefaultAudienceMatchingStrategy,
+	}
+	st := &storage{st: o.Store, now: time.Now, rsrc: opts.Resource, scope: scopes}
+	strat := &strategy{
+		HMACSHAStrategy: foauth2.NewHMACSHAStrategy(&hmac.HMACStrategy{Config: cfg}, cfg),
+		issuer:          o.Keys, resource: opts.Resource, tenant: o.Tenant, now: time.Now,
+	}
+	f := fosite.NewOAuth2Provider(st, cfg)
+	cfg.AuthorizeEndpointHandlers.Append(&foauth2.AuthorizeExplicitGrantHandler{
+		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, AuthorizeCodeStrategy: strat,
+		CoreStorage: st, TokenRevocationStorage: st, Config: cfg,
+	})
+	pk := &pkce.Handler{AuthorizeCodeStrategy: strat, Storage: st, Config: cfg}
+	cfg.AuthorizeEndpointHandlers.Append(pk)
+	cfg.TokenEndpointHandlers.Append(&foauth2.AuthorizeExplicitGrantHandler{
+		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, AuthorizeCodeStrategy: strat,
+		CoreStorage: st, TokenRevocationStorage: st, Config: cfg,
+	})
+	cfg.TokenEndpointHandlers.Append(&foauth2.RefreshTokenGrantHandler{
+		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, TokenRevocationStorage: st, Config: cfg,
+	})
+	cfg.TokenEndpointHandlers.Append(pk)
+	cfg.RevocationHandlers.Append(&foauth2.TokenRevocationHandler{
+		TokenRevocationStorage: st, AccessTokenStrategy: strat, RefreshTokenStrategy: strat,
+	})
+	o.Scopes = scopes
+	csrf := sha256.Sum256(o.Keys.DeriveSecret("oauth consent"))
+	return &Server{opts: o, host: iss.Host, port: iss.Port(), f: f, st: o.Store, strat: strat, csrfKey: csrf[:], log: o.Logger}, nil
+}
+
+// Handlers returns the authorization server's endpoints by path, to be
+// mounted beside the MCP endpoint without authentication. Each refuses a
+// Host header that is not a loopback name on the issuer's port (DNS
+// rebinding).
+func (s *Server) Handlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		MetadataPath:  s.guard(http.HandlerFunc(s.metadata), "GET, HEAD"),
+		AuthorizePath: s.guard(http.HandlerFunc(s.authorize), "GET, POST"),
+		TokenPath:     s.guard(s.cors(http.HandlerFunc(s.token)), "POST"),
+		RegisterPath:  s.guard(s.cors(http.HandlerFunc(s.register)), "POST"),
+		RevokePath:    s.guard(s.cors(http.HandlerFunc(s.revoke)), "POST"),
+	}
+}
+
+// Issuer is the authorization server's identifier, for RFC 9728
+// authorization_servers.
+func (s *Server) Issuer() string { return s.opts.Issuer }
+
+// CheckToken is an auth.Config.CheckCredential for the verifier of the
+// MCP endpoint: a token this server issued (it carries client_id) is
+// admitted only while its record lives, so revocation and refresh-token
+// reuse take effect at once. Tokens without client_id (pasted ones from
+// `warden token`) pass through.
+func (s *Server) CheckToken(ctx context.Context, p auth.Principal) error {
+	if p.ClientID == "" {
+		return nil
+	}
+	rec, err := s.st.Token(ctx, asstore.KindAccess, p.TokenID)
+	switch {
+	case errors.Is(err, asstore.ErrNotFound) || err == nil && (!rec.Active || rec.ClientID != p.ClientID):
+		return fmt.Errorf("access token of client %s: %w", p.ClientID, auth.ErrCredentialRejected)
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// Prune removes expired records and idle clients that hold none.
+func (s *Server) Prune(ctx context.Context) error {
+	return s.st.PruneGrants(ctx, time.Now(), DefaultClientIdle)
+}
+
+// guard refuses methods outside allow and Host headers that do not name
+// this server on loopback, and marks every answer uncacheable.
+func (s *Server) guard(next http.Handler, allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if r.Method == http.MethodOptions && strings.Contains(allow, "POST") && r.URL.Path != AuthorizePath {
+			next.ServeHTTP(w, r) // CORS preflight, answered by cors
+			return
+		}
+		if !strings.Contains(allow, r.Method) {
+			h.Set("Allow", allow)
+			writeJSONError(w, http.StatusMethodNotAllowed, "invalid_request", "method not allowed")
+			return
+		}
+		if !s.hostAllowed(r.Host) {
+			writeJSONError(w, http.StatusForbidden, "invalid_request", "host not allowed")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) hostAllowed(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	return err == nil && port == s.port && loopbackName(host)
+}
+
+// cors lets browser-based clients (the Inspector's web UI) call the
+// endpoints that carry no ambient credential: registration, token and
+// revocation answer any origin, and never read cookies.
+func (s *Server) cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "POST")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, MCP-Protocol-Version")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackName(h string) bool {
+	switch strings.ToLower(strings.Trim(h, "[]")) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// metadata serves RFC 8414 authorization server metadata.
+func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
+	doc := struct {
+		Issuer                            string   `json:"issuer"`
+		AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+		TokenEndpoint                     string   `json:"token_endpoint"`
+		RegistrationEndpoint              string   `json:"registration_endpoint"`
+		RevocationEndpoint                string   `json:"revocation_endpoint"`
+		ResponseTypesSupported            []string `json:"response_types_supported"`
+		ResponseModesSupported            []string `json:"response_modes_supported"`
+		GrantTypesSupported               []string `json:"grant_types_supported"`
+		TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+		RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
+		CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+		ScopesSupported                   []string `json:"scopes_supported,omitempty"`
+		IssParameterSupported             bool     `json:"authorization_response_iss_parameter_supported"`
+	}{
+		Issuer:                            s.opts.Issuer,
+		AuthorizationEndpoint:             s.opts.Issuer + AuthorizePath,
+		TokenEndpoint:                     s.opts.Issuer + TokenPath,
+		RegistrationEndpoint:              s.opts.Issuer + RegisterPath,
+		RevocationEndpoint:                s.opts.Issuer + RevokePath,
+		ResponseTypesSupported:            []string{"code"},
+		ResponseModesSupported:            []string{"query"},
+		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},
+		TokenEndpointAuthMethodsSupported: []string{"none"},
+		RevocationEndpointAuthMethods:     []string{"none"},
+		CodeChallengeMethodsSupported:     []string{"S256"},
+		ScopesSupported:                   s.opts.Scopes,
+		IssParameterSupported:             true,
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Cache-Control", "public, max-age=300")
+	if r.Method == http.MethodHead {
+		return
+	}
+	json.NewEncoder(w).Encode(doc)
+}
+
+// token serves the token endpoint: the authorization code grant (with the
+// PKCE verifier and the exact redirect URI) and the refresh token grant
+// (rotation; a rotated token used again revokes the grant).
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	ar, err := s.f.NewAccessRequest(ctx, r, &session{})
+	if err == nil {
+		err = s.checkResource(r.PostForm)
+	}
+	if err != nil {
+		s.logRefusal(ctx, "token request refused", err)
+		s.f.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	resp, err := s.f.NewAccessResponse(ctx, ar)
+	if err != nil {
+		s.logRefusal(ctx, "token request refused", err)
+		s.f.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: tokens issued", slog.String("client_id", ar.GetClient().GetID()),
+		slog.String("grant_type", strings.Join(ar.GetGrantTypes(), " ")))
+	s.f.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// revoke serves RFC 7009 revocation. Revoking either token of a grant
+// revokes the grant: its refresh tokens and its access tokens.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	err := s.f.NewRevocationRequest(ctx, r)
+	if err != nil {
+		s.logRefusal(ctx, "revocation refused", err)
+	} else {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: revocation request served")
+	}
+	s.f.WriteRevocationResponse(ctx, w, err)
+}
+
+// checkResource refuses an RFC 8707 resource indicator that names
+// anything but this server's MCP endpoint; absent, it means that one.
+func (s *Server) checkResource(form url.Values) error {
+	vals := form["resource"]
+	if len(vals) == 0 {
+		return nil
+	}
+	if len(vals) > 1 || !sameResource(vals[0], s.opts.Resource) {
+		return &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
+			DescriptionField: "The resource parameter must name this server's MCP endpoint, " + s.opts.Resource + "."}
+	}
+	return nil
+}
+
+// sameResource compares resource URIs as RFC 8707 and MCP ask: scheme and
+// host case-insensitively, one trailing slash ignored.
+func sameResource(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil || ua.RawQuery != "" || ua.Fragment != "" {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimSuffix(ua.EscapedPath(), "/") == strings.TrimSuffix(ub.EscapedPath(), "/")
+}
+
+func (s *Server) logRefusal(ctx context.Context, msg string, err error) {
+	var rfc *fosite.RFC6749Error
+	code := "server_error"
+	if errors.As(err, &rfc) {
+		code = rfc.ErrorField
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: "+msg, slog.String("error", code))
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code, desc string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
+}

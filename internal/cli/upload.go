@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-mcp/warden/toolset"
+)
+
+type uploadFlags struct {
+	url       string
+	tokenFile string
+	config    string
+	stateDir  string
+	asJSON    bool
+}
+
+func (e *env) uploadCommand() *cobra.Command {
+	var f uploadFlags
+	c := &cobra.Command{
+		Use:   "upload FILE",
+		Short: "Upload a file to a Warden server for the bininspect tools",
+		Long: "Upload a file to a Warden server (PUT /uploads) and print its blob reference,\n" +
+			"sha256:..., which bininspect_open takes as blob. The reference works for your\n" +
+			"tenant only and lapses after a day unused. The bearer token comes from\n" +
+			"WARDEN_TOKEN, else from --token-file, else from the development token that\n" +
+			"warden serve leaves in the state directory; it is never a command-line argument.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.upload(cmd, args[0], f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.url, "url", "", "the server's MCP endpoint or upload URL (default: the configured public URL)")
+	fl.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: WARDEN_TOKEN, then the state directory's dev-token)")
+	fl.StringVar(&f.config, "config", "", "configuration file (YAML) naming the server's public URL")
+	fl.StringVar(&f.stateDir, "state-dir", "", "state directory holding the development token")
+	fl.BoolVar(&f.asJSON, "json", false, "print the server's JSON answer")
+	return c
+}
+
+// uploadURL turns the server's endpoint (or its upload URL) into the
+// upload URL: the endpoint's last path segment replaced by /uploads.
+func uploadURL(raw, endpointPath string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--url %q: want an http(s) URL such as https://warden.example.com/mcp", raw)
+	}
+	switch p := strings.TrimSuffix(u.Path, "/"); {
+	case strings.HasSuffix(p, toolset.UploadPath):
+	case endpointPath != "" && strings.HasSuffix(p, endpointPath):
+		u.Path = strings.TrimSuffix(p, endpointPath) + toolset.UploadPath
+	default:
+		u.Path = p + toolset.UploadPath
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+func (e *env) upload(cmd *cobra.Command, path string, f uploadFlags) error {
+	fail := func(err error) error { return &exitError{code: ExitError, err: err} }
+	cfg, err := loadConfig(f.config, os.Getenv)
+	if err != nil {
+		return fail(err)
+	}
+	if f.stateDir != "" {
+		cfg.StateDir = f.stateDir
+	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return fail(err)
+	}
+	target := f.url
+	if target == "" {
+		target = cfg.PublicURL
+	}
+	if target, err = uploadURL(target, cfg.Path); err != nil {
+		return fail(err)
+	}
+	token := strings.TrimSpace(os.Getenv("WARDEN_TOKEN"))
+	if token == "" {
+		tf := f.tokenFile
+		if tf == "" {
+			tf = filepath.Join(cfg.StateDir, tokenFileName)
+		}
+		b, err := os.ReadFile(tf)
+		if err != nil {
+			return fail(fmt.Errorf("no token: set WARDEN_TOKEN or give --token-file (%v)", err))
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s: not a regular file", path))
+	}
+	req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPut, target, file)
+	if err != nil {
+		return fail(err)
+	}
+	req.ContentLength = fi.Size()
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/octet-stream")
+	client := &http.Client{Timeout: 15 * time.Minute}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		var refusal struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(body, &refusal) == nil && refusal.Error.Code != "" {
+			return fail(fmt.Errorf("%s: %s: %s", resp.Status, refusal.Error.Code, refusal.Error.Message))
+		}
+		return fail(fmt.Errorf("the server answered %s", resp.Status))
+	}
+	var res toolset.UploadResult
+	if err := json.Unmarshal(body, &res); err != nil || res.Blob == "" {
+		return fail(errors.New("the server's answer is not an upload result"))
+	}
+	if f.asJSON {
+		_, err = e.stdout.Write(body)
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, res.Blob)
+	return err
+}

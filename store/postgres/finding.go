@@ -1,0 +1,96 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/warden-mcp/warden/finding"
+)
+
+var _ finding.Store = (*Store)(nil)
+
+// SetFindingsCap lowers the findings kept per tenant (finding.MaxPerTenant
+// by default), for tests and operators who want fewer.
+func (s *Store) SetFindingsCap(n int) { s.findingsCap.Store(int64(n)) }
+
+func (s *Store) findingsLimit() int64 {
+	if n := s.findingsCap.Load(); n > 0 {
+		return n
+	}
+	return finding.MaxPerTenant
+}
+
+// RecordFinding implements finding.Store: under a per-tenant advisory
+// lock, so replicas writing at once cannot pass the cap.
+func (s *Store) RecordFinding(ctx context.Context, f finding.Finding) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey(s.schema, "finding:"+f.Tenant)); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM finding WHERE tenant = $1`, f.Tenant).Scan(&n); err != nil {
+			return err
+		}
+		if n >= s.findingsLimit() {
+			return finding.ErrTenantFull
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO finding (tenant, id, created_us, credential, title, severity, severity_rank,
+			target, evidence, source_tool, correlation_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			f.Tenant, f.ID, f.Created.UnixMicro(), f.Credential, f.Title, f.Severity, finding.Rank(f.Severity),
+			f.Target, f.Evidence, f.SourceTool, f.CorrelationID)
+		return err
+	})
+}
+
+// ListFindings implements finding.Store.
+func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.Finding, error) {
+	args := []any{f.Tenant}
+	where := []string{"tenant = $1"}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.MinSeverity != "" {
+		add("severity_rank >= ?", finding.Rank(f.MinSeverity))
+	}
+	if f.Target != "" {
+		add("strpos(lower(target), lower(?)) > 0", f.Target)
+	}
+	if f.SourceTool != "" {
+		add("source_tool = ?", f.SourceTool)
+	}
+	if !f.Since.IsZero() {
+		add("created_us >= ?", f.Since.UnixMicro())
+	}
+	if !f.Until.IsZero() {
+		add("created_us < ?", f.Until.UnixMicro())
+	}
+	if f.After.ID != "" {
+		us := f.After.Created.UnixMicro()
+		args = append(args, us, f.After.ID)
+		n := len(args)
+		where = append(where, "(created_us < $"+strconv.Itoa(n-1)+" OR created_us = $"+strconv.Itoa(n-1)+" AND id < $"+strconv.Itoa(n)+")")
+	}
+	args = append(args, f.Limit)
+	rows, err := s.pool.Query(ctx, `SELECT tenant, id, created_us, credential, title, severity, target, evidence, source_tool, correlation_id
+		FROM finding WHERE `+strings.Join(where, " AND ")+` ORDER BY created_us DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []finding.Finding
+	for rows.Next() {
+		var f finding.Finding
+		var us int64
+		if err := rows.Scan(&f.Tenant, &f.ID, &us, &f.Credential, &f.Title, &f.Severity, &f.Target, &f.Evidence, &f.SourceTool, &f.CorrelationID); err != nil {
+			return nil, err
+		}
+		f.Created = time.UnixMicro(us).UTC()
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,273 @@
+package toolset
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// The tools that read at addresses: eval, memory_read, search_bytes and
+// address_info.
+
+// viewTool defines a view-scoped tool that is not a list.
+func viewTool[A, R any](name, title, desc string, fn func(ctx context.Context, call *tool.Call, v *boundView, in A) (R, error)) (*tool.Tool, error) {
+	return tool.New(tool.Def{
+		Name: name, Title: title, Description: desc,
+		Annotations: readOnly,
+		Catalog:     binaryCatalog,
+		Scope:       tool.ViewScoped,
+	}, func(ctx context.Context, call *tool.Call, in A) (R, error) {
+		v, err := boundOf(call)
+		if err != nil {
+			var zero R
+			return zero, err
+		}
+		return fn(ctx, call, v, in)
+	})
+}
+
+// location names an address as symbol+offset ("main+0x10"), or "" when
+// no symbol holds it.
+func location(v *binview.View, addr uint64) (sym string, off uint64, loc string) {
+	s, off, ok := v.SymbolAt(addr)
+	if !ok {
+		return "", 0, ""
+	}
+	if off == 0 {
+		return s.Name, 0, s.Name
+	}
+	return s.Name, off, s.Name + "+" + binview.Hex(off)
+}
+
+type evalArgs struct {
+	Expression tool.Address `json:"expression" desc:"An address expression: numbers are hex by default (0n for decimal), names are symbols (main, main.main in a Go binary, printf), sections (.text) or sub_/data_ + hex; + - * / % & | ^ ~ and comparisons; [expr] reads memory ([rsp].q, .b .w .d .q for 1, 2, 4, 8 bytes)."`
+}
+
+// EvalResult is the value of an expression in every form.
+type EvalResult struct {
+	Hex      string `json:"hex" privacy:"plain" desc:"The value as an address: 0x and lower-case hex."`
+	Decimal  string `json:"decimal" privacy:"plain" desc:"Unsigned decimal (a string: 64-bit values do not fit a JSON number)."`
+	Signed   string `json:"signed" privacy:"plain" desc:"The 64-bit value read as a signed decimal."`
+	Symbol   string `json:"symbol,omitempty" privacy:"plain" desc:"The symbol that holds the address."`
+	Offset   string `json:"offset,omitempty" privacy:"plain" desc:"The distance from that symbol, hex."`
+	Location string `json:"location,omitempty" privacy:"plain" desc:"symbol+offset, as a disassembler writes it."`
+	Section  string `json:"section,omitempty" privacy:"plain"`
+	Mapped   bool   `json:"mapped" desc:"The value is an address mapped in the file."`
+}
+
+func evalTool() (*tool.Tool, error) {
+	return viewTool("bininspect_eval", "Evaluate an address expression",
+		"Evaluate an address expression against the view and give the value in hex, unsigned and signed decimal, and as symbol+offset with its section. "+
+			"Use it instead of converting bases or adding offsets yourself.",
+		func(ctx context.Context, call *tool.Call, v *boundView, in evalArgs) (EvalResult, error) {
+			a := uint64(in.Expression)
+			r := EvalResult{Hex: binview.Hex(a), Decimal: strconv.FormatUint(a, 10), Signed: strconv.FormatInt(int64(a), 10), Mapped: v.Mapped(a)}
+			if r.Mapped {
+				sym, off, loc := location(v.View, a)
+				r.Symbol, r.Location = sym, loc
+				if sym != "" {
+					r.Offset = binview.Hex(off)
+				}
+				if s, ok := v.SectionAt(a); ok {
+					r.Section = s.FullName()
+				}
+			}
+			return r, nil
+		})
+}
+
+type memoryReadArgs struct {
+	Address tool.Address `json:"address" desc:"Where to read (an address expression)."`
+	Length  tool.IntExpr `json:"length" relative:"address" min:"1" max:"65536" desc:"How many bytes, at most 65536 (an integer, or an expression where $here is address)."`
+}
+
+// MemoryReadResult holds bytes read from the view.
+type MemoryReadResult struct {
+	Address   string `json:"address" privacy:"plain"`
+	Length    int    `json:"length" desc:"Bytes read: fewer than requested at the end of mapped memory (warning partial_read)."`
+	Requested int    `json:"requested"`
+	Hex       string `json:"hex" privacy:"plain"`
+	Base64    string `json:"base64" privacy:"plain"`
+}
+
+func memoryReadTool() (*tool.Tool, error) {
+	return viewTool("bininspect_memory_read", "Read bytes",
+		"Read up to 64 KiB of the view's memory at an address, as hex and base64. Zero-fill memory (.bss) reads as zeros; a read that runs off the end of mapped memory returns fewer bytes with the warning partial_read.",
+		func(ctx context.Context, call *tool.Call, v *boundView, in memoryReadArgs) (MemoryReadResult, error) {
+			b, err := v.Bytes(uint64(in.Address), int(in.Length))
+			if err != nil {
+				return MemoryReadResult{}, err
+			}
+			if len(b) < int(in.Length) {
+				call.Warn(WarnPartialRead, "the read ran past the end of mapped memory: "+strconv.Itoa(len(b))+" of "+strconv.FormatUint(uint64(in.Length), 10)+" bytes")
+			}
+			return MemoryReadResult{Address: binview.Hex(uint64(in.Address)), Length: len(b), Requested: int(in.Length),
+				Hex: hex.EncodeToString(b), Base64: base64.StdEncoding.EncodeToString(b)}, nil
+		})
+}
+
+type searchArgs struct {
+	Pattern string        `json:"pattern,omitempty" maxLength:"1024" desc:"Bytes in hex with wildcards: 48 8B ?? ?? (?? any byte, 4? any low nibble), at most 256 bytes. Give pattern or text."`
+	Text    string        `json:"text,omitempty" maxLength:"256" desc:"Text to find instead of a byte pattern, matched exactly."`
+	UTF16   bool          `json:"utf16" default:"false" desc:"Search the text as UTF-16LE (Windows wide strings) instead of its UTF-8 bytes."`
+	Offset  int           `json:"offset" default:"0" min:"0" desc:"Matches to skip."`
+	Limit   int           `json:"limit" default:"100" min:"1" desc:"Matches per page, at most 1000 (larger values are clamped)."`
+	Address *tool.Address `json:"address,omitempty" desc:"Only a match starting at exactly this address. Not with start, end or length."`
+	Start   *tool.Address `json:"start,omitempty" desc:"Search from this address; with end or length to bound the range."`
+	End     *tool.Address `json:"end,omitempty" desc:"Search before this address (exclusive); with start."`
+	Length  *tool.IntExpr `json:"length,omitempty" relative:"start" desc:"The range's length from start, instead of end."`
+	Query   string        `json:"query,omitempty" maxLength:"256" desc:"Keep matches whose location (symbol+offset) or section contains this, ignoring case."`
+}
+
+// SearchMatch is one match.
+type SearchMatch struct {
+	Address    string `json:"address" privacy:"plain"`
+	FileOffset int64  `json:"file_offset"`
+	Section    string `json:"section,omitempty" privacy:"plain"`
+	Location   string `json:"location,omitempty" privacy:"plain" desc:"symbol+offset."`
+	Bytes      string `json:"bytes" privacy:"plain" desc:"The matched bytes, hex."`
+
+	addr uint64
+}
+
+func searchBytesTool() (*tool.Tool, error) {
+	return viewTool("bininspect_search_bytes", "Search bytes",
+		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them).",
+		func(ctx context.Context, call *tool.Call, v *boundView, in searchArgs) (Page[SearchMatch], error) {
+			var p binview.Pattern
+			var err error
+			switch {
+			case (in.Pattern == "") == (in.Text == ""):
+				return Page[SearchMatch]{}, errcode.New(tool.CodeInvalidParams, "give pattern or text")
+			case in.Pattern != "":
+				p, err = binview.ParsePattern(in.Pattern)
+			default:
+				p, err = binview.TextPattern(in.Text, in.UTF16)
+			}
+			if err != nil {
+				return Page[SearchMatch]{}, err
+			}
+			ranged, lo, hi, err := rangeOf(in.Address, in.Start, in.End, in.Length)
+			if err != nil {
+				return Page[SearchMatch]{}, err
+			}
+			if in.Address != nil {
+				hi = lo + uint64(p.Len()) // a match that starts there
+			}
+			var hits []binview.Match
+			cut := false
+			// The engine reads Start and End both zero as everything; an
+			// empty range asked for finds nothing.
+			if !ranged || hi > lo {
+				hits, cut, err = v.Search(ctx, p, binview.SearchOptions{Start: lo, End: hi, Max: binview.MaxSearchMatches})
+				if err != nil {
+					return Page[SearchMatch]{}, err
+				}
+			}
+			if cut {
+				call.Warn("truncated", "the search stopped at 10,000 matches; narrow it with start and end")
+			}
+			q := strings.ToLower(in.Query)
+			var items []SearchMatch
+			for _, h := range hits {
+				m := SearchMatch{Address: binview.Hex(h.Addr), FileOffset: h.Offset, addr: h.Addr}
+				if s, ok := v.SectionAt(h.Addr); ok {
+					m.Section = s.FullName()
+				}
+				_, _, m.Location = location(v.View, h.Addr)
+				if q != "" && !strings.Contains(strings.ToLower(m.Location), q) && !strings.Contains(strings.ToLower(m.Section), q) {
+					continue
+				}
+				items = append(items, m)
+			}
+			page := pageOf(items, in.Offset, in.Limit)
+			for i := range page.Items {
+				b, _ := v.Bytes(page.Items[i].addr, p.Len())
+				page.Items[i].Bytes = hex.EncodeToString(b)
+			}
+			return page, nil
+		})
+}
+
+type addressInfoArgs struct {
+	Address tool.Address `json:"address" desc:"The address to describe (an address expression)."`
+	Preview int          `json:"preview" default:"16" min:"0" max:"256" desc:"Bytes of data to show from the address."`
+}
+
+// AddressInfoResult describes one address.
+type AddressInfoResult struct {
+	Address       string        `json:"address" privacy:"plain"`
+	FileOffset    *int64        `json:"file_offset,omitempty" desc:"Absent in zero-fill memory (.bss)."`
+	Perm          string        `json:"perm" privacy:"plain"`
+	Segment       string        `json:"segment,omitempty" privacy:"plain"`
+	Section       string        `json:"section,omitempty" privacy:"plain"`
+	SectionOffset string        `json:"section_offset,omitempty" privacy:"plain"`
+	Symbol        string        `json:"symbol,omitempty" privacy:"plain"`
+	SymbolAddress string        `json:"symbol_address,omitempty" privacy:"plain"`
+	SymbolOffset  string        `json:"symbol_offset,omitempty" privacy:"plain"`
+	Location      string        `json:"location,omitempty" privacy:"plain" desc:"symbol+offset."`
+	Function      *GoFuncInfo   `json:"go_function,omitempty" desc:"The Go function that holds the address, with the source position of its entry."`
+	Import        *ImportItem   `json:"import,omitempty" desc:"Set when the address is an import's slot or stub."`
+	String        *StringAtInfo `json:"string,omitempty" desc:"Set when the address lies in a string."`
+	Preview       string        `json:"preview" privacy:"plain" desc:"Bytes from the address, hex."`
+}
+
+// GoFuncInfo is a Go function from the function table.
+type GoFuncInfo struct {
+	Name  string `json:"name" privacy:"plain"`
+	Entry string `json:"entry" privacy:"plain"`
+	End   string `json:"end" privacy:"plain"`
+	File  string `json:"file,omitempty" privacy:"path" desc:"Source file on the build machine."`
+	Line  int    `json:"line,omitempty"`
+}
+
+// StringAtInfo is the string at an address.
+type StringAtInfo struct {
+	Address  string `json:"address" privacy:"plain"`
+	Encoding string `json:"encoding" privacy:"plain"`
+	Text     string `json:"text" privacy:"plain" desc:"The first 256 bytes."`
+}
+
+func addressInfoTool() (*tool.Tool, error) {
+	return viewTool("bininspect_address_info", "Describe an address",
+		"Say what is at an address: file offset, permissions, segment and section (with the offset into it), the symbol that holds it as symbol+offset, the Go function and its source file and line, the import whose slot or stub it is, the string it lies in, and a preview of the bytes.",
+		func(ctx context.Context, call *tool.Call, v *boundView, in addressInfoArgs) (AddressInfoResult, error) {
+			a := uint64(in.Address)
+			info, err := v.AddressInfo(a, in.Preview)
+			if err != nil {
+				return AddressInfoResult{}, err
+			}
+			r := AddressInfoResult{Address: binview.Hex(a), Perm: info.Perm.String(), Segment: info.Segment, Section: info.Section,
+				Preview: hex.EncodeToString(info.Preview)}
+			if info.HasOffset {
+				off := info.Offset
+				r.FileOffset = &off
+			}
+			if info.Section != "" {
+				r.SectionOffset = binview.Hex(info.SectionOffset)
+			}
+			if info.Symbol != "" {
+				r.Symbol, r.SymbolAddress, r.SymbolOffset = info.Symbol, binview.Hex(info.SymbolAddr), binview.Hex(info.SymbolOffset)
+				_, _, r.Location = location(v.View, a)
+			}
+			if f := info.Function; f != nil {
+				r.Function = &GoFuncInfo{Name: f.Name, Entry: binview.Hex(f.Entry), End: binview.Hex(f.End), File: f.File, Line: f.Line}
+			}
+			if im := info.Import; im != nil {
+				r.Import = &ImportItem{Name: im.Name, Demangled: im.Demangled, Library: im.Library, Address: hexOrEmpty(im.Addr()),
+					Slot: hexOrEmpty(im.Slot), Stub: hexOrEmpty(im.Stub), Ordinal: im.Ordinal, ByOrdinal: im.ByOrdinal,
+					Version: im.Version, Delay: im.Delay, Weak: im.Weak}
+			}
+			if s, ok := v.StringAt(a); ok {
+				text, _ := v.StringText(s, 256)
+				r.String = &StringAtInfo{Address: binview.Hex(s.Addr), Encoding: s.Encoding, Text: strings.ToValidUTF8(text, "\uFFFD")}
+			}
+			return r, nil
+		})
+}

@@ -1,0 +1,108 @@
+package toolset
+
+import (
+	"context"
+	"time"
+
+	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/redact"
+	"github.com/warden-mcp/warden/tool"
+)
+
+// The warden_ family: the server's own native tools. They read the
+// server's state through Native, which the wiring fills; a tool whose
+// dependency is missing (a registry built only to list tools) answers
+// with an *_unavailable code. One file per tool.
+
+// Native is what the warden_ tools know of the server they run in.
+type Native struct {
+	// Version and Edition describe the build.
+	Version, Edition string
+	// Caller identifies the call's credential and tenant.
+	Caller func(ctx context.Context) (Caller, bool)
+	// Gate says why the caller may not call t (the configuration's gates
+	// and the credential's entitlements), or nil when it may.
+	Gate func(ctx context.Context, t *tool.Tool) *tool.Error
+	// Approvals is the approval mode: elicit or client.
+	Approvals string
+	// TransportLimited says requests pass the per-credential rate limit.
+	TransportLimited bool
+	// Usage reads a credential's standing against the limits without
+	// taking anything.
+	Usage func(ctx context.Context, credential string) (limits.Usage, error)
+	// Audit queries the audit trail.
+	Audit func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error)
+	// Findings stores findings.
+	Findings finding.Store
+	// Privacy returns the caller's privacy redactor (its tenant's mode).
+	// Nil: balanced.
+	Privacy func(ctx context.Context) *redact.Redactor
+	// CorrelationID is the call's correlation id.
+	CorrelationID func(ctx context.Context) string
+	// Now is the clock. Nil: time.Now.
+	Now func() time.Time
+}
+
+// Caller is who calls.
+type Caller struct {
+	Credential, Tenant string
+}
+
+func (n *Native) now() time.Time {
+	if n.Now != nil {
+		return n.Now()
+	}
+	return time.Now()
+}
+
+func (n *Native) caller(ctx context.Context) (Caller, *tool.Error) {
+	if n.Caller != nil {
+		if c, ok := n.Caller(ctx); ok && c.Credential != "" {
+			return c, nil
+		}
+	}
+	return Caller{}, &tool.Error{Code: "caller_unknown", Message: "this server cannot tell who calls, so it keeps nothing for the call"}
+}
+
+// findingsTenant is the tenant findings are kept under: a credential
+// without a tenant shares "default" with the others without one.
+func (c Caller) findingsTenant() string {
+	if c.Tenant == "" {
+		return "default"
+	}
+	return c.Tenant
+}
+
+// balanced is the privacy redactor when the wiring gives none.
+var balanced, _ = redact.New(nil)
+
+func (n *Native) privacy(ctx context.Context) *redact.Redactor {
+	if n.Privacy != nil {
+		if r := n.Privacy(ctx); r != nil {
+			return r
+		}
+	}
+	return balanced
+}
+
+func wardenTools(deps Deps) ([]*tool.Tool, error) {
+	n := deps.Native
+	if n == nil {
+		n = &Native{}
+	}
+	var out []*tool.Tool
+	for _, build := range []func(*Native, *tool.Registry) (*tool.Tool, error){
+		wardenStatusTool, wardenRedactPreviewTool, wardenFindingsRecordTool, wardenFindingsListTool, wardenAuditQueryTool,
+	} {
+		t, err := build(n, deps.registry)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// wardenCatalog is the catalog of the read-only warden_ tools.
+var wardenCatalog = tool.Catalog{Category: "warden", Trust: tool.TrustAuto}
