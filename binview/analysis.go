@@ -6,7 +6,7 @@ import "strconv"
 // changes whenever the same file and options could analyse differently,
 // or the snapshot encoding changes; a cached Analysis of another version
 // is refused by UnmarshalAnalysis and must be redone.
-const EngineVersion = 1
+const EngineVersion = 2
 
 // Format is a container format.
 type Format string
@@ -134,6 +134,10 @@ type Analysis struct {
 	Relocations []Relocation   `json:"relocations"`
 	GoFunctions []GoFunction   `json:"goFunctions,omitempty"`
 	Hints       []FunctionHint `json:"functionHints,omitempty"`
+	// EHFrameHdr is where the ELF PT_GNU_EH_FRAME segment (the
+	// .eh_frame_hdr search table) is loaded: the call-frame data of a
+	// file without a section table. Zero when there is none.
+	EHFrameHdr AddrRange `json:"ehFrameHdr,omitzero"`
 
 	Build     BuildInfo `json:"build"`
 	Hardening []Check   `json:"hardening"`
@@ -143,6 +147,12 @@ type Analysis struct {
 	// Warnings say what the analysis could not do: a list cut at its
 	// limit, a malformed table skipped. Empty for a clean analysis.
 	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// AddrRange is a range of Size bytes from Addr.
+type AddrRange struct {
+	Addr uint64 `json:"addr"`
+	Size uint64 `json:"size"`
 }
 
 // Slice is one architecture of a Mach-O fat file.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/warden-mcp/warden/binview/internal/bintest"
 	"github.com/warden-mcp/warden/internal/benchcpu"
 )
 
@@ -100,4 +101,72 @@ func BenchmarkLookups(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchFunctions opens path and waits for stage of the code analysis,
+// then lists the functions as a tool would, b.N times.
+func benchFunctions(b *testing.B, path string, stage CodeStage) {
+	data := readFile(b, path)
+	opts := &Options{MaxFileSize: LocalMaxFileSize}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := int64(benchcpu.Process())
+	n := 0
+	for i := 0; i < b.N; i++ {
+		v, err := Open(context.Background(), path, data, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := v.WaitCode(context.Background(), stage)
+		if err != nil || st.Stage < stage {
+			b.Fatalf("stage %s: %v %v", st.Stage, err, st.Err)
+		}
+		n = len(v.Functions(st, nil))
+		v.Close()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(int64(benchcpu.Process())-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(n), "functions")
+}
+
+// The target: the stripped 25 MB Go compiler's full function
+// list (after recursive descent) in under 2 s on one core, from the file's
+// bytes: run with -cpu 1.
+func BenchmarkOpenFunctionsGoCompiler(b *testing.B) {
+	benchFunctions(b, strippedCompile(b), CodeFunctions)
+}
+
+// The first answer: the function starts the metadata states.
+func BenchmarkOpenMetadataGoCompiler(b *testing.B) {
+	benchFunctions(b, strippedCompile(b), CodeMetadata)
+}
+
+// Every stage (blocks, cross-references, call graph) of the Go compiler.
+func BenchmarkOpenReferencesGoCompiler(b *testing.B) {
+	benchFunctions(b, strippedCompile(b), CodeReferences)
+}
+
+// The gcc -O2 static build, stripped: .eh_frame and descent.
+func BenchmarkOpenFunctionsStatic(b *testing.B) {
+	benchFunctions(b, bintest.Build(b, bintest.StaticStrip), CodeFunctions)
+}
+
+// BenchmarkListFunctionsPage is one bininspect_functions call once the
+// analysis is done: name the Go compiler's 20,265 functions (with an
+// overlay of user names) and cut the first page of a query.
+func BenchmarkListFunctionsPage(b *testing.B) {
+	v := openFile(b, strippedCompile(b), nil)
+	defer v.Close()
+	st, err := v.WaitCode(context.Background(), CodeReferences)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := NewOverlay(map[uint64]string{st.Functions[100].Addr: "renamed"}, []uint64{st.Functions[200].Addr + 1})
+	b.ReportAllocs()
+	for b.Loop() {
+		p := ListFunctions(v.Functions(st, o), FunctionQuery{Query: Query{Text: "ssa.", Limit: 100}})
+		if p.Total == 0 {
+			b.Fatal("no match")
+		}
+	}
 }

@@ -6,9 +6,9 @@
 // file-offset mapping, memory reads and byte searches.
 //
 // The package is a leaf: it imports the standard library, the PE parser
-// github.com/saferwall/pe, the demangler github.com/ianlancetaylor/demangle
-// and Warden's own address-expression and error packages, and knows
-// nothing of MCP.
+// github.com/saferwall/pe, the demangler github.com/ianlancetaylor/demangle,
+// its own sub-packages (disasm, cfi, funcs) and Warden's address-expression
+// and error packages, and knows nothing of MCP.
 //
 // # Analyze, then view
 //
@@ -38,6 +38,18 @@
 // resolve like any other symbol, also in stripped Go binaries. Every
 // address is a virtual address (uint64); [Hex] formats one the way tools
 // print them.
+//
+// # Code analysis
+//
+// A View finds and analyses its functions on demand, in the background,
+// with package binview/funcs: [View.StartCode] runs the function stages
+// (the starts the metadata states, then recursive descent), and
+// [View.WaitCode] with [CodeReferences] the blocks, cross-references and
+// call graph. [View.CodeState] says what is ready without waiting, so a
+// caller answers with what it has rather than block on a large file;
+// [View.Close] stops the work. [View.FuncImage] is the analysis's input,
+// built from the view. Names a person set are an [Overlay], laid over a
+// view per caller ([View.WithOverlay]) without changing it.
 //
 // # Errors
 //

@@ -154,6 +154,10 @@ func (b *builder) elf() error {
 			execStack = p.Flags&elf.PF_X != 0
 		case elf.PT_GNU_RELRO:
 			hasRelro = true
+		case elf.PT_GNU_EH_FRAME:
+			if p.Memsz > 0 && p.Memsz <= 1<<28 && p.Vaddr+p.Memsz > p.Vaddr {
+				a.EHFrameHdr = AddrRange{Addr: p.Vaddr, Size: p.Memsz}
+			}
 		}
 	}
 	if lowest != ^uint64(0) {

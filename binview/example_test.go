@@ -49,3 +49,38 @@ func ExampleNew() {
 	fmt.Println(v.Analysis().Arch, binview.Hex(v.Start()), binview.Hex(v.End()))
 	// Output: arm64 0x10000 0x10024
 }
+
+// The code analysis runs in the background; a caller waits for the
+// stage it needs, lays a person's names over the view, and lists.
+func ExampleView_WaitCode() {
+	code := []byte{
+		0xe8, 0x0b, 0x00, 0x00, 0x00, // 0x401000: call 0x401010
+		0xc3,                                                       // ret
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, // padding
+		0x31, 0xc0, // 0x401010: xor eax, eax
+		0xc3, // ret
+	}
+	v, err := binview.Open(context.Background(), "stub.bin", code,
+		&binview.Options{Format: binview.FormatRaw, Arch: binview.ArchX86_64, Base: 0x401000})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer v.Close()
+	st, err := v.WaitCode(context.Background(), binview.CodeReferences)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names := binview.NewOverlay(map[uint64]string{0x401010: "zero"}, nil)
+	for _, f := range v.Functions(st, names) {
+		fi, _ := st.Graph.Function(f.Addr)
+		fmt.Println(binview.Hex(f.Addr), f.Name, f.Source, len(fi.Callers), "caller(s)")
+	}
+	addr, _ := addrexpr.Evaluate(context.Background(), "zero + 1", v.WithOverlay(names))
+	fmt.Println(binview.Hex(addr))
+	// Output:
+	// 0x401000 sub_401000 entry 0 caller(s)
+	// 0x401010 zero call 1 caller(s)
+	// 0x401011
+}

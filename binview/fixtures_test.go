@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/warden-mcp/warden/binview/internal/bintest"
 )
 
 // Test fixtures are built at test time, once per test binary, in a
@@ -23,6 +25,7 @@ func TestMain(m *testing.M) {
 	fixtureDir = d
 	code := m.Run()
 	os.RemoveAll(d)
+	bintest.Cleanup()
 	os.Exit(code)
 }
 

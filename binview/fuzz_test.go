@@ -15,22 +15,31 @@ import (
 
 // addSeeds adds every file of testdata/seeds/dir.
 func addSeeds(f *testing.F, dir string) {
+	for _, b := range seedFiles(f, dir) {
+		f.Add(b)
+	}
+}
+
+// seedFiles reads every file of testdata/seeds/dir.
+func seedFiles(f testing.TB, dir string) [][]byte {
 	ents, err := os.ReadDir(filepath.Join("testdata", "seeds", dir))
 	if err != nil {
 		f.Fatal(err)
 	}
+	var out [][]byte
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("testdata", "seeds", dir, e.Name()))
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
+		out = append(out, b)
 	}
+	return out
 }
 
 // fuzzLimits keep one fuzz input's work small.
 var fuzzLimits = Options{MaxFileSize: 1 << 20, Timeout: 10 * time.Second, MaxSymbols: 4096, MaxImports: 4096,
-	MaxRelocations: 4096, MaxFunctions: 4096, MaxStrings: 4096}
+	MaxRelocations: 4096, MaxFunctions: 4096, MaxStrings: 4096, MaxInstructions: fuzzInstructions, CodeTimeout: 10 * time.Second}
 
 // allocBound fails when f allocates more than a fixed budget plus a
 // multiple of the input: the parsers must size their work by the file,
@@ -71,6 +80,7 @@ func exercise(t *testing.T, v *View) {
 	_ = v.ListSymbols(Query{Text: "a", Limit: 5})
 	_, _ = v.Symbol("main")
 	_, _ = v.Symbol("sub_1000")
+	exerciseCode(t, v)
 }
 
 // fuzzOpen analyses data under the fuzz limits, checks that an error is

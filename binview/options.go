@@ -34,6 +34,12 @@ const (
 	// DefaultMaxFunctions bounds the function-start hints and Go
 	// functions kept, each.
 	DefaultMaxFunctions = 1 << 20
+	// DefaultCodeTimeout bounds a view's code analysis (function
+	// discovery, blocks, references), all stages together.
+	DefaultCodeTimeout = 2 * time.Minute
+	// DefaultMaxInstructions bounds the instructions the code analysis
+	// decodes, all stages together.
+	DefaultMaxInstructions = 64 << 20
 )
 
 // Options configure Analyze and New. A nil *Options and the zero value
@@ -87,6 +93,14 @@ type Options struct {
 	// MaxReadSize is the largest memory read through View.Bytes. Zero:
 	// DefaultMaxReadSize (64 KiB).
 	MaxReadSize int
+
+	// CodeTimeout bounds the view's code analysis (View.StartCode), all
+	// stages together; what is found by then stays usable. Zero:
+	// DefaultCodeTimeout (2 min).
+	CodeTimeout time.Duration
+	// MaxInstructions bounds the instructions the code analysis decodes.
+	// Zero: DefaultMaxInstructions (64 Mi).
+	MaxInstructions int64
 }
 
 // withDefaults returns a copy of o (nil allowed) with every zero field
@@ -115,6 +129,12 @@ func (o *Options) withDefaults() Options {
 	def(&c.MaxStrings, DefaultMaxStrings)
 	def(&c.MinStringLen, DefaultMinStringLen)
 	def(&c.MaxReadSize, DefaultMaxReadSize)
+	if c.CodeTimeout <= 0 {
+		c.CodeTimeout = DefaultCodeTimeout
+	}
+	if c.MaxInstructions <= 0 {
+		c.MaxInstructions = DefaultMaxInstructions
+	}
 	if c.Format != FormatRaw {
 		c.Arch, c.BigEndian, c.Base = "", false, 0
 	}
@@ -127,7 +147,9 @@ func (o *Options) withDefaults() Options {
 // CacheKey is a stable string of every option that changes what Analyze
 // produces, with defaults applied: a server caches an Analysis under the
 // file's SHA-256, EngineVersion and this key. Limits that only bound
-// time or reads (Timeout, MaxReadSize, MaxFileSize) are not part of it.
+// time or reads (Timeout, MaxReadSize, MaxFileSize) and the code
+// analysis's bounds, which a View applies and no snapshot holds, are not
+// part of it.
 func (o *Options) CacheKey() string {
 	c := o.withDefaults()
 	var b strings.Builder

@@ -378,6 +378,17 @@ func (b *builder) peSymbols(f *pe.File, base uint64) {
 		b.a.Stripped = true
 		return
 	}
+	// Compilers that type their symbols (gcc, MSVC, Go) mark functions
+	// 0x20; their other symbols in code (labels, constructor lists,
+	// import thunks) are not functions. Without any typed symbol, a
+	// symbol in code is taken for a function.
+	typed := false
+	for i := range syms {
+		if (syms[i].Type>>4)&3 == 2 {
+			typed = true
+			break
+		}
+	}
 	for i := range syms {
 		if err := b.check(i); err != nil {
 			return
@@ -395,7 +406,13 @@ func (b *builder) peSymbols(f *pe.File, base uint64) {
 		}
 		sec := f.Sections[s.SectionNumber-1].Header
 		kind := SymObject
-		if (s.Type>>4)&3 == 2 || sec.Characteristics&peScnExecute != 0 {
+		switch {
+		case (s.Type>>4)&3 == 2:
+			kind = SymFunction
+		case sec.Characteristics&peScnExecute == 0:
+		case typed || strings.HasPrefix(name, "."):
+			kind = SymOther
+		default:
 			kind = SymFunction
 		}
 		bind := "global"

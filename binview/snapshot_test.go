@@ -3,6 +3,7 @@ package binview
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,8 +69,8 @@ func TestSnapshotRejects(t *testing.T) {
 	cases := map[string][]byte{
 		"empty":          nil,
 		"no header":      []byte("{}"),
-		"other version":  []byte(strings.Replace(string(good), "snapshot/1\n", "snapshot/999\n", 1)),
-		"unknown field":  []byte(strings.Replace(string(good), `"version":1`, `"version":1,"extra":true`, 1)),
+		"other version":  []byte(strings.Replace(string(good), fmt.Sprintf("snapshot/%d\n", EngineVersion), "snapshot/999\n", 1)),
+		"unknown field":  []byte(strings.Replace(string(good), fmt.Sprintf(`"version":%d`, EngineVersion), fmt.Sprintf(`"version":%d,"extra":true`, EngineVersion), 1)),
 		"trailing":       append(append([]byte{}, good...), []byte("{}")...),
 		"segment beyond": mutate(func(c *Analysis) { c.Segments[0].FileSize = 1 << 40 }),
 		"negative off":   mutate(func(c *Analysis) { c.Sections[0].Offset = -1 }),

@@ -13,9 +13,10 @@ import (
 )
 
 // View is an immutable analysis of one file: its bytes and its
-// Analysis, with indexes for lookups by address and by name. Every
-// method is safe for concurrent use. Slices a View returns are shared:
-// callers must not modify them.
+// Analysis, with indexes for lookups by address and by name. What it
+// derives on demand (strings, the code analysis of StartCode) is computed
+// once and never changes after. Every method is safe for concurrent use.
+// Slices a View returns are shared: callers must not modify them.
 type View struct {
 	name string
 	data []byte
@@ -40,6 +41,11 @@ type View struct {
 	strDone   atomic.Bool
 	strs      []String
 	strsTrunc bool
+
+	// code is the code analysis, started on demand (StartCode).
+	code codeRun
+	// fnCache is the last named function list.
+	fnCache fnCache
 }
 
 // region is a mapped range of addresses, the first fileSize bytes of

@@ -166,7 +166,9 @@ func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessa
 	if !p.Entitled(t.Name) {
 		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"})
 	}
-	return next(ctx)
+	// The handler (and the view resolver) read the caller with
+	// auth.PrincipalFrom, the local one on stdio included.
+	return next(auth.WithPrincipal(ctx, p))
 }
 
 // refuse ends a call with a tool error in the tool's own format.

@@ -84,6 +84,13 @@ func newFixture(t *testing.T, cfg limits.Config) *fixture {
 		return "done", nil
 	})
 	tool.Add(reg, def("free", false), func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) { return "free", nil })
+	tool.Add(reg, def("whoami", false), func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
+		p, ok := auth.PrincipalFrom(ctx)
+		if !ok {
+			return "nobody", nil
+		}
+		return "tenant " + p.Tenant, nil
+	})
 	f.srv = mcp.NewServer(reg, &mcp.Options{Hooks: f.ctl.Hooks(), Admit: f.ctl.Admit})
 	return f
 }
@@ -258,6 +265,14 @@ func TestLocalPrincipal(t *testing.T) {
 	recs, _ := f.lim.QueryAudit(context.Background(), limits.AuditFilter{Credential: "local"})
 	if len(recs) != 1 || recs[0].QuotaCharged != 1 {
 		t.Errorf("local audit: %+v", recs)
+	}
+	// Handlers see the local caller, as they see a verified one.
+	msg = strings.Replace(strings.Replace(msg, `"metered"`, `"whoami"`, 1), `{"target":"x"}`, `{}`, 1)
+	if out := string(f.srv.ServeMessage(context.Background(), []byte(msg), nil)); !strings.Contains(out, "tenant local") {
+		t.Errorf("the handler does not see the local principal: %s", out)
+	}
+	if _, text := f.call(context.Background(), auth.Principal{Subject: "bob", Credential: "c", Tenant: "other", Entitlements: []string{"*"}}, "whoami", `{}`); text != "tenant other" {
+		t.Errorf("verified caller: %q", text)
 	}
 }
 

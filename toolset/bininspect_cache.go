@@ -59,6 +59,9 @@ func (c *viewCache) put(key string, v *binview.View) {
 		c.order.Remove(last)
 		delete(c.byKey, old.key)
 		c.bytes -= old.size
+		// Stop its code analysis; a call still holding it keeps what
+		// was found.
+		old.view.Close()
 	}
 	c.byKey[key] = c.order.PushFront(&cached{key: key, view: v, size: size})
 	c.bytes += size

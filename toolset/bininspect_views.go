@@ -105,6 +105,10 @@ type BinaryOptions struct {
 	// DetachAbove makes an open that must analyse a file larger than
 	// this run as a task, for clients that support tasks. Zero: 8 MiB.
 	DetachAbove int64
+	// Annotations lays the names each caller's tenant set over the views
+	// Resolve returns, so that they resolve in address expressions. Nil:
+	// no names.
+	Annotations *AnnotationLayer
 	// Principal returns a call's caller. Nil: auth.PrincipalFrom.
 	Principal func(ctx context.Context) (auth.Principal, bool)
 	// Logger receives causes that never reach a client. Nil discards.
@@ -253,12 +257,23 @@ func analysisKey(sha string, opts *binview.Options) string {
 	return sha + ":" + strconv.Itoa(binview.EngineVersion) + ":" + hex.EncodeToString(k[:16])
 }
 
-// boundView is the view a call acts on: the built view and its row.
+// boundView is the view a call acts on: the built view and its row,
+// and the names the caller's tenant set on the file.
 type boundView struct {
 	*binview.View
-	rec    viewstore.View
-	meta   viewMeta
-	handle string
+	rec     viewstore.View
+	meta    viewMeta
+	handle  string
+	overlay *binview.Overlay
+}
+
+// Symbol resolves a name the caller's tenant set first, then the file's
+// (binview.View.Symbol), for address expressions.
+func (bv *boundView) Symbol(name string) (uint64, bool) {
+	if a, ok := bv.overlay.Addr(name); ok {
+		return a, true
+	}
+	return bv.View.Symbol(name)
 }
 
 // flight is one analysis in progress, which concurrent opens of the same
@@ -502,6 +517,15 @@ func (b *BinaryViews) Resolve(ctx context.Context, handle, session string) (tool
 	v, err := b.materialize(ctx, rec)
 	if err != nil {
 		return nil, nil, err
+	}
+	if b.o.Annotations != nil {
+		o, _, err := b.o.Annotations.overlay(ctx, who.tenant, v.View)
+		if err != nil {
+			// The call goes on; the annotation tools say the store is
+			// unavailable when they need it.
+			b.log.LogAttrs(ctx, slog.LevelWarn, "annotations not laid over the view", slog.String("cause", err.Error()))
+		}
+		v.overlay = o
 	}
 	b.touch(ctx, rec, now)
 	return v, warnings, nil

@@ -7,6 +7,7 @@ package toolset
 import (
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/warden-mcp/warden/safehttp"
 
@@ -27,6 +28,15 @@ type Deps struct {
 	// argument reaches it (internal/cli's TestWidenedFetchIsCommandLineOnly).
 	// http_request uses the same policy.
 	SafeHTTP *safehttp.Options
+	// Annotations keeps what people add to binaries (comments, names,
+	// function starts) for the bininspect_ tools, and lays the names over
+	// the views a resolver returns. Nil: the annotation tools answer
+	// annotations_unavailable and listings carry no names people set.
+	Annotations *AnnotationLayer
+	// CodeWait is how long a bininspect_ tool waits for an unfinished
+	// stage of a view's code analysis before it answers with what is
+	// ready and the warning analysis_incomplete. Zero: 2 s.
+	CodeWait time.Duration
 	// Binary serves the bininspect_ family: its views, store and limits.
 	// Nil: a service for this process alone (a memory store, no roots),
 	// enough to list the tools.
@@ -95,6 +105,9 @@ var families = []family{
 	{prefix: "warden_", build: wardenTools},
 	{prefix: "keysweep_", build: keysweepTools},
 	{prefix: "bininspect_", build: bininspectTools},
+	// Code analysis and annotations on binary views: the other half of
+	// the bininspect_ family, registered under the same prefix.
+	{prefix: "bininspect_", build: bininspectCodeTools},
 	{prefix: "util_", build: utilTools},
 	{prefix: "http_", build: httpParseTools},
 	// The lean edition ships no tool that sends traffic.

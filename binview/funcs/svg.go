@@ -309,6 +309,12 @@ func (c *FuncCFG) WriteSVG(w io.Writer) error {
 				x1, y1 = from.x+from.w, from.y+from.h/2
 				x2, y2 = to.x+to.w, to.y+to.h/2
 				d = fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", x1, y1, side, y1, side, y2, x2, y2)
+			} else if lane, top, bottom, ok := detour(nodes, from, to); ok {
+				// A long edge that would cross blocks of the layers
+				// between: down a lane beside them.
+				m1, m2 := (y1+top)/2, (bottom+y2)/2
+				d = fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f L%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f",
+					x1, y1, x1, m1, lane, m1, lane, top, lane, bottom, lane, m2, x2, m2, x2, y2)
 			} else {
 				my := (y1 + y2) / 2
 				d = fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", x1, y1, x1, my, x2, my, x2, y2)
@@ -333,6 +339,43 @@ func (c *FuncCFG) WriteSVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// detour finds a lane for a forward edge that spans layers: when the
+// straight curve from a to b would pass through a block of a layer in
+// between, it returns the x of a lane left or right of every block of
+// those layers (the side nearer the edge), and the top of the first and
+// the bottom of the last layer in between.
+func detour(nodes []svgNode, a, b svgNode) (lane, top, bottom float64, ok bool) {
+	if b.layer <= a.layer+1 {
+		return 0, 0, 0, false
+	}
+	x1, y1 := a.x+a.w/2, a.y+a.h
+	x2, y2 := b.x+b.w/2, b.y
+	top, bottom = b.y, a.y+a.h
+	minX, maxX := x1, x1
+	crosses := false
+	for _, n := range nodes {
+		if n.layer <= a.layer || n.layer >= b.layer {
+			continue
+		}
+		top, bottom = min(top, n.y), max(bottom, n.y+n.h)
+		minX, maxX = min(minX, n.x), max(maxX, n.x+n.w)
+		ym := n.y + n.h/2
+		x := x1 + (x2-x1)*(ym-y1)/(y2-y1)
+		if x >= n.x-4 && x <= n.x+n.w+4 {
+			crosses = true
+		}
+	}
+	if !crosses {
+		return 0, 0, 0, false
+	}
+	left, right := minX-svgGapX/2, maxX+svgGapX/2
+	lane = left
+	if right-(x1+x2)/2 < (x1+x2)/2-left {
+		lane = right
+	}
+	return lane, top, bottom, true
 }
 
 func xmlEscape(s string) string {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/auth/asstore"
@@ -48,6 +49,7 @@ type controls struct {
 type limitsStore interface {
 	limits.Store
 	approval.Store
+	annotation.Store
 	viewstore.Store
 	finding.Store
 	// Prune deletes state that no longer affects a decision.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/disasm"
+	"github.com/warden-mcp/warden/tool/addrexpr"
 )
 
 type inspectFlags struct {
@@ -22,6 +25,9 @@ type inspectFlags struct {
 	base        string
 	slice       string
 	notable     int
+	function    string
+	svg, dot    string
+	syntax      string
 }
 
 func (e *env) inspectCommand() *cobra.Command {
@@ -35,7 +41,10 @@ func (e *env) inspectCommand() *cobra.Command {
 			"ASLR, DEP, CFG, SafeSEH and signature for PE), toolchain and language, imported\n" +
 			"libraries, notable strings (URLs, IP addresses, paths, registry keys) and, for Go\n" +
 			"binaries, the toolchain version and module list, also when stripped.\n\n" +
-			"The analysis runs in this process. --json prints every field; fields only ever grow.",
+			"The analysis runs in this process. --json prints every field; fields only ever grow.\n\n" +
+			"With --function NAME (a name, sub_<hex>, or any address expression inside the function)\n" +
+			"and --svg FILE or --dot FILE (- for standard output), it draws that function's\n" +
+			"control-flow graph instead: the picture bininspect_function_graph returns as DOT.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.inspect(cmd, args[0], f)
@@ -48,6 +57,10 @@ func (e *env) inspectCommand() *cobra.Command {
 	fl.StringVar(&f.base, "base", "0", "load address of a --raw file (hex, 0x optional)")
 	fl.StringVar(&f.slice, "slice", "", "architecture to inspect in a Mach-O fat file (default: the first)")
 	fl.IntVar(&f.notable, "strings", 20, "show at most this many notable strings")
+	fl.StringVar(&f.function, "function", "", "draw this function's control-flow graph (with --svg or --dot)")
+	fl.StringVar(&f.svg, "svg", "", "with --function: write the graph as SVG to this file (- for standard output)")
+	fl.StringVar(&f.dot, "dot", "", "with --function: write the graph as Graphviz DOT to this file (- for standard output)")
+	fl.StringVar(&f.syntax, "syntax", "intel", "with --function: assembly syntax, intel, gnu or go")
 	return c
 }
 
@@ -122,9 +135,19 @@ func (e *env) inspect(cmd *cobra.Command, path string, f inspectFlags) error {
 	if err != nil {
 		return fail(err)
 	}
+	if (f.function == "") != (f.svg == "" && f.dot == "") {
+		return fail(fmt.Errorf("--function goes with --svg or --dot, and they with it"))
+	}
 	v, err := binview.Open(cmd.Context(), filepath.Base(path), data, opts)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	defer v.Close()
+	if f.function != "" {
+		if err := e.drawFunction(cmd.Context(), v, f); err != nil {
+			return fail(fmt.Errorf("%s: %w", path, err))
+		}
+		return nil
 	}
 	rep := buildInspectReport(v, f.notable)
 	if f.asJSON {
@@ -305,4 +328,53 @@ func writeInspectText(w io.Writer, r inspectReport) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// drawFunction writes the control-flow graph of the function f.function
+// names, as SVG and or DOT, with the code bininspect_function_graph
+// uses. It waits for the whole code analysis (bounded by its own time
+// budget).
+func (e *env) drawFunction(ctx context.Context, v *binview.View, f inspectFlags) error {
+	syn, err := disasm.ParseSyntax(f.syntax)
+	if err != nil {
+		return fmt.Errorf("--syntax: want intel, gnu or go")
+	}
+	addr, err := addrexpr.Evaluate(ctx, f.function, v)
+	if err != nil {
+		return fmt.Errorf("--function: %w", err)
+	}
+	st, err := v.WaitCode(ctx, binview.CodeReferences)
+	if err != nil {
+		return err
+	}
+	cfg, err := v.FunctionGraph(st, nil, addr, syn)
+	if err != nil {
+		return err
+	}
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{f.svg, cfg.WriteSVG}, {f.dot, cfg.WriteDOT}} {
+		switch out.path {
+		case "":
+		case "-":
+			if err := out.write(e.stdout); err != nil {
+				return err
+			}
+		default:
+			w, err := os.Create(out.path)
+			if err != nil {
+				return err
+			}
+			err = out.write(w)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(e.stderr, "%s: %s at %s, %d blocks\n", v.ViewName(), cfg.Function.Name, binview.Hex(cfg.Function.Addr), len(cfg.Blocks))
+	return nil
 }

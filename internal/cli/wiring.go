@@ -59,6 +59,11 @@ func wire(o wireOptions) (*wired, error) {
 	var gates *policy.Gates
 	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
 	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
+	if o.controls != nil {
+		// Annotations on binaries live in the same store as the
+		// limits: per tenant, across restarts and replicas.
+		deps.Annotations = toolset.NewAnnotationLayer(o.controls.store)
+	}
 	if o.stateDir != "" {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
@@ -70,6 +75,7 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	bo.Annotations = deps.Annotations
 	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
 		return nil, err
 	}

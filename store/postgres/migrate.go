@@ -250,6 +250,21 @@ CREATE TABLE bin_upload (
 	PRIMARY KEY (credential, day)
 );
 `},
+	{6, "annotations", `
+CREATE TABLE annotation_log (           -- append-only: rows are never updated or deleted
+	tenant   text NOT NULL,
+	sha256   text NOT NULL,             -- the file's digest, lower-case hex
+	seq      bigint NOT NULL,           -- 1, 2, ... per file, assigned under a per-file advisory lock
+	kind     text NOT NULL,             -- comment, name, function
+	rel_addr bigint NOT NULL,           -- address minus image base, as a uint64 bit pattern
+	text     text NOT NULL,
+	author   text NOT NULL,             -- credential
+	at_us    bigint NOT NULL,
+	deleted  boolean NOT NULL,
+	PRIMARY KEY (tenant, sha256, seq)
+);
+CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
 	{7, "findings", `
 CREATE TABLE finding (
 	tenant         text NOT NULL,
@@ -324,15 +339,27 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 			version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 			return err
 		}
-		var cur int
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+		rows, err := tx.Query(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
 			return err
+		}
+		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return err
+		}
+		done := map[int]bool{}
+		cur := 0
+		for _, v := range applied {
+			done[v], cur = true, max(cur, v)
 		}
 		if cur > SchemaVersion {
 			return fmt.Errorf("postgres store: schema version %d is newer than this binary's %d", cur, SchemaVersion)
 		}
+		// Every migration not yet applied, also one numbered below the
+		// newest applied: numbers are handed out to parallel branches,
+		// which may merge out of order.
 		for _, m := range migrations {
-			if m.version <= cur {
+			if done[m.version] {
 				continue
 			}
 			if _, err := tx.Exec(ctx, m.sql); err != nil {

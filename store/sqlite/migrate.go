@@ -128,6 +128,21 @@ CREATE TABLE bin_upload (
 	PRIMARY KEY (credential, day)
 ) WITHOUT ROWID;
 `},
+	{5, "annotations", `
+CREATE TABLE annotation_log (              -- append-only: rows are never updated or deleted
+	tenant   TEXT NOT NULL,
+	sha256   TEXT NOT NULL,                -- the file's digest, lower-case hex
+	seq      INTEGER NOT NULL,             -- 1, 2, ... per file, assigned under the write lock
+	kind     TEXT NOT NULL,                -- comment, name, function
+	rel_addr INTEGER NOT NULL,             -- address minus image base, as a uint64 bit pattern
+	text     TEXT NOT NULL,
+	author   TEXT NOT NULL,                -- credential
+	at_us    INTEGER NOT NULL,
+	deleted  INTEGER NOT NULL,
+	PRIMARY KEY (tenant, sha256, seq)
+) WITHOUT ROWID;
+CREATE INDEX annotation_log_addr ON annotation_log (tenant, sha256, kind, rel_addr, seq);
+`},
 	{6, "findings", `
 CREATE TABLE finding (
 	tenant         TEXT NOT NULL,
@@ -183,15 +198,32 @@ func migrate(ctx context.Context, db *sql.DB, nowUS int64) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_us INTEGER NOT NULL)`); err != nil {
 		return err
 	}
-	var cur int
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&cur); err != nil {
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	cur := 0
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		done[v], cur = true, max(cur, v)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	if cur > SchemaVersion {
 		return fmt.Errorf("sqlite store: database schema version %d is newer than this binary's %d", cur, SchemaVersion)
 	}
+	// Every migration not yet applied, also one numbered below the
+	// newest applied: numbers are handed out to parallel branches, which
+	// may merge out of order.
 	for _, m := range migrations {
-		if m.version <= cur {
+		if done[m.version] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
