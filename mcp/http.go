@@ -44,10 +44,23 @@ type HTTPOptions struct {
 	// rebinding protection for a server bound to loopback).
 	LoopbackPort string
 	// MaxInFlight caps requests served at once; more answer 503. Default
-	// 256.
+	// 256. A request takes its slot only once it is authenticated and its
+	// body has been read, so stalled bodies hold no slot.
 	MaxInFlight int
+	// MaxInFlightPerCaller caps one authenticated caller's requests at
+	// once, from before its body is read to its end, so that a few
+	// credentials cannot take every slot. Default MaxInFlight/8, at least
+	// 1. Without authentication there are no callers to tell apart, and
+	// only MaxInFlight applies.
+	MaxInFlightPerCaller int
+	// BodyReadTimeout bounds the reading of a request body; a client that
+	// sends it slower is answered 408. Default 10 s.
+	BodyReadTimeout time.Duration
 	// MaxSessions caps legacy sessions. Default 1000.
 	MaxSessions int
+	// MaxSessionsPerCaller caps one authenticated caller's legacy
+	// sessions. Default MaxSessions/8, at most 32 and at least 1.
+	MaxSessionsPerCaller int
 	// SessionIdle ends a legacy session unused this long. Default 30
 	// minutes.
 	SessionIdle time.Duration
@@ -94,6 +107,7 @@ type HTTPHandler struct {
 	opts     HTTPOptions
 	log      *slog.Logger
 	sem      chan struct{}
+	shares   callerShares
 	mcp      http.Handler
 	draining atomic.Bool
 	streams  streamRoom
@@ -116,7 +130,12 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 		o.MaxBodyBytes = MaxMessageBytes
 	}
 	defaultInt(&o.MaxInFlight, 256)
+	defaultInt(&o.MaxInFlightPerCaller, max(1, o.MaxInFlight/8))
 	defaultInt(&o.MaxSessions, 1000)
+	defaultInt(&o.MaxSessionsPerCaller, min(maxSessionsPerCaller, max(1, o.MaxSessions/8)))
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = 10 * time.Second
+	}
 	defaultInt(&o.MaxGETStreams, 1024)
 	defaultInt(&o.MaxGETStreamsPerSession, 8)
 	defaultInt(&o.MaxGETStreamsPerCaller, 64)
@@ -234,19 +253,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !h.checkHostOrigin(sw, r) {
 			return
 		}
-		select {
-		case h.sem <- struct{}{}:
-		default:
-			writeBusy(sw, nil, "server busy", 1)
-			return
-		}
-		// A request that turns into a long stream (a legacy GET stream,
-		// subscriptions/listen) gives its slot back: the cap bounds work
-		// in flight, and long streams have caps of their own.
-		var once sync.Once
-		release := func() { once.Do(func() { <-h.sem }) }
-		defer release()
-		h.mcp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), releaseKey{}, release)))
+		// Authentication (Wrap) runs first, from the headers alone; the
+		// caller's share and the in-flight slot are taken behind it, in
+		// serveMCP.
+		h.mcp.ServeHTTP(sw, r)
 	case "/healthz":
 		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(sw, "ok\n")
@@ -324,16 +334,98 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 	return false
 }
 
+// serveMCP serves an authenticated request of the protocol endpoint. The
+// caller's share of the in-flight cap is taken first and bounds what one
+// credential may have open, stalled bodies included; the body is read
+// under BodyReadTimeout; only then is a server-wide slot taken, so slow
+// or stalled clients hold no slot.
 func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	var serve func(http.ResponseWriter, *http.Request)
 	switch r.Method {
 	case http.MethodPost:
-		h.post(w, r)
 	case http.MethodGet:
-		h.get(w, r)
+		serve = h.get
 	case http.MethodDelete:
-		h.delete(w, r)
+		serve = h.delete
 	default:
 		methodNotAllowed(w)
+		return
+	}
+	caller := callerOf(r.Context())
+	if !h.shares.take(caller, h.opts.MaxInFlightPerCaller) {
+		// The body is left unread: closing the connection keeps net/http
+		// from waiting for it before it answers.
+		w.Header().Set("Connection", "close")
+		writeBusy(w, nil, "too many requests in flight for this caller", 1)
+		return
+	}
+	var once sync.Once
+	slot := false
+	release := func() {
+		once.Do(func() {
+			if slot {
+				<-h.sem
+			}
+			h.shares.give(caller)
+		})
+	}
+	defer release()
+	if r.Method == http.MethodPost {
+		okSSE, ok := checkPostHeaders(w, r)
+		if !ok {
+			return
+		}
+		body, ok := h.readPostBody(w, r)
+		if !ok {
+			return
+		}
+		serve = func(w http.ResponseWriter, r *http.Request) { h.post(w, r, body, okSSE) }
+	}
+	select {
+	case h.sem <- struct{}{}:
+		slot = true
+	default:
+		writeBusy(w, nil, "server busy", 1)
+		return
+	}
+	// A request that turns into a long stream (a legacy GET stream,
+	// subscriptions/listen) gives its slot and share back: the cap
+	// bounds work in flight, and long streams have caps of their own.
+	serve(w, r.WithContext(context.WithValue(r.Context(), releaseKey{}, release)))
+}
+
+// callerShares counts each authenticated caller's requests in flight.
+type callerShares struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take makes room for one more request of caller, or reports false at
+// the cap. The unauthenticated caller "" is not counted.
+func (c *callerShares) take(caller string, max int) bool {
+	if caller == "" {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[caller] >= max {
+		return false
+	}
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[caller]++
+	return true
+}
+
+func (c *callerShares) give(caller string) {
+	if caller == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[caller]--; c.n[caller] <= 0 {
+		delete(c.n, caller)
 	}
 }
 
@@ -355,6 +447,7 @@ var httpStatuses = [numKinds]int{
 	KindNotAcceptable:        http.StatusNotAcceptable,
 	KindTooLarge:             http.StatusRequestEntityTooLarge,
 	KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	KindTimeout:              http.StatusRequestTimeout,
 }
 
 // httpStatus returns the status e is answered with.

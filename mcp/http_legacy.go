@@ -14,10 +14,10 @@ import (
 // server-initiated messages or resumes a call's stream (Last-Event-ID),
 // and DELETE ends it.
 
-// maxSessionsPerCaller bounds the legacy sessions one credential holds, so
-// one caller cannot take every session of the server. Without
-// authentication there are no callers to tell apart, and only the
-// server-wide cap applies.
+// maxSessionsPerCaller is the most the default of
+// HTTPOptions.MaxSessionsPerCaller may be, so one caller cannot take
+// every session of the server. Without authentication there are no
+// callers to tell apart, and only the server-wide cap applies.
 const maxSessionsPerCaller = 32
 
 // session finds the request's legacy session, or answers the request
@@ -144,7 +144,7 @@ func (h *HTTPHandler) newSession(caller string) (*Session, error) {
 			mine++
 		}
 	}
-	if caller != "" && mine >= maxSessionsPerCaller {
+	if caller != "" && mine >= h.opts.MaxSessionsPerCaller {
 		return nil, errors.New("too many sessions for this caller")
 	}
 	sess := h.s.NewSession(newID())
