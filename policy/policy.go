@@ -226,7 +226,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		return ctx, nil, limitError(err)
 	}
 	req := limits.ScanRequest{
-		Credential: credentialOf(p),
+		Credential: CallerKey(p),
 		Tenant:     p.Tenant,
 		Tool:       t.Name,
 		ScanKey:    key,
@@ -324,13 +324,14 @@ func retryAfterSeconds(le *errcode.Error) int64 {
 	return 1
 }
 
-// BindCaller records the authenticated credential as the caller of the
-// request, so that input rounds (requestState) and tasks started by one
-// credential cannot be continued or read by another.
+// BindCaller records the authenticated caller (CallerKey: issuer, tenant
+// and credential) as the caller of the request, so that legacy sessions,
+// input rounds (requestState), tasks and streams started by one caller
+// cannot be continued or read by another.
 func (c *Controls) BindCaller(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p, ok := c.principal(r.Context()); ok {
-			r = r.WithContext(mcp.WithCaller(r.Context(), p.Issuer+"\x00"+credentialOf(p)))
+			r = r.WithContext(mcp.WithCaller(r.Context(), CallerKey(p)))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -347,7 +348,7 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 			writeRefusal(w, http.StatusUnauthorized, "unauthenticated", "the request carries no identity", 0)
 			return
 		}
-		d, err := c.Limiter.AllowRequest(r.Context(), credentialOf(p))
+		d, err := c.Limiter.AllowRequest(r.Context(), CallerKey(p))
 		d.SetHeaders(w.Header())
 		if err != nil {
 			le, ok := limits.AsError(err)
