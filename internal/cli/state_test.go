@@ -46,3 +46,23 @@ func TestLoadOrCreateKeyIsStableAndPrivate(t *testing.T) {
 		t.Error("a truncated key file was accepted")
 	}
 }
+
+// A key file that group or others can read is refused, as the signing key
+// is: whoever reads the request-state key can forge requestState.
+func TestLoadOrCreateKeyRefusesReadableKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"fingerprint.key", "request-state.key"} {
+		for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o660} {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, mode); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadOrCreateKey(dir, name); err == nil {
+				t.Errorf("%s at mode %v was accepted", name, mode)
+			}
+		}
+	}
+}
