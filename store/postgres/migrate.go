@@ -194,6 +194,12 @@ CREATE TABLE approval_grant (
 	until_us bigint NOT NULL
 );
 `},
+	{10, "readiness", `
+CREATE TABLE readiness_probe (
+	id    int PRIMARY KEY CHECK (id = 1), -- one row, rewritten by every probe
+	at_us bigint NOT NULL
+);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -93,7 +93,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
-// Ping checks the database answers and is at SchemaVersion.
+// Ping checks the database answers, is at SchemaVersion and accepts
+// writes: it rewrites the readiness probe's row, which fails on a
+// read-only server (a standby after a failover, default_transaction_read_only)
+// or a full disk, as every decision would.
 func (s *Store) Ping(ctx context.Context) error {
 	var v int
 	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
@@ -102,7 +105,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if v != SchemaVersion {
 		return fmt.Errorf("postgres store: schema version %d, want %d", v, SchemaVersion)
 	}
-	return nil
+	_, err := s.pool.Exec(ctx, `INSERT INTO readiness_probe (id, at_us) VALUES (1, $1)
+		ON CONFLICT (id) DO UPDATE SET at_us = excluded.at_us`, time.Now().UnixMicro())
+	return err
 }
 
 // TakeRate implements limits.RateStore in one round trip.

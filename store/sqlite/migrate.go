@@ -72,6 +72,12 @@ CREATE TABLE approval_grant (
 	until_us INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	{9, "readiness", `
+CREATE TABLE readiness_probe (
+	id    INTEGER PRIMARY KEY CHECK (id = 1),  -- one row, rewritten by every probe
+	at_us INTEGER NOT NULL
+);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

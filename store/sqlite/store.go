@@ -193,9 +193,11 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Ping checks that the database is at SchemaVersion and that this process
-// can take the write lock, which every decision needs: a file locked by
-// another process for longer than ctx allows is reported as unavailable.
+// Ping checks that the database is at SchemaVersion and that it accepts
+// writes: it takes the write lock (a file locked by another process for
+// longer than ctx allows is reported as unavailable) and commits a write
+// to the readiness probe's row, which fails on a full disk or a
+// read-only file as every decision would.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		var v int
@@ -205,7 +207,9 @@ func (s *Store) Ping(ctx context.Context) error {
 		if v != SchemaVersion {
 			return false, fmt.Errorf("sqlite store: schema version %d, want %d", v, SchemaVersion)
 		}
-		return false, nil
+		_, err := tx.ExecContext(ctx, `INSERT INTO readiness_probe (id, at_us) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET at_us = excluded.at_us`, time.Now().UnixMicro())
+		return err == nil, err
 	})
 }
 
