@@ -51,8 +51,13 @@ type Controls struct {
 	// Queue makes calls that find the scan slots taken wait in line for
 	// one (the local profile). Nil refuses them at once (hosted).
 	Queue *Queue
+	// MaxPendingAudit bounds the audit records kept in memory while the
+	// store cannot take them; past it, calls are refused before any work
+	// (audit_unavailable). Zero: DefaultMaxPendingAudit.
+	MaxPendingAudit int
 
-	line line
+	line    line
+	repairs repairs
 }
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
@@ -170,6 +175,10 @@ func refuse(t *tool.Tool, e *tool.Error) tool.Outcome {
 // ended, how long it took and what it was charged. Never the arguments or
 // the result.
 func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+	if !c.reserveAudit() {
+		c.logger().LogAttrs(ctx, slog.LevelError, "call refused: the audit records waiting for the store fill the queue", slog.String("tool", t.Name))
+		return auditRefusal(t)
+	}
 	rec := &callRecord{}
 	start := time.Now()
 	res := next(context.WithValue(ctx, recordKey{}, rec))
@@ -202,13 +211,9 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if r.Credential == "" {
 		r.Credential = "anonymous"
 	}
-	// The audit write must not be cut short by the client leaving.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if err := c.Limiter.Audit(actx, r); err != nil {
-		c.logger().LogAttrs(ctx, slog.LevelError, "audit record not written",
-			slog.String("tool", t.Name), slog.String("correlation_id", r.CorrelationID), slog.String("cause", err.Error()))
-	}
+	// The audit write must not be cut short by the client leaving; a
+	// record the store refuses waits for it (see repair.go).
+	c.settleAudit(ctx, r)
 	return res
 }
 
@@ -268,19 +273,29 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		// A call that failed through the server, not its caller (its
 		// session ended by the server, its outcome lost by the
 		// transport), gives its charge back.
-		if fault := mcp.CallFault(ctx); fault != nil && scan.Charged() {
-			if _, err := scan.Refund(rctx); err != nil {
-				c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded", slog.String("tool", t.Name), slog.String("cause", err.Error()))
-			}
-		}
-		if err := scan.Release(rctx); err != nil {
-			c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released; it expires with its lease", slog.String("cause", err.Error()))
-		}
+		c.releaseScan(ctx, rctx, scan, mcp.CallFault(ctx) != nil && scan.Charged())
 		if c.Queue != nil {
 			c.line.wake() // the first call in line may take the slot
 		}
 	}
 	return wctx, release, nil
+}
+
+// releaseScan gives back a call's charge (refund: it failed through the
+// server) and its slot; what the store does not take now is retried by
+// Repair.
+func (c *Controls) releaseScan(ctx, rctx context.Context, scan *limits.Scan, refund bool) {
+	if refund {
+		if _, err := scan.Refund(rctx); err != nil {
+			c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded yet; retried", slog.String("cause", err.Error()))
+			c.retryRelease(scan, true)
+			return
+		}
+	}
+	if err := scan.Release(rctx); err != nil {
+		c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released yet; retried until the store is back", slog.String("cause", err.Error()))
+		c.retryRelease(scan, false)
+	}
 }
 
 // limitError turns a limits refusal into the tool error the model reads.

@@ -172,3 +172,19 @@ func (c *controls) prune(ctx context.Context, every time.Duration, logger *slog.
 		cancel()
 	}
 }
+
+// flushRepairs makes a last attempt, at exit, to write the audit records
+// and make the slot releases a store outage left waiting, and says what is
+// lost if the store still refuses.
+func (c *controls) flushRepairs(logger *slog.Logger) {
+	if a, r := c.policy.Pending(); a+r == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.policy.Repair(ctx)
+	if a, r := c.policy.Pending(); a+r > 0 {
+		logger.Error("exiting with audit records and slot releases the store did not take",
+			slog.Int("audit_records", a), slog.Int("slot_releases", r))
+	}
+}

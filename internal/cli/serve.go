@@ -141,6 +141,8 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	pctx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go ctl.prune(pctx, time.Hour, logger)
+	go ctl.policy.Run(pctx, 0) // audit records and slot releases an outage left
+	defer ctl.flushRepairs(logger)
 	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"log/slog"
 	"os"
 
@@ -50,7 +51,12 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()), slog.String("profile", ctl.describe()))
-			return w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
+			rctx, stopRepair := context.WithCancel(cmd.Context())
+			go ctl.policy.Run(rctx, 0)
+			err = w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
+			stopRepair()
+			ctl.flushRepairs(logger)
+			return err
 		},
 	}
 	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML)")
