@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/mcp"
@@ -135,7 +136,7 @@ func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool {
 		return false
 	}
 	p, ok := c.principal(ctx)
-	return ok && p.Entitled(t.Name)
+	return ok && p.Entitled(t.Name) && credential.Allows(ctx, t.Name)
 }
 
 // redact applies the privacy mode to the handler's result.
@@ -162,6 +163,9 @@ func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessa
 	}
 	if !p.Entitled(t.Name) {
 		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"})
+	}
+	if !credential.Allows(ctx, t.Name) {
+		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; its registry entry's entitlements must include it"})
 	}
 	return next(ctx)
 }

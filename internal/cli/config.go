@@ -114,6 +114,13 @@ type AuthConfig struct {
 	Claims         ClaimNames `yaml:"claims"`
 	RequiredScopes []string   `yaml:"required_scopes"`
 	Skew           Duration   `yaml:"skew"`
+	// BindCredentials admits a verified token only if its subject is
+	// registered (warden credentials create --subject) in the token's
+	// tenant and not revoked. API keys always need their registry row.
+	BindCredentials bool `yaml:"bind_credentials"`
+	// CredentialCacheTTL bounds how stale a registry answer may be, and
+	// so how soon a revocation reaches every replica. Default 30s.
+	CredentialCacheTTL Duration `yaml:"credential_cache_ttl"`
 }
 
 // ClaimNames rename the claims read from tokens; empty keeps the default

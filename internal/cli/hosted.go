@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/store/postgres"
@@ -27,6 +28,8 @@ type controls struct {
 	lim       *limits.Limiter
 	verifier  *auth.Verifier    // nil on stdio
 	local     *auth.LocalIssuer // set when tokens come from the local key
+	registry  *credential.Registry
+	bindJWT   bool // verified tokens need a registry row too
 	policy    *policy.Controls
 	store     limitsStore
 	close     func()
@@ -36,6 +39,7 @@ type controls struct {
 type limitsStore interface {
 	limits.Store
 	approval.Store
+	credential.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }
@@ -83,7 +87,9 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 		return nil, err
 	}
 	c := &controls{profile: prof, transport: cfg.Limits.transportLimited(prof), lim: lim, store: st, close: closeStore,
-		policy: &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()}}
+		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()},
+		registry: credential.New(st, &credential.Options{TTL: time.Duration(cfg.Auth.CredentialCacheTTL)}),
+		bindJWT:  cfg.Auth.BindCredentials}
 	if stdio {
 		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
@@ -119,14 +125,16 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 	return c, nil
 }
 
-// wrap puts authentication, the caller binding, then the transport rate
-// limit (unless the local profile leaves it out) in front of the protocol
-// endpoint.
+// wrap puts authentication (API keys from the registry, tokens through
+// the verifier and, with auth.bind_credentials, their registry binding),
+// the caller binding, then the transport rate limit (unless the local
+// profile leaves it out) in front of the protocol endpoint.
 func (c *controls) wrap(next http.Handler) http.Handler {
 	if c.transport {
 		next = c.policy.RateLimit(next)
 	}
-	return c.verifier.Middleware(c.policy.BindCaller(next))
+	authn := c.registry.Middleware(credential.MiddlewareOptions{Verifier: c.verifier, BindJWT: c.bindJWT, Logger: c.policy.Logger})
+	return authn(c.policy.BindCaller(next))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728

@@ -63,6 +63,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.scanCommand(),
 		e.inspectCommand(),
 		e.tokenCommand(),
+		e.credentialsCommand(),
 		e.auditCommand(),
 		e.versionCommand(),
 		e.analyzeWorkerCommand(),

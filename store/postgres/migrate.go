@@ -200,6 +200,23 @@ CREATE TABLE readiness_probe (
 	at_us bigint NOT NULL
 );
 `},
+	{11, "credentials", `
+CREATE TABLE credential (
+	id           text PRIMARY KEY,
+	kind         text NOT NULL,         -- 'api_key' | 'jwt'
+	tenant       text NOT NULL,
+	issuer       text NOT NULL,         -- jwt only; '' for API keys
+	subject      text NOT NULL,
+	key_hash     bytea,                 -- SHA-256 of an API key's secret
+	entitlements text NOT NULL,         -- JSON array
+	label        text NOT NULL,
+	created_us   bigint NOT NULL,
+	expires_us   bigint NOT NULL,       -- 0: never
+	revoked_us   bigint NOT NULL        -- 0: not revoked
+);
+CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
+CREATE INDEX credential_tenant ON credential (tenant, created_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

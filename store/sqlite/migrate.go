@@ -78,6 +78,23 @@ CREATE TABLE readiness_probe (
 	at_us INTEGER NOT NULL
 );
 `},
+	{10, "credentials", `
+CREATE TABLE credential (
+	id           TEXT PRIMARY KEY,
+	kind         TEXT NOT NULL,            -- 'api_key' | 'jwt'
+	tenant       TEXT NOT NULL,
+	issuer       TEXT NOT NULL,            -- jwt only; '' for API keys
+	subject      TEXT NOT NULL,
+	key_hash     BLOB,                     -- SHA-256 of an API key's secret
+	entitlements TEXT NOT NULL,            -- JSON array
+	label        TEXT NOT NULL,
+	created_us   INTEGER NOT NULL,
+	expires_us   INTEGER NOT NULL,         -- 0: never
+	revoked_us   INTEGER NOT NULL          -- 0: not revoked
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
+CREATE INDEX credential_tenant ON credential (tenant, created_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.
