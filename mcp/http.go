@@ -94,9 +94,48 @@ type HTTPOptions struct {
 	Wrap func(http.Handler) http.Handler
 	// Logger receives one line per request; nil uses the server's.
 	Logger *slog.Logger
-	// Ready, if set, is asked by /readyz: an error (a store or key set
-	// that cannot be evaluated) answers 503.
+	// Ready, if set, is asked by the readiness check: an error (a store
+	// or key set that cannot be evaluated) answers 503.
 	Ready func(ctx context.Context) error
+	// LivenessPath and ReadinessPath are where the health checks answer
+	// on this handler. Zero: /healthz and /readyz. "-" serves none, so
+	// that every path but the endpoint and Extra answers 404; the checks
+	// are still available as Liveness and Readiness to mount elsewhere
+	// (a metrics listener).
+	LivenessPath, ReadinessPath string
+	// Observer, if set, is told of every request of the protocol endpoint
+	// when it ends (metrics). Nil: nothing is observed.
+	Observer Observer
+}
+
+// Observer receives a record of each request of the protocol endpoint.
+// It is called on the request's goroutine, with the request's context
+// (its trace span, its correlation id), and must be fast and safe for
+// concurrent use.
+type Observer interface {
+	Request(ctx context.Context, r RequestStats)
+}
+
+// RequestStats describe one served request.
+type RequestStats struct {
+	// Method is the JSON-RPC method of a POST, "" when its body was
+	// refused before it was parsed, and the HTTP verb (GET, DELETE)
+	// otherwise. It comes from the client: bound its values before using
+	// it as a metric label.
+	Method string
+	// Era is "modern", "legacy", or "" when the request was refused
+	// before its era was known.
+	Era string
+	// Status is the HTTP status answered (200 for a stream).
+	Status   int
+	Duration time.Duration
+}
+
+// HTTPStats is what the handler holds open now.
+type HTTPStats struct {
+	InFlight int // requests holding an in-flight slot
+	Sessions int // legacy sessions
+	Streams  int // legacy GET streams open
 }
 
 // HTTPHandler serves a Server over streamable HTTP: the 2026-07-28
@@ -148,6 +187,12 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 	}
 	if o.DetachedCallTimeout <= 0 {
 		o.DetachedCallTimeout = 10 * time.Minute
+	}
+	if o.LivenessPath == "" {
+		o.LivenessPath = "/healthz"
+	}
+	if o.ReadinessPath == "" {
+		o.ReadinessPath = "/readyz"
 	}
 	h.log = o.Logger
 	if h.log == nil {
@@ -230,6 +275,19 @@ func (w *statusWriter) Flush() {
 	}
 }
 
+// requestNote is where the transport notes, for the observer, what a
+// request turned out to be.
+type requestNote struct{ method, era string }
+
+type noteKey struct{}
+
+// noteRequest records the method and era of the request being served.
+func noteRequest(ctx context.Context, method, era string) {
+	if n, ok := ctx.Value(noteKey{}).(*requestNote); ok {
+		n.method, n.era = method, era
+	}
+}
+
 // ServeHTTP routes the protocol path, health checks and extra documents.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cid := r.Header.Get("X-Correlation-Id")
@@ -238,15 +296,27 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Correlation-Id", cid)
 	ctx := WithCorrelationID(r.Context(), cid)
+	var note *requestNote
+	if h.opts.Observer != nil && r.URL.Path == h.opts.Path {
+		note = &requestNote{method: r.Method}
+		if r.Method == http.MethodPost {
+			note.method = ""
+		}
+		ctx = context.WithValue(ctx, noteKey{}, note)
+	}
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
 	start := time.Now()
 	defer func() {
+		d := time.Since(start)
 		h.log.LogAttrs(ctx, slog.LevelInfo, "http request",
 			slog.String("correlation_id", cid), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", sw.status),
 			slog.String("mcp_method", r.Header.Get("Mcp-Method")),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", d))
+		if note != nil {
+			h.opts.Observer.Request(ctx, RequestStats{Method: note.method, Era: note.era, Status: sw.status, Duration: d})
+		}
 	}()
 	switch r.URL.Path {
 	case h.opts.Path:
@@ -257,27 +327,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// caller's share and the in-flight slot are taken behind it, in
 		// serveMCP.
 		h.mcp.ServeHTTP(sw, r)
-	case "/healthz":
-		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(sw, "ok\n")
-	case "/readyz":
-		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if h.draining.Load() {
-			sw.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(sw, "draining\n")
-			return
-		}
-		if h.opts.Ready != nil {
-			rctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-			err := h.opts.Ready(rctx)
-			cancel()
-			if err != nil {
-				sw.WriteHeader(http.StatusServiceUnavailable)
-				_, _ = io.WriteString(sw, "not ready\n")
-				return
-			}
-		}
-		_, _ = io.WriteString(sw, "ready\n")
+	case h.opts.LivenessPath:
+		h.live(sw, r)
+	case h.opts.ReadinessPath:
+		h.ready(sw, r)
 	default:
 		if x, ok := h.opts.Extra[r.URL.Path]; ok {
 			x.ServeHTTP(sw, r)
@@ -285,6 +338,52 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.NotFound(sw, r)
 	}
+}
+
+// Liveness is the liveness check: 200 while the process serves.
+func (h *HTTPHandler) Liveness() http.Handler { return http.HandlerFunc(h.live) }
+
+// Readiness is the readiness check: 503 while draining or while
+// HTTPOptions.Ready fails (the store does not accept writes, the key set
+// cannot be evaluated), 200 otherwise.
+func (h *HTTPHandler) Readiness() http.Handler { return http.HandlerFunc(h.ready) }
+
+func (h *HTTPHandler) live(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+func (h *HTTPHandler) ready(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if h.draining.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "draining\n")
+		return
+	}
+	if h.opts.Ready != nil {
+		rctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		err := h.opts.Ready(rctx)
+		cancel()
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "not ready\n")
+			return
+		}
+	}
+	_, _ = io.WriteString(w, "ready\n")
+}
+
+// Stats reports what the handler holds open now.
+func (h *HTTPHandler) Stats() HTTPStats {
+	h.mu.Lock()
+	sessions := len(h.sessions)
+	h.mu.Unlock()
+	h.streams.mu.Lock()
+	streams := h.streams.total
+	h.streams.mu.Unlock()
+	return HTTPStats{InFlight: len(h.sem), Sessions: sessions, Streams: streams}
 }
 
 func isLoopbackName(host string) bool {

@@ -150,9 +150,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, body []byte, 
 	hv := r.Header.Values("Mcp-Protocol-Version")
 	legacyHeader := len(hv) == 0 || isLegacyVersion(hv[0])
 	if len(sid) > 0 || (!p.hasMeta && legacyHeader) {
+		noteRequest(r.Context(), m.Method, "legacy")
 		h.postLegacy(w, r, m, &p, sid, okSSE)
 		return
 	}
+	noteRequest(r.Context(), m.Method, "modern")
 	h.postModern(w, r, m, &p, hv, okSSE)
 }
 

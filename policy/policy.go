@@ -56,10 +56,41 @@ type Controls struct {
 	// store cannot take them; past it, calls are refused before any work
 	// (audit_unavailable). Zero: DefaultMaxPendingAudit.
 	MaxPendingAudit int
+	// Observer, if set, is told of every tool call's outcome, every
+	// refusal and every store failure (metrics). Nil: nothing.
+	Observer Observer
 
 	line    line
 	repairs repairs
 }
+
+// Observer receives what the controls decide, for metrics. It is called
+// on the request's goroutine and must be fast and safe for concurrent use.
+type Observer interface {
+	// ToolCall reports a call's outcome ("ok", "input_required" or its
+	// error code) and duration.
+	ToolCall(ctx context.Context, tool, outcome string, d time.Duration)
+	// Refused reports a refusal by a control ("rate_limit",
+	// "scan_admission", "audit") with its code.
+	Refused(ctx context.Context, control, code string)
+	// StoreError reports a store call that failed ("rate_limit",
+	// "scan_admission", "slots", "audit").
+	StoreError(ctx context.Context, control string)
+}
+
+// observe returns the observer, or one that drops everything.
+func (c *Controls) observe() Observer {
+	if c.Observer == nil {
+		return nopObserver{}
+	}
+	return c.Observer
+}
+
+type nopObserver struct{}
+
+func (nopObserver) ToolCall(context.Context, string, string, time.Duration) {}
+func (nopObserver) Refused(context.Context, string, string)                 {}
+func (nopObserver) StoreError(context.Context, string)                      {}
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
 // every tool, limits and audit still applied.
@@ -181,6 +212,7 @@ func refuse(t *tool.Tool, e *tool.Error) tool.Outcome {
 func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
 	if !c.reserveAudit() {
 		c.logger().LogAttrs(ctx, slog.LevelError, "call refused: the audit records waiting for the store fill the queue", slog.String("tool", t.Name))
+		c.observe().Refused(ctx, "audit", CodeAuditUnavailable)
 		return auditRefusal(t)
 	}
 	rec := &callRecord{}
@@ -215,6 +247,7 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if r.Credential == "" {
 		r.Credential = "anonymous"
 	}
+	c.observe().ToolCall(ctx, t.Name, outcome, r.Duration)
 	// The audit write must not be cut short by the client leaving; a
 	// record the store refuses waits for it (see repair.go).
 	c.settleAudit(ctx, r)
@@ -258,6 +291,10 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 			return ctx, nil, ctx.Err()
 		}
 		c.logger().LogAttrs(ctx, slog.LevelInfo, "scan refused", slog.String("tool", t.Name), slog.String("code", string(limits.CodeOf(err))))
+		if limits.Unavailable(err) {
+			c.observe().StoreError(ctx, "scan_admission")
+		}
+		c.observe().Refused(ctx, "scan_admission", string(limits.CodeOf(err)))
 		return ctx, nil, limitError(err)
 	}
 	if rec := recordFrom(ctx); rec != nil && scan.Charged() {
@@ -291,12 +328,14 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 func (c *Controls) releaseScan(ctx, rctx context.Context, scan *limits.Scan, refund bool) {
 	if refund {
 		if _, err := scan.Refund(rctx); err != nil {
+			c.observe().StoreError(ctx, "scan_admission")
 			c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded yet; retried", slog.String("cause", err.Error()))
 			c.retryRelease(scan, true)
 			return
 		}
 	}
 	if err := scan.Release(rctx); err != nil {
+		c.observe().StoreError(ctx, "slots")
 		c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released yet; retried until the store is back", slog.String("cause", err.Error()))
 		c.retryRelease(scan, false)
 	}
@@ -370,6 +409,10 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 		d, err := c.Limiter.AllowRequest(r.Context(), CallerKey(p))
 		d.SetHeaders(w.Header())
 		if err != nil {
+			if limits.Unavailable(err) {
+				c.observe().StoreError(r.Context(), "rate_limit")
+			}
+			c.observe().Refused(r.Context(), "rate_limit", string(limits.CodeOf(err)))
 			le, ok := limits.AsError(err)
 			if !ok {
 				le = &errcode.Error{Code: string(limits.CodeRateLimitUnavailable), Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}

@@ -88,6 +88,7 @@ func (c *Controls) settleAudit(ctx context.Context, rec limits.AuditRecord) {
 	}
 	r.mu.Unlock()
 	if err != nil {
+		c.observe().StoreError(ctx, "audit")
 		c.logger().LogAttrs(ctx, slog.LevelWarn, "audit record kept until the store takes it",
 			slog.String("tool", rec.Tool), slog.String("correlation_id", rec.CorrelationID), slog.String("cause", err.Error()))
 	}

@@ -50,6 +50,11 @@ type Config struct {
 	Limits LimitsConfig `yaml:"limits"`
 	Store  StoreConfig  `yaml:"store"`
 
+	// Metrics, Tracing and Health say how the server is observed.
+	Metrics MetricsConfig `yaml:"metrics"`
+	Tracing TracingConfig `yaml:"tracing"`
+	Health  HealthConfig  `yaml:"health"`
+
 	// Tools says which tools run and where network tools may go.
 	Tools ToolsConfig `yaml:"tools"`
 	// Privacy is what may leave in a result: strict, balanced (default)
@@ -153,6 +158,36 @@ type StoreConfig struct {
 	DSN string `yaml:"dsn"`
 }
 
+// MetricsConfig turns on the Prometheus metrics listener.
+type MetricsConfig struct {
+	// Listen is the address of a separate listener serving /metrics,
+	// /healthz and /readyz. Empty: no metrics. Keep it off the public
+	// network.
+	Listen string `yaml:"listen"`
+	// TenantLabels adds the tenant to tool-call metrics. Default off: no
+	// credential, tenant or argument value in a label.
+	TenantLabels bool `yaml:"tenant_labels"`
+}
+
+// TracingConfig turns on OpenTelemetry tracing over OTLP/HTTP.
+type TracingConfig struct {
+	// OTLPEndpoint is the collector's URL, such as http://127.0.0.1:4318.
+	// Empty: no tracing.
+	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	// SampleRatio is the fraction of new traces kept. Default 1.
+	SampleRatio float64 `yaml:"sample_ratio"`
+}
+
+// HealthConfig places the health checks on the public listener.
+type HealthConfig struct {
+	// LivenessPath and ReadinessPath default to /healthz and /readyz;
+	// "-" serves none on the public listener (the metrics listener still
+	// has both), so that every path but the endpoint and the well-known
+	// documents answers 404.
+	LivenessPath  string `yaml:"liveness_path"`
+	ReadinessPath string `yaml:"readiness_path"`
+}
+
 // Duration is a time.Duration written as "30s" or "10m" in YAML.
 type Duration time.Duration
 
@@ -191,6 +226,8 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		"WARDEN_AUTH_JWKS_FILE": &c.Auth.JWKSFile,
 		"WARDEN_PRIVACY":        &c.Privacy,
 		"WARDEN_APPROVALS":      &c.Approvals,
+		"WARDEN_METRICS_LISTEN": &c.Metrics.Listen,
+		"WARDEN_OTLP_ENDPOINT":  &c.Tracing.OTLPEndpoint,
 	}
 	for k, p := range env {
 		if v := getenv(k); v != "" {
@@ -269,6 +306,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Approvals != policy.ApprovalsElicit && c.Approvals != policy.ApprovalsClient {
 		return c, fmt.Errorf("approvals: %q is not elicit or client", c.Approvals)
+	}
+	for name, p := range map[string]string{"health.liveness_path": c.Health.LivenessPath, "health.readiness_path": c.Health.ReadinessPath} {
+		if p != "" && p != "-" && (!strings.HasPrefix(p, "/") || p == c.Path) {
+			return c, fmt.Errorf("%s: %q must start with / and differ from the endpoint, or be - for none", name, p)
+		}
+	}
+	if c.Tracing.SampleRatio < 0 || c.Tracing.SampleRatio > 1 {
+		return c, fmt.Errorf("tracing.sample_ratio: %v is not between 0 and 1", c.Tracing.SampleRatio)
 	}
 	if c.Auth.Issuer != "" && c.Auth.JWKSURL == "" && c.Auth.JWKSFile == "" {
 		return c, fmt.Errorf("auth.issuer is set: give auth.jwks_url or auth.jwks_file too")

@@ -146,8 +146,34 @@ func (c *controls) documents() map[string]http.Handler {
 	}
 	if c.local != nil {
 		docs[auth.JWKSPath] = c.local.JWKSHandler()
+		docs[mcpJWKSPath] = noStoreJSON(c.local.JWKS())
 	}
 	return docs
+}
+
+// mcpJWKSPath is where the Binary³ guide looks for a server's public keys;
+// the same JWKS as auth.JWKSPath, never cached.
+const mcpJWKSPath = "/.well-known/mcp-jwks.json"
+
+// noStoreJSON serves a fixed JSON document to GET and HEAD with
+// Cache-Control: no-store.
+func noStoreJSON(body []byte) http.Handler {
+	body = append(body, '\n')
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(body)
+		}
+	})
 }
 
 // ready fails while the store or the key set cannot be evaluated.

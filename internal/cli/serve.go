@@ -29,6 +29,8 @@ type serveFlags struct {
 	stateDir string
 	store    string
 	origins  []string
+	metrics  string
+	otlp     string
 	gates    gateFlags
 	flagSet  *pflag.FlagSet
 }
@@ -56,6 +58,8 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory for keys and the embedded database")
 	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: embedded SQLite in the state directory)")
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
+	fl.StringVar(&f.metrics, "metrics-listen", "", "address of a separate listener for Prometheus /metrics and the health checks (default: off)")
+	fl.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/HTTP collector URL for traces, such as http://127.0.0.1:4318 (default: off)")
 	f.gates.add(fl)
 	f.flagSet = fl
 	return c
@@ -88,7 +92,8 @@ func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error)
 	for _, o := range []struct {
 		flag string
 		dst  *string
-	}{{f.listen, &cfg.Listen}, {f.logLevel, &cfg.LogLevel}, {f.stateDir, &cfg.StateDir}, {f.store, &cfg.Store.DSN}} {
+	}{{f.listen, &cfg.Listen}, {f.logLevel, &cfg.LogLevel}, {f.stateDir, &cfg.StateDir}, {f.store, &cfg.Store.DSN},
+		{f.metrics, &cfg.Metrics.Listen}, {f.otlp, &cfg.Tracing.OTLPEndpoint}} {
 		if o.flag != "" {
 			*o.dst = o.flag
 		}
@@ -143,11 +148,19 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	go ctl.prune(pctx, time.Hour, logger)
 	go ctl.policy.Run(pctx, 0) // audit records and slot releases an outage left
 	defer ctl.flushRepairs(logger)
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
+	obs, err := openObservability(ctx, cfg, ctl)
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	defer obs.close(logger)
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks()})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
 	opts := &mcp.HTTPOptions{
+		Observer:       obs.observer(),
+		LivenessPath:   cfg.Health.LivenessPath,
+		ReadinessPath:  cfg.Health.ReadinessPath,
 		Path:           cfg.Path,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
 		AllowedOrigins: cfg.AllowedOrigins,
@@ -160,8 +173,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
 	}
 	h := mcp.NewHTTPHandler(w.srv, opts)
+	obs.serve(h, logger)
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           obs.handler(h),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      5 * time.Minute,

@@ -38,6 +38,8 @@ type wireOptions struct {
 	// cfg carries the tools block, privacy and approvals; its zero value
 	// is the safe default (unsafe tools off, balanced, elicit).
 	cfg Config
+	// outer hooks wrap every call outside the controls' (a trace span).
+	outer []mcp.CallHook
 }
 
 func wire(o wireOptions) (*wired, error) {
@@ -83,7 +85,7 @@ func wire(o wireOptions) (*wired, error) {
 	}
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
-		opts.Hooks = o.controls.policy.Hooks()
+		opts.Hooks = append(append([]mcp.CallHook(nil), o.outer...), o.controls.policy.Hooks()...)
 		opts.Admit = o.controls.policy.Admit
 		opts.Visible = o.controls.policy.Visible
 	}
