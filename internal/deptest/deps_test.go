@@ -32,6 +32,7 @@ var rules = []struct {
 	{"toolset/...", []string{"mcp/...", "internal/cli/...", "store/..."}, "tool bindings are adapters around engines"},
 	{"auth/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "request-path controls stand alone"},
 	{"credential/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/...", "store/...", "policy/...", "limits/..."}, "a domain package: the stores implement it"},
+	{"statestore/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/..."}, "a domain package: the stores implement it, the protocol engine uses it"},
 	{"telemetry/...", []string{"toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "telemetry observes the request path through its hooks"},
 	{"limits/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "the domain does not know its storage"},
 	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},

@@ -217,6 +217,28 @@ CREATE TABLE credential (
 CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
 CREATE INDEX credential_tenant ON credential (tenant, created_us);
 `},
+	{12, "protocol_state", `
+CREATE TABLE state_record (             -- mcp.StateStore records: sessions, tasks, keys
+	kind       text NOT NULL,
+	id         text NOT NULL,
+	owner      text NOT NULL,
+	data       bytea NOT NULL,
+	version    bigint NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (kind, id)
+);
+CREATE INDEX state_record_owner ON state_record (kind, owner, expires_us);
+CREATE INDEX state_record_expires ON state_record (expires_us);
+CREATE SEQUENCE state_message_seq;
+CREATE TABLE state_message (            -- mcp.StateStore channels: stream events, answers
+	channel    text NOT NULL,
+	seq        bigint NOT NULL,
+	data       bytea NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (channel, seq)
+);
+CREATE INDEX state_message_expires ON state_message (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

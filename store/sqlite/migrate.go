@@ -95,6 +95,27 @@ CREATE TABLE credential (
 CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
 CREATE INDEX credential_tenant ON credential (tenant, created_us);
 `},
+	{11, "protocol_state", `
+CREATE TABLE state_record (                -- mcp.StateStore records: sessions, tasks, keys
+	kind       TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	owner      TEXT NOT NULL,
+	data       BLOB NOT NULL,
+	version    INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+CREATE INDEX state_record_owner ON state_record (kind, owner, expires_us);
+CREATE INDEX state_record_expires ON state_record (expires_us);
+CREATE TABLE state_message (               -- mcp.StateStore channels: stream events, answers
+	channel    TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (channel, seq)
+) WITHOUT ROWID;
+CREATE INDEX state_message_expires ON state_message (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.
