@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -154,6 +155,12 @@ type Options struct {
 	Admit AdmitFunc
 	// Tasks enables the io.modelcontextprotocol/tasks extension.
 	Tasks bool
+	// State keeps the protocol state that outlives a request: tasks,
+	// legacy sessions, the events kept for resuming their streams, and
+	// the answers to their server-to-client requests. Replicas behind one
+	// endpoint share it (with StateKey), so that any of them serves any
+	// request. Nil: this process's memory.
+	State statestore.Store
 }
 
 // Server serves a tool registry, resources and prompts over MCP, in both
@@ -167,7 +174,9 @@ type Server struct {
 	resultMeta []byte // ,"_meta":{...serverInfo...}
 	sealer     *sealer
 	features   features
-	tasks      *taskStore
+	tasks      bool
+	state      statestore.Store
+	runs       taskRuns
 
 	// lists holds the last rendered tools/list page per era (0 legacy, 1
 	// modern) while every caller sees the same tools; see toolsList.
@@ -220,8 +229,10 @@ func NewServer(reg *tool.Registry, opts *Options) *Server {
 	s.resultMeta = append([]byte(`,"_meta":{"`+metaServerInfo+`":`), s.serverInfo...)
 	s.resultMeta = append(s.resultMeta, '}')
 	s.features.init()
-	if s.opts.Tasks {
-		s.tasks = newTaskStore()
+	s.tasks = s.opts.Tasks
+	s.state = s.opts.State
+	if s.state == nil {
+		s.state = statestore.NewMemory()
 	}
 	s.cancelReg = reg.Subscribe(func() { s.broadcast(notifyTools, "") })
 	return s
@@ -303,7 +314,7 @@ func (s *Server) capabilitiesFor(flags int, legacy bool) map[string]any {
 	if flags&hasCompletions != 0 {
 		caps["completions"] = map[string]any{}
 	}
-	if s.tasks != nil && !legacy {
+	if s.tasks && !legacy {
 		caps["extensions"] = map[string]any{taskExtension: map[string]any{}}
 	}
 	return caps

@@ -51,6 +51,10 @@ type Config struct {
 	Store  StoreConfig  `yaml:"store"`
 
 	// Metrics, Tracing and Health say how the server is observed.
+	// Keys gives the keys every replica shares; empty takes them from
+	// the store (PostgreSQL) or the state directory (embedded store).
+	Keys KeysConfig `yaml:"keys"`
+
 	Metrics MetricsConfig `yaml:"metrics"`
 	Tracing TracingConfig `yaml:"tracing"`
 	Health  HealthConfig  `yaml:"health"`
@@ -228,6 +232,9 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		"WARDEN_APPROVALS":      &c.Approvals,
 		"WARDEN_METRICS_LISTEN": &c.Metrics.Listen,
 		"WARDEN_OTLP_ENDPOINT":  &c.Tracing.OTLPEndpoint,
+
+		"WARDEN_REQUEST_STATE_KEY": &c.Keys.RequestState,
+		"WARDEN_FINGERPRINT_KEY":   &c.Keys.Fingerprint,
 	}
 	for k, p := range env {
 		if v := getenv(k); v != "" {

@@ -6,6 +6,7 @@ import (
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
 )
@@ -40,12 +41,18 @@ type wireOptions struct {
 	cfg Config
 	// outer hooks wrap every call outside the controls' (a trace span).
 	outer []mcp.CallHook
+	// stateKey and fingerprintKey, when set, are the keys shared by every
+	// replica (keys.go); nil takes them from stateDir.
+	stateKey, fingerprintKey []byte
+	// state keeps legacy sessions, tasks and stream events; nil keeps
+	// them in this process's memory.
+	state statestore.Store
 }
 
 func wire(o wireOptions) (*wired, error) {
 	reg := tool.NewRegistry()
-	deps := toolset.Deps{Logger: o.logger}
-	if o.stateDir != "" {
+	deps := toolset.Deps{Logger: o.logger, FingerprintKey: o.fingerprintKey}
+	if o.stateDir != "" && deps.FingerprintKey == nil {
 		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
 		if err != nil {
 			return nil, err
@@ -55,8 +62,8 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
-	var stateKey []byte
-	if o.stateDir != "" {
+	stateKey := o.stateKey
+	if o.stateDir != "" && stateKey == nil {
 		// Input rounds are sealed with this key; replicas that share it
 		// (a shared state directory, or the same file copied) can finish
 		// each other's rounds.
@@ -74,6 +81,7 @@ func wire(o wireOptions) (*wired, error) {
 		Instructions: instructions,
 		Logger:       o.logger,
 		Tasks:        true, // website scans take seconds: clients that can, poll
+		State:        o.state,
 	}
 	var grants approval.Store
 	if o.controls != nil {
