@@ -14,6 +14,7 @@ import (
 	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
 )
@@ -40,6 +41,7 @@ type limitsStore interface {
 	limits.Store
 	approval.Store
 	credential.Store
+	statestore.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }
@@ -221,4 +223,9 @@ func (c *controls) flushRepairs(logger *slog.Logger) {
 		logger.Error("exiting with audit records and slot releases the store did not take",
 			slog.Int("audit_records", a), slog.Int("slot_releases", r))
 	}
+}
+
+// shared reports whether the store is shared by replicas (PostgreSQL).
+func (c Config) sharedStore() bool {
+	return strings.HasPrefix(c.Store.DSN, "postgres://") || strings.HasPrefix(c.Store.DSN, "postgresql://")
 }

@@ -59,7 +59,7 @@ func decodeKey(field, v string) ([]byte, error) {
 func sharedKeys(ctx context.Context, cfg Config, st statestore.Store, shared bool) (stateKey, fpKey []byte, err error) {
 	for _, k := range []struct {
 		field, conf, name string
-		dst             *[]byte
+		dst               *[]byte
 	}{
 		{"keys.request_state", cfg.Keys.RequestState, requestStateKeyName, &stateKey},
 		{"keys.fingerprint", cfg.Keys.Fingerprint, fingerprintKeyName, &fpKey},

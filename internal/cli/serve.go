@@ -153,7 +153,12 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		return &exitError{code: ExitError, err: err}
 	}
 	defer obs.close(logger)
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks()})
+	stateKey, fpKey, err := sharedKeys(ctx, cfg, ctl.store, cfg.sharedStore())
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks(),
+		stateKey: stateKey, fingerprintKey: fpKey, state: ctl.store})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}

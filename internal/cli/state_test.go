@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"encoding/base64"
+
 	"bytes"
+	"github.com/warden-mcp/warden/statestore"
 	"os"
 	"path/filepath"
 	"sync"
@@ -64,5 +67,44 @@ func TestLoadOrCreateKeyRefusesReadableKeys(t *testing.T) {
 				t.Errorf("%s at mode %v was accepted", name, mode)
 			}
 		}
+	}
+}
+
+// Keys shared by replicas: configured keys win; with a shared store, the
+// first replica's state-directory key is written and every other replica
+// reads it, whatever its own directory holds.
+func TestSharedKeys(t *testing.T) {
+	st := statestore.NewMemory()
+	ctx := t.Context()
+	dirA, dirB := t.TempDir(), t.TempDir()
+	keyA, err := loadOrCreateKey(dirA, fingerprintKeyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadOrCreateKey(dirB, fingerprintKeyName); err != nil {
+		t.Fatal(err)
+	}
+	_, fpA, err := sharedKeys(ctx, Config{StateDir: dirA}, st, true)
+	if err != nil || !bytes.Equal(fpA, keyA) {
+		t.Fatalf("first replica: %v, key from its directory %v", err, bytes.Equal(fpA, keyA))
+	}
+	sA, fpB, err := sharedKeys(ctx, Config{StateDir: dirB}, st, true)
+	if err != nil || !bytes.Equal(fpB, keyA) {
+		t.Errorf("second replica did not read the first's fingerprint key: %v", err)
+	}
+	sB, _, _ := sharedKeys(ctx, Config{StateDir: dirA}, st, true)
+	if len(sA) != 32 || !bytes.Equal(sA, sB) {
+		t.Error("replicas disagree on the request-state key")
+	}
+	conf := bytes.Repeat([]byte{9}, 32)
+	sc, _, err := sharedKeys(ctx, Config{StateDir: dirA, Keys: KeysConfig{RequestState: base64.StdEncoding.EncodeToString(conf)}}, st, true)
+	if err != nil || !bytes.Equal(sc, conf) {
+		t.Errorf("configured key: %v", err)
+	}
+	if _, _, err := sharedKeys(ctx, Config{Keys: KeysConfig{Fingerprint: "c2hvcnQ="}}, st, true); err == nil {
+		t.Error("a short configured key was accepted")
+	}
+	if s, f, err := sharedKeys(ctx, Config{StateDir: dirA}, st, false); err != nil || s != nil || f != nil {
+		t.Errorf("embedded store: keys come from the state directory: %v %v %v", s, f, err)
 	}
 }

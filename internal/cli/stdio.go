@@ -46,7 +46,12 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			defer ctl.close()
-			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
+			stateKey, fpKey, err := sharedKeys(cmd.Context(), cfg, ctl.store, cfg.sharedStore())
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg,
+				stateKey: stateKey, fingerprintKey: fpKey})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
