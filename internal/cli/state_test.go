@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"encoding/base64"
-
 	"bytes"
-	"github.com/warden-mcp/warden/statestore"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/warden-mcp/warden/statestore"
 )
 
 func TestLoadOrCreateKeyIsStableAndPrivate(t *testing.T) {
