@@ -153,6 +153,9 @@ type HTTPHandler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	// calls counts the legacy calls running on after their stream
+	// closed, which Wait lets finish.
+	calls sync.WaitGroup
 }
 
 // NewHTTPHandler returns the HTTP handler for s.
@@ -225,8 +228,25 @@ func (h *HTTPHandler) Drain() {
 	h.mu.Unlock()
 }
 
-// Close ends every legacy session, cancelling what still runs in them.
-// Call it after the server has shut down.
+// Wait waits, until ctx ends, for the legacy calls that run on after their
+// client's stream closed: their outcomes are then kept (in the state
+// store too) for the client to collect from any replica. Call it after
+// the server has shut down and before Close.
+func (h *HTTPHandler) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { h.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close ends this replica's copy of every legacy session, cancelling what
+// still runs in them; the sessions' records stay in the state store for
+// other replicas, or this one after a restart. Call it after the server
+// has shut down.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
