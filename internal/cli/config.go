@@ -160,6 +160,9 @@ type LimitsConfig struct {
 // replica.
 type StoreConfig struct {
 	DSN string `yaml:"dsn"`
+	// Schema is the PostgreSQL schema of the store's tables. Default
+	// "warden".
+	Schema string `yaml:"schema"`
 }
 
 // MetricsConfig turns on the Prometheus metrics listener.

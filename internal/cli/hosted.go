@@ -58,7 +58,7 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 		}
 		return st, func() { st.Close() }, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		st, err := postgres.Open(ctx, dsn, nil)
+		st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: cfg.Store.Schema})
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: %w", err)
 		}

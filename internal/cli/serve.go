@@ -230,6 +230,11 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err = hs.Shutdown(sctx)
+	if werr := h.Wait(sctx); werr != nil && err == nil {
+		// Legacy calls whose client left run on to keep their outcomes
+		// for resumption, on any replica; past the deadline they are cut.
+		err = werr
+	}
 	h.Close()
 	if err != nil {
 		_ = hs.Close()
