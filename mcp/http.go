@@ -260,8 +260,8 @@ type releaseKey struct{}
 
 // releaseSlot gives back the request's in-flight slot early.
 func releaseSlot(ctx context.Context) {
-	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
-		f()
+	if r, ok := ctx.Value(releaseKey{}).(*slotRelease); ok {
+		r.release()
 	}
 }
 
@@ -478,31 +478,22 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeBusy(w, nil, "too many requests in flight for this caller", 1)
 		return
 	}
-	var once sync.Once
-	slot := false
-	release := func() {
-		once.Do(func() {
-			if slot {
-				<-h.sem
-			}
-			h.shares.give(caller)
-		})
-	}
-	defer release()
+	rel := &slotRelease{h: h, caller: caller}
+	defer rel.release()
+	var body []byte
+	okSSE := false
 	if r.Method == http.MethodPost {
-		okSSE, ok := checkPostHeaders(w, r)
-		if !ok {
+		var ok bool
+		if okSSE, ok = checkPostHeaders(w, r); !ok {
 			return
 		}
-		body, ok := h.readPostBody(w, r)
-		if !ok {
+		if body, ok = h.readPostBody(w, r); !ok {
 			return
 		}
-		serve = func(w http.ResponseWriter, r *http.Request) { h.post(w, r, body, okSSE) }
 	}
 	select {
 	case h.sem <- struct{}{}:
-		slot = true
+		rel.slot = true
 	default:
 		writeBusy(w, nil, "server busy", 1)
 		return
@@ -510,7 +501,31 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	// A request that turns into a long stream (a legacy GET stream,
 	// subscriptions/listen) gives its slot and share back: the cap
 	// bounds work in flight, and long streams have caps of their own.
-	serve(w, r.WithContext(context.WithValue(r.Context(), releaseKey{}, release)))
+	r = r.WithContext(context.WithValue(r.Context(), releaseKey{}, rel))
+	if serve == nil {
+		h.post(w, r, body, okSSE)
+		return
+	}
+	serve(w, r)
+}
+
+// slotRelease gives back a request's in-flight slot and its caller's
+// share, once.
+type slotRelease struct {
+	h      *HTTPHandler
+	caller string
+	slot   bool
+	done   atomic.Bool
+}
+
+func (r *slotRelease) release() {
+	if r.done.Swap(true) {
+		return
+	}
+	if r.slot {
+		<-r.h.sem
+	}
+	r.h.shares.give(r.caller)
 }
 
 // callerShares counts each authenticated caller's requests in flight.

@@ -45,6 +45,7 @@ type Session struct {
 	// shared links an HTTP session to its record and channels in the
 	// state store (state_session.go); nil on stdio.
 	shared     *sharedSession
+	watching   bool      // watchCancels runs
 	recVersion int64     // the record's version this copy last wrote or read
 	savedAt    time.Time // when the record was last written
 	checked    time.Time // when the record was last read
@@ -184,9 +185,11 @@ func (sess *Session) Handle(ctx context.Context, m *Message, sink Sink) ([]byte,
 	}
 	sess.inflight[key] = cancel
 	caps, level, client := sess.caps, sess.logLevel, sess.client
+	watch := sess.shared != nil && !sess.watching
+	sess.watching = sess.watching || watch
 	sess.mu.Unlock()
-	if sess.shared != nil && m.IsRequest() {
-		go sess.shared.watchCancel(ctx, key, cancel)
+	if watch {
+		go sess.watchCancels()
 	}
 	defer func() {
 		sess.mu.Lock()

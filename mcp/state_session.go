@@ -206,28 +206,50 @@ func (sh *sharedSession) forwardCancel(requestID json.RawMessage) {
 	}
 }
 
-// watchCancel cancels a call of this replica once another replica
-// forwards its cancellation; it reads the channel every cancelPoll, from
-// the first interval on, until ctx (the call's) ends.
-func (sh *sharedSession) watchCancel(ctx context.Context, requestID string, cancel context.CancelCauseFunc) {
+// watchCancels cancels calls of this replica whose cancellation another
+// replica forwarded: it reads the session's cancels channel every
+// cancelPoll while calls run here, and ends once none has for two
+// intervals (the next call starts it again).
+func (sess *Session) watchCancels() {
+	sh := sess.shared
 	t := time.NewTicker(cancelPoll)
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	// Cancellations already in the channel are for calls that have
+	// ended (a client may reuse their ids).
+	var after int64
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	if old, err := sh.st.Messages(ctx, sh.cancels, 0, time.Now(), statestore.MaxMessages); err == nil && len(old) > 0 {
+		after = old[len(old)-1].Seq
+	}
+	cancel()
+	idle := 0
+	for range t.C {
+		sess.mu.Lock()
+		n, closed := len(sess.inflight), sess.closed
+		if closed || (n == 0 && idle >= 1) {
+			sess.watching = false
+			sess.mu.Unlock()
 			return
-		case <-t.C:
 		}
-		rctx, rcancel := context.WithTimeout(ctx, stateTimeout)
-		msgs, err := sh.st.Messages(rctx, sh.cancels, 0, time.Now(), statestore.MaxMessages)
-		rcancel()
+		sess.mu.Unlock()
+		if n == 0 {
+			idle++
+			continue
+		}
+		idle = 0
+		ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+		msgs, err := sh.st.Messages(ctx, sh.cancels, after, time.Now(), statestore.MaxMessages)
+		cancel()
 		if err != nil {
 			continue
 		}
 		for _, m := range msgs {
-			if string(m.Data) == requestID {
-				cancel(nil)
-				return
+			after = m.Seq
+			sess.mu.Lock()
+			c, ok := sess.inflight[string(m.Data)]
+			sess.mu.Unlock()
+			if ok {
+				c(nil)
 			}
 		}
 	}
