@@ -134,9 +134,10 @@ func takeRate(ctx context.Context, q querier, key string, nowUS int64, p limits.
 }
 
 // Prune deletes state that can no longer affect a decision at now: rate
-// logs whose every entry has left its window, and expired leases. Audit
-// and ledger rows older than before are deleted too when before is not
-// zero.
+// logs whose every entry has left its window, expired leases and
+// approvals, and expired protocol state (sessions, tasks, stream events).
+// Audit and ledger rows older than before are deleted too when before is
+// not zero.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		n := now.UnixMicro()
@@ -147,6 +148,12 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM state_record WHERE expires_us < $1`, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM state_message WHERE expires_us < $1`, n); err != nil {
 			return err
 		}
 		if before.IsZero() {

@@ -241,7 +241,8 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) (commit bool, er
 }
 
 // Prune deletes state that can no longer affect a decision at now: rate
-// logs whose every entry has left its window, and expired leases. Audit
+// logs whose every entry has left its window, expired leases, approvals,
+// and expired protocol state (sessions, tasks, stream events). Audit
 // rows and ledger rows older than before are deleted too when before is
 // not zero. It is safe to run at any time.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
@@ -254,6 +255,12 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_grant WHERE until_us <= ?`, n); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM state_record WHERE expires_us < ?`, n); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM state_message WHERE expires_us < ?`, n); err != nil {
 			return false, err
 		}
 		if !before.IsZero() {
