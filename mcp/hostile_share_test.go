@@ -39,19 +39,6 @@ func stalledPost(t *testing.T, addr, caller string) net.Conn {
 	return c
 }
 
-// readStatus reads the status line of the response on c.
-func readStatus(t *testing.T, c net.Conn) int {
-	t.Helper()
-	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("no response: %v", err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 // TestHostileStalledBodiesHoldNoSlot reproduces the lock-out of issue
 // defect 2: three credentials open more stalled bodies than there are
 // in-flight slots. Before the fix the slot was taken before the body was
