@@ -65,7 +65,7 @@ type streamLog struct {
 	// sends after losing its client in the store too (state_session.go);
 	// stored names the streams that have something there.
 	shared *sharedSession
-	stored map[uint64]bool
+	stored map[uint64]int // events kept in the store, per stream
 }
 
 // ttl is the lifetime of what a stream keeps.
@@ -84,9 +84,15 @@ func (l *streamLog) remember(stream uint64, e streamEvent) {
 	}
 	l.mu.Lock()
 	if l.stored == nil {
-		l.stored = map[uint64]bool{}
+		l.stored = map[uint64]int{}
 	}
-	l.stored[stream] = true
+	if !e.Final && l.stored[stream] >= maxLoggedEvents {
+		// The store keeps no more of a stream's related events than
+		// memory does; its outcome is always kept.
+		l.mu.Unlock()
+		return
+	}
+	l.stored[stream]++
 	ttl := l.ttl()
 	l.mu.Unlock()
 	l.shared.keepEvent(stream, e, ttl)
@@ -240,7 +246,7 @@ func (l *streamLog) end(stream uint64) { l.delivered(stream) }
 // resumed.
 func (l *streamLog) delivered(stream uint64) {
 	l.mu.Lock()
-	stored := l.stored[stream]
+	stored := l.stored[stream] > 0
 	delete(l.stored, stream)
 	l.mu.Unlock()
 	if stored {
