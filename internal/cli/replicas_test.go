@@ -299,6 +299,38 @@ auth: {credential_cache_ttl: 1s}
 		}
 	})
 
+	t.Run("SessionApprovalHoldsOnBothReplicas", func(t *testing.T) {
+		// Approved once in a legacy session (asked by a, answered on b),
+		// a confirm tool is not asked about again on b.
+		sid := c.openLegacy(a.url)
+		resp := c.do(context.Background(), a.url, "POST", sid, fmt.Sprintf(scanCall, 6), nil)
+		events := make(chan sseEvent, 8)
+		go readSSE(resp.Body, events)
+		ev := next(t, events, "the approval question")
+		var q struct{ ID, Method string }
+		if json.Unmarshal([]byte(ev.data), &q); q.Method != "elicitation/create" {
+			t.Fatalf("first event: %s", ev.data)
+		}
+		if st, _ := c.call(b.url, "POST", sid, `{"jsonrpc":"2.0","id":"`+q.ID+`","result":{"action":"accept","content":{"approve":true}}}`, nil); st != http.StatusAccepted {
+			t.Fatalf("answer on b: %d", st)
+		}
+		if ev := next(t, events, "the result on a's stream"); strings.Contains(ev.data, "approval_") {
+			t.Fatalf("approved call: %s", ev.data)
+		}
+		resp.Body.Close()
+		// Were b to ask again, this JSON-only request could not carry the
+		// question and would wait: bound it.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		r2 := c.do(ctx, b.url, "POST", sid, fmt.Sprintf(scanCall, 7), map[string]string{"Accept": "application/json"})
+		raw, _ := io.ReadAll(r2.Body)
+		r2.Body.Close()
+		st, body := r2.StatusCode, string(raw)
+		if st != 200 || strings.Contains(body, "elicitation/create") || strings.Contains(body, "approval_") || !strings.Contains(body, `"id":7`) {
+			t.Errorf("b asked again, or refused: %d %.300s", st, body)
+		}
+	})
+
 	t.Run("RevocationReachesBothReplicas", func(t *testing.T) {
 		other, err := exec.Command(bin, "credentials", "create", "--config", cfgs[1], "--tenant", "acme", "--json").Output()
 		if err != nil {
