@@ -220,7 +220,9 @@ func defaultInt(v *int, def int) {
 // is not held up by them, while calls in flight run on to their end.
 func (h *HTTPHandler) Drain() {
 	h.draining.Store(true)
-	h.s.Close()
+	// Listen streams end; the server stays alive to its replicas until
+	// Close, while calls in flight finish.
+	h.s.endListeners()
 	h.mu.Lock()
 	for _, sess := range h.sessions {
 		sess.endStreams()
@@ -245,15 +247,16 @@ func (h *HTTPHandler) Wait(ctx context.Context) error {
 
 // Close ends this replica's copy of every legacy session, cancelling what
 // still runs in them; the sessions' records stay in the state store for
-// other replicas, or this one after a restart. Call it after the server
-// has shut down.
+// other replicas, or this one after a restart. It then retires the server
+// (Server.Retire). Call it after the server has shut down.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for id, sess := range h.sessions {
 		sess.Close()
 		delete(h.sessions, id)
 	}
+	h.mu.Unlock()
+	h.s.Retire()
 }
 
 type releaseKey struct{}

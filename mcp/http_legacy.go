@@ -149,6 +149,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	sink.gone = make(chan struct{})
 	if okSSE {
 		sink.log, sink.stream = &sess.events, sess.events.newStream()
+		sink.reqID, sink.owner = m.ID, h.s.instance
 	}
 	// On a legacy session a lost connection is not a cancellation (the
 	// 2025-11-25 rules): the call runs on, bounded, and its outcome waits
@@ -306,7 +307,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		// The stream was sent by another replica (or by this one
 		// before a restart): what it kept is in the store.
 		sink.open()
-		sess.shared.followRemote(r.Context(), sink, stream, seq, h.opts.DetachedCallTimeout)
+		sess.shared.followRemote(r.Context(), sink, stream, seq, h.opts.DetachedCallTimeout, h.s.replicaGone)
 		sink.finish(nil, nil, nil)
 		return
 	}

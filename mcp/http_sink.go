@@ -44,6 +44,10 @@ type httpSink struct {
 	// session's log; stream is 0 on any other.
 	log    *streamLog
 	stream uint64
+	// reqID is the id of the request whose response this is, and owner
+	// the replica serving it, for a stream kept in the store.
+	reqID json.RawMessage
+	owner string
 
 	mu     sync.Mutex
 	state  sinkState
@@ -79,7 +83,7 @@ func (s *httpSink) to(next sinkState) bool {
 	if next == sinkDetached && s.stream != 0 && s.log.shared != nil {
 		// The stream goes on without its client: other replicas learn
 		// that it exists, and what follows is kept for them too.
-		s.log.remember(s.stream, streamEvent{Mark: true})
+		s.log.remember(s.stream, streamEvent{Mark: true, ID: s.reqID, Owner: s.owner})
 	}
 	return true
 }

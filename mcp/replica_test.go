@@ -453,3 +453,135 @@ func dropSchema(t *testing.T, dsn, schema string) {
 		t.Logf("drop %s: %v", schema, err)
 	}
 }
+
+// cutStore stands for a replica's connection to the store, which a crash
+// cuts: once cut, every call fails.
+type cutStore struct {
+	statestore.Store
+	cut atomic.Bool
+}
+
+var errCut = fmt.Errorf("the replica is gone")
+
+func (c *cutStore) PutState(ctx context.Context, r statestore.Record) (int64, error) {
+	if c.cut.Load() {
+		return 0, errCut
+	}
+	return c.Store.PutState(ctx, r)
+}
+
+func (c *cutStore) AppendMessage(ctx context.Context, ch string, d []byte, exp time.Time) (int64, error) {
+	if c.cut.Load() {
+		return 0, errCut
+	}
+	return c.Store.AppendMessage(ctx, ch, d, exp)
+}
+
+func (c *cutStore) DeleteState(ctx context.Context, kind, id string) error {
+	if c.cut.Load() {
+		return errCut
+	}
+	return c.Store.DeleteState(ctx, kind, id)
+}
+
+// TestReplicaCrash: a replica that stops without warning (no drain, no
+// writes: its store connection cut, its liveness record gone as it would
+// be replicaTTL later) leaves a task and a stream it served; the other
+// replica ends them with replica_lost instead of leaving them working
+// until they expire.
+func TestReplicaCrash(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			rt := newReplicaTools()
+			sa, sb := open(t)
+			cut := &cutStore{Store: sa}
+			srvA := mcp.NewServer(rt.reg, &mcp.Options{Name: "replica", StateKey: peerStateKey, State: cut, Tasks: true})
+			ha := mcp.NewHTTPHandler(srvA, &mcp.HTTPOptions{Wrap: callerFromHeader})
+			tsA := httptest.NewServer(ha)
+			t.Cleanup(func() { tsA.Close(); srvA.Close() })
+			a := &replica{h: ha, ts: tsA}
+			b := newReplica(t, rt, sb)
+			c := client{t: t, caller: "alice"}
+
+			// A task running on a, and a stream on a whose client left.
+			st, body := c.json(a.ts.URL, "POST", "", modernReq(1, "tools/call", `"name":"rep_task"`), modernHdr("tools/call", "rep_task"))
+			if st != 200 || !strings.Contains(body, `"resultType":"task"`) {
+				t.Fatalf("task: %d %s", st, body)
+			}
+			wait(t, rt.started, "the task's start")
+			var res struct {
+				Result struct {
+					TaskID string `json:"taskId"`
+					Status string `json:"status"`
+					Error  struct {
+						Message string `json:"message"`
+					} `json:"error"`
+				} `json:"result"`
+			}
+			json.Unmarshal([]byte(body), &res)
+			id := res.Result.TaskID
+
+			sid := openLegacy(t, c, a)
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "POST", a.ts.URL+"/mcp",
+				strings.NewReader(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"rep_slow","_meta":{"progressToken":"p"}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("X-Test-Caller", c.caller)
+			req.Header.Set("Mcp-Session-Id", sid)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			events := make(chan [2]string, 16)
+			go sseEvents(resp.Body, events)
+			wait(t, rt.started, "rep_slow's start")
+			last := wait(t, events, "the progress event")[0]
+			cancel()
+			resp.Body.Close()
+			for range events {
+			}
+			stream, _, _ := strings.Cut(last, "-")
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				msgs, err := sb.Messages(context.Background(), "events:"+sid+":"+stream, 0, time.Now(), 10)
+				if err == nil && len(msgs) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("a never marked the stream it lost: %v", err)
+				}
+				time.Sleep(10 * time.Millisecond) // polling a condition, bounded
+			}
+
+			// a crashes.
+			cut.cut.Store(true)
+			if err := sb.DeleteState(context.Background(), "replica", srvA.Instance()); err != nil {
+				t.Fatal(err)
+			}
+
+			_, body = c.json(b.ts.URL, "POST", "", modernReq(2, "tasks/get", `"taskId":"`+id+`"`), modernHdr("tasks/get", id))
+			json.Unmarshal([]byte(body), &res)
+			if res.Result.Status != "failed" || !strings.Contains(res.Result.Error.Message, "replica") {
+				t.Errorf("the crashed replica's task, on b: %s", body)
+			}
+			rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer rcancel()
+			greq, _ := http.NewRequestWithContext(rctx, "GET", b.ts.URL+"/mcp", nil)
+			greq.Header.Set("Accept", "text/event-stream")
+			greq.Header.Set("X-Test-Caller", c.caller)
+			greq.Header.Set("Mcp-Session-Id", sid)
+			greq.Header.Set("Last-Event-ID", last)
+			gresp, err := http.DefaultClient.Do(greq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gbody, _ := io.ReadAll(gresp.Body)
+			gresp.Body.Close()
+			if rctx.Err() != nil || !strings.Contains(string(gbody), `"id":8`) || !strings.Contains(string(gbody), "replica_lost") {
+				t.Errorf("the crashed replica's stream, resumed on b: %q", gbody)
+			}
+			close(rt.release) // a's call ends; it can write nothing
+		})
+	}
+}

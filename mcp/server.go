@@ -188,6 +188,12 @@ type Server struct {
 	mu        sync.Mutex
 	listeners map[*listener]struct{}
 	cancelReg func()
+
+	// instance names this server in the state store; its record is kept
+	// alive until Retire (state_replica.go).
+	instance   string
+	stopBeat   context.CancelFunc
+	retireOnce sync.Once
 }
 
 // NewServer returns a server for reg.
@@ -235,22 +241,42 @@ func NewServer(reg *tool.Registry, opts *Options) *Server {
 		s.state = statestore.NewMemory()
 	}
 	s.cancelReg = reg.Subscribe(func() { s.broadcast(notifyTools, "") })
+	s.instance = newID()
+	var bctx context.Context
+	bctx, s.stopBeat = context.WithCancel(context.Background())
+	go s.heartbeat(bctx)
 	return s
 }
 
 // Registry returns the served registry.
 func (s *Server) Registry() *tool.Registry { return s.reg }
 
-// Close stops listening to the registry and ends every open
-// subscriptions/listen stream.
+// Close stops listening to the registry, ends every open
+// subscriptions/listen stream and retires the server (Retire).
 func (s *Server) Close() {
 	s.cancelReg()
+	s.endListeners()
+	s.Retire()
+}
+
+// endListeners ends every open subscriptions/listen stream and legacy
+// session's interest in changes.
+func (s *Server) endListeners() {
 	s.mu.Lock()
 	for l := range s.listeners {
 		l.close()
 	}
 	s.mu.Unlock()
 }
+
+// Instance is the id this server is known by among the replicas sharing
+// its state store.
+func (s *Server) Instance() string { return s.instance }
+
+// Retire removes the server's record from the state store: other
+// replicas then take the tasks and streams it still held as lost. Call it
+// last, once its calls have ended.
+func (s *Server) Retire() { s.retireOnce.Do(s.stopBeat) }
 
 // Logger returns the server's diagnostic logger.
 func (s *Server) Logger() *slog.Logger { return s.log }

@@ -263,6 +263,9 @@ type streamEvent struct {
 	Data  json.RawMessage `json:"d,omitempty"`
 	Final bool            `json:"f,omitempty"`
 	Mark  bool            `json:"m,omitempty"`
+	// A mark names the request and the replica serving it.
+	ID    json.RawMessage `json:"id,omitempty"`
+	Owner string          `json:"o,omitempty"`
 }
 
 // keepEvent writes an event of a stream whose client is gone.
@@ -286,38 +289,69 @@ func (sh *sharedSession) dropStream(stream uint64) {
 // followRemote serves a GET that resumes a stream this replica does not
 // know: the events kept in the store after seq, then, while the stream
 // goes on elsewhere, what follows, until its outcome, the client leaving
-// (ctx) or the stream's lifetime. It reports whether the stream was
-// known to the store at all.
-func (sh *sharedSession) followRemote(ctx context.Context, f *httpSink, stream, seq uint64, ttl time.Duration) bool {
+// (ctx) or the stream's lifetime. When the replica serving the stream has
+// stopped (gone), the stream ends with a replica_lost error as its
+// outcome. It reports whether the stream was known to the store at all.
+func (sh *sharedSession) followRemote(ctx context.Context, f *httpSink, stream, seq uint64, ttl time.Duration, gone func(context.Context, string) bool) bool {
 	ch := sh.eventsChannel(stream)
 	deadline := time.Now().Add(ttl)
 	var after int64
 	known := false
-	t := time.NewTicker(eventsPoll)
-	defer t.Stop()
-	for {
+	var owner string
+	var reqID json.RawMessage
+	last := seq
+	// read forwards what the store has after the last seen; done reports
+	// that the stream has ended (its outcome sent, or the client gone).
+	read := func() (done bool, err error) {
 		rctx, cancel := context.WithTimeout(ctx, stateTimeout)
 		msgs, err := sh.st.Messages(rctx, ch, after, time.Now(), statestore.MaxMessages)
 		cancel()
-		if err == nil {
-			for _, m := range msgs {
-				after = m.Seq
-				known = true
-				var e streamEvent
-				if json.Unmarshal(m.Data, &e) != nil || e.Mark || e.Seq <= seq {
-					continue
-				}
-				if !f.forward(eventID(stream, e.Seq), e.Data, e.Final) {
-					return true // the client left
-				}
-				if e.Final {
-					sh.dropStream(stream)
-					return true
-				}
+		if err != nil {
+			return false, err
+		}
+		for _, m := range msgs {
+			after = m.Seq
+			known = true
+			var e streamEvent
+			if json.Unmarshal(m.Data, &e) != nil {
+				continue
 			}
+			if e.Mark {
+				owner, reqID = e.Owner, e.ID
+				continue
+			}
+			if e.Seq <= seq {
+				continue
+			}
+			last = max(last, e.Seq)
+			if !f.forward(eventID(stream, e.Seq), e.Data, e.Final) {
+				return true, nil // the client left
+			}
+			if e.Final {
+				sh.dropStream(stream)
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	t := time.NewTicker(eventsPoll)
+	defer t.Stop()
+	for {
+		done, err := read()
+		if done {
+			return true
 		}
 		if !known && err == nil {
 			return false
+		}
+		if owner != "" && gone(ctx, owner) {
+			// What it wrote before it stopped comes first.
+			if done, _ := read(); done {
+				return true
+			}
+			f.forward(eventID(stream, last+1), appendError(nil, reqID, replicaLost()), true)
+			sh.dropStream(stream)
+			return true
 		}
 		if time.Now().After(deadline) {
 			return true

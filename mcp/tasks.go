@@ -78,6 +78,8 @@ type taskDoc struct {
 	State   []byte                       `json:"state,omitempty"`
 	Caps    capsDoc                      `json:"caps"`
 	Client  string                       `json:"client,omitempty"`
+	// Owner is the replica that runs the task's handler now.
+	Owner string `json:"owner,omitempty"`
 }
 
 func (d *taskDoc) terminal() bool {
@@ -228,7 +230,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	env.Detach = func() bool {
 		once.Do(func() {
 			doc := &taskDoc{Tool: t.Name, Args: tk.args, Created: now, Updated: now, Status: taskWorking,
-				Answers: r.answers, Caps: tk.caps.doc(), Client: tk.client}
+				Answers: r.answers, Caps: tk.caps.doc(), Client: tk.client, Owner: s.instance}
 			if ok = s.addTask(tk, doc); ok {
 				sink.off()
 				close(detached)
@@ -395,6 +397,21 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 		if err != nil {
 			return unknown(err)
 		}
+		if d.Status == taskWorking && s.replicaGone(sctx, d.Owner) {
+			// Its replica stopped without finishing it: say so rather
+			// than leave it working until it expires.
+			lost := d.Owner
+			if d, err = s.updateTask(sctx, id, caller, func(d *taskDoc) bool {
+				if d.Status != taskWorking || d.Owner != lost {
+					return false
+				}
+				e := replicaLost()
+				d.Status, d.Updated, d.ErrCode, d.ErrMsg = taskFailed, time.Now(), e.Code, e.Message
+				return true
+			}); err != nil {
+				return unknown(err)
+			}
+		}
 		return s.detailedTask(id, d), nil
 	case "tasks/cancel":
 		if _, err := s.updateTask(sctx, id, caller, func(d *taskDoc) bool {
@@ -434,7 +451,7 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 			return nil
 		})
 		if d.Status == taskInput && len(d.Pending) == 0 {
-			d.Status, d.Updated = taskWorking, time.Now()
+			d.Status, d.Updated, d.Owner = taskWorking, time.Now(), s.instance
 			resume, changed = true, true
 		}
 		return changed
