@@ -77,7 +77,8 @@ type Scan struct {
 
 	mu       sync.Mutex
 	expires  time.Time
-	released bool
+	released bool // no longer renewed
+	freed    bool // the store has released the lease
 	kctx     context.Context
 	stop     context.CancelCauseFunc
 	done     chan struct{}
@@ -241,16 +242,19 @@ func (s *Scan) renewLoop(ctx context.Context, cancel context.CancelCauseFunc) {
 }
 
 // Release frees the slot and stops a KeepAlive renewer. It is safe to call
-// more than once. The returned error (CodeScanSlotsUnavailable) only means
-// the slot will be reclaimed at lease expiry instead of now.
+// more than once: once it has succeeded, later calls do nothing; after an
+// error (CodeScanSlotsUnavailable), a later call tries again, so a caller
+// can retry until the store is back rather than leave the slot to expire
+// with its lease.
 func (s *Scan) Release(ctx context.Context) error {
 	s.mu.Lock()
-	if s.released {
+	if s.freed {
 		s.mu.Unlock()
 		return nil
 	}
 	s.released = true
 	stop, done := s.stop, s.done
+	s.stop = nil
 	s.mu.Unlock()
 	if stop != nil {
 		stop(context.Canceled)
@@ -261,6 +265,9 @@ func (s *Scan) Release(ctx context.Context) error {
 	if err := s.l.store.ReleaseLease(ctx, s.leaseID); err != nil {
 		return newError(CodeScanSlotsUnavailable, s.l.cfg.UnavailableRetryAfter, err)
 	}
+	s.mu.Lock()
+	s.freed = true
+	s.mu.Unlock()
 	return nil
 }
 

@@ -137,7 +137,7 @@ func (s *Server) dispatch(ctx context.Context, x *exchange, m *Message, p *param
 		}
 		return s.listen(ctx, x, m)
 	}
-	if x.modern && s.tasks != nil && strings.HasPrefix(m.Method, "tasks/") {
+	if x.modern && s.tasks && strings.HasPrefix(m.Method, "tasks/") {
 		return s.taskMethod(ctx, x, m, p)
 	}
 	if !x.modern {
@@ -313,7 +313,7 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 			return nil, err
 		}
 	}
-	if x.modern && s.tasks != nil && t.Tasks != tool.TasksNone {
+	if x.modern && s.tasks && t.Tasks != tool.TasksNone {
 		if x.caps.tasks {
 			return s.callAsTask(ctx, x, t, args, r)
 		}

@@ -35,13 +35,25 @@
 // io.modelcontextprotocol/tasks extension answer with a task id once their
 // handler calls Call.Detach.
 //
+// # State shared by replicas
+//
+// Tasks, legacy HTTP sessions, the answers to a session's server-to-client
+// requests and what a stream keeps after losing its client live in
+// Options.State (package statestore), so that replicas sharing a store
+// (and StateKey) serve each other's requests; the zero value keeps them in
+// this process. Nothing touches the store while a client stays connected
+// to its stream. See state_session.go for the channels and their polling
+// intervals.
+//
 // # Bounds
 //
 // Messages are capped at 4 MiB and 64 levels of nesting; ids are strings
 // of at most 128 bytes or 64-bit integers; requests in flight, legacy
 // sessions and their GET streams, the outcomes kept for resumption, list
-// pages, subscriptions and tasks are all bounded. Nothing a client sends
-// can panic the server or make it hang.
+// pages, subscriptions and tasks are all bounded, and each authenticated
+// caller gets a bounded share of the server-wide caps. A request's body is
+// read under a deadline before it takes an in-flight slot. Nothing a
+// client sends can panic the server or make it hang.
 //
 // # Errors
 //

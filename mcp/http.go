@@ -44,10 +44,23 @@ type HTTPOptions struct {
 	// rebinding protection for a server bound to loopback).
 	LoopbackPort string
 	// MaxInFlight caps requests served at once; more answer 503. Default
-	// 256.
+	// 256. A request takes its slot only once it is authenticated and its
+	// body has been read, so stalled bodies hold no slot.
 	MaxInFlight int
+	// MaxInFlightPerCaller caps one authenticated caller's requests at
+	// once, from before its body is read to its end, so that a few
+	// credentials cannot take every slot. Default MaxInFlight/8, at least
+	// 1. Without authentication there are no callers to tell apart, and
+	// only MaxInFlight applies.
+	MaxInFlightPerCaller int
+	// BodyReadTimeout bounds the reading of a request body; a client that
+	// sends it slower is answered 408. Default 10 s.
+	BodyReadTimeout time.Duration
 	// MaxSessions caps legacy sessions. Default 1000.
 	MaxSessions int
+	// MaxSessionsPerCaller caps one authenticated caller's legacy
+	// sessions. Default MaxSessions/8, at most 32 and at least 1.
+	MaxSessionsPerCaller int
 	// SessionIdle ends a legacy session unused this long. Default 30
 	// minutes.
 	SessionIdle time.Duration
@@ -81,9 +94,48 @@ type HTTPOptions struct {
 	Wrap func(http.Handler) http.Handler
 	// Logger receives one line per request; nil uses the server's.
 	Logger *slog.Logger
-	// Ready, if set, is asked by /readyz: an error (a store or key set
-	// that cannot be evaluated) answers 503.
+	// Ready, if set, is asked by the readiness check: an error (a store
+	// or key set that cannot be evaluated) answers 503.
 	Ready func(ctx context.Context) error
+	// LivenessPath and ReadinessPath are where the health checks answer
+	// on this handler. Zero: /healthz and /readyz. "-" serves none, so
+	// that every path but the endpoint and Extra answers 404; the checks
+	// are still available as Liveness and Readiness to mount elsewhere
+	// (a metrics listener).
+	LivenessPath, ReadinessPath string
+	// Observer, if set, is told of every request of the protocol endpoint
+	// when it ends (metrics). Nil: nothing is observed.
+	Observer Observer
+}
+
+// Observer receives a record of each request of the protocol endpoint.
+// It is called on the request's goroutine, with the request's context
+// (its trace span, its correlation id), and must be fast and safe for
+// concurrent use.
+type Observer interface {
+	Request(ctx context.Context, r RequestStats)
+}
+
+// RequestStats describe one served request.
+type RequestStats struct {
+	// Method is the JSON-RPC method of a POST, "" when its body was
+	// refused before it was parsed, and the HTTP verb (GET, DELETE)
+	// otherwise. It comes from the client: bound its values before using
+	// it as a metric label.
+	Method string
+	// Era is "modern", "legacy", or "" when the request was refused
+	// before its era was known.
+	Era string
+	// Status is the HTTP status answered (200 for a stream).
+	Status   int
+	Duration time.Duration
+}
+
+// HTTPStats is what the handler holds open now.
+type HTTPStats struct {
+	InFlight int // requests holding an in-flight slot
+	Sessions int // legacy sessions
+	Streams  int // legacy GET streams open
 }
 
 // HTTPHandler serves a Server over streamable HTTP: the 2026-07-28
@@ -94,12 +146,16 @@ type HTTPHandler struct {
 	opts     HTTPOptions
 	log      *slog.Logger
 	sem      chan struct{}
+	shares   callerShares
 	mcp      http.Handler
 	draining atomic.Bool
 	streams  streamRoom
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	// calls counts the legacy calls running on after their stream
+	// closed, which Wait lets finish.
+	calls sync.WaitGroup
 }
 
 // NewHTTPHandler returns the HTTP handler for s.
@@ -116,7 +172,12 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 		o.MaxBodyBytes = MaxMessageBytes
 	}
 	defaultInt(&o.MaxInFlight, 256)
+	defaultInt(&o.MaxInFlightPerCaller, max(1, o.MaxInFlight/8))
 	defaultInt(&o.MaxSessions, 1000)
+	defaultInt(&o.MaxSessionsPerCaller, min(maxSessionsPerCaller, max(1, o.MaxSessions/8)))
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = 10 * time.Second
+	}
 	defaultInt(&o.MaxGETStreams, 1024)
 	defaultInt(&o.MaxGETStreamsPerSession, 8)
 	defaultInt(&o.MaxGETStreamsPerCaller, 64)
@@ -129,6 +190,12 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 	}
 	if o.DetachedCallTimeout <= 0 {
 		o.DetachedCallTimeout = 10 * time.Minute
+	}
+	if o.LivenessPath == "" {
+		o.LivenessPath = "/healthz"
+	}
+	if o.ReadinessPath == "" {
+		o.ReadinessPath = "/readyz"
 	}
 	h.log = o.Logger
 	if h.log == nil {
@@ -153,7 +220,9 @@ func defaultInt(v *int, def int) {
 // is not held up by them, while calls in flight run on to their end.
 func (h *HTTPHandler) Drain() {
 	h.draining.Store(true)
-	h.s.Close()
+	// Listen streams end; the server stays alive to its replicas until
+	// Close, while calls in flight finish.
+	h.s.endListeners()
 	h.mu.Lock()
 	for _, sess := range h.sessions {
 		sess.endStreams()
@@ -161,23 +230,41 @@ func (h *HTTPHandler) Drain() {
 	h.mu.Unlock()
 }
 
-// Close ends every legacy session, cancelling what still runs in them.
-// Call it after the server has shut down.
+// Wait waits, until ctx ends, for the legacy calls that run on after their
+// client's stream closed: their outcomes are then kept (in the state
+// store too) for the client to collect from any replica. Call it after
+// the server has shut down and before Close.
+func (h *HTTPHandler) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { h.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close ends this replica's copy of every legacy session, cancelling what
+// still runs in them; the sessions' records stay in the state store for
+// other replicas, or this one after a restart. It then retires the server
+// (Server.Retire). Call it after the server has shut down.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for id, sess := range h.sessions {
 		sess.Close()
 		delete(h.sessions, id)
 	}
+	h.mu.Unlock()
+	h.s.Retire()
 }
 
 type releaseKey struct{}
 
 // releaseSlot gives back the request's in-flight slot early.
 func releaseSlot(ctx context.Context) {
-	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
-		f()
+	if r, ok := ctx.Value(releaseKey{}).(*slotRelease); ok {
+		r.release()
 	}
 }
 
@@ -211,6 +298,19 @@ func (w *statusWriter) Flush() {
 	}
 }
 
+// requestNote is where the transport notes, for the observer, what a
+// request turned out to be.
+type requestNote struct{ method, era string }
+
+type noteKey struct{}
+
+// noteRequest records the method and era of the request being served.
+func noteRequest(ctx context.Context, method, era string) {
+	if n, ok := ctx.Value(noteKey{}).(*requestNote); ok {
+		n.method, n.era = method, era
+	}
+}
+
 // ServeHTTP routes the protocol path, health checks and extra documents.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cid := r.Header.Get("X-Correlation-Id")
@@ -219,55 +319,41 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Correlation-Id", cid)
 	ctx := WithCorrelationID(r.Context(), cid)
+	var note *requestNote
+	if h.opts.Observer != nil && r.URL.Path == h.opts.Path {
+		note = &requestNote{method: r.Method}
+		if r.Method == http.MethodPost {
+			note.method = ""
+		}
+		ctx = context.WithValue(ctx, noteKey{}, note)
+	}
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
 	start := time.Now()
 	defer func() {
+		d := time.Since(start)
 		h.log.LogAttrs(ctx, slog.LevelInfo, "http request",
 			slog.String("correlation_id", cid), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Int("status", sw.status),
 			slog.String("mcp_method", r.Header.Get("Mcp-Method")),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", d))
+		if note != nil {
+			h.opts.Observer.Request(ctx, RequestStats{Method: note.method, Era: note.era, Status: sw.status, Duration: d})
+		}
 	}()
 	switch r.URL.Path {
 	case h.opts.Path:
 		if !h.checkHostOrigin(sw, r) {
 			return
 		}
-		select {
-		case h.sem <- struct{}{}:
-		default:
-			writeBusy(sw, nil, "server busy", 1)
-			return
-		}
-		// A request that turns into a long stream (a legacy GET stream,
-		// subscriptions/listen) gives its slot back: the cap bounds work
-		// in flight, and long streams have caps of their own.
-		var once sync.Once
-		release := func() { once.Do(func() { <-h.sem }) }
-		defer release()
-		h.mcp.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), releaseKey{}, release)))
-	case "/healthz":
-		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(sw, "ok\n")
-	case "/readyz":
-		sw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if h.draining.Load() {
-			sw.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(sw, "draining\n")
-			return
-		}
-		if h.opts.Ready != nil {
-			rctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-			err := h.opts.Ready(rctx)
-			cancel()
-			if err != nil {
-				sw.WriteHeader(http.StatusServiceUnavailable)
-				_, _ = io.WriteString(sw, "not ready\n")
-				return
-			}
-		}
-		_, _ = io.WriteString(sw, "ready\n")
+		// Authentication (Wrap) runs first, from the headers alone; the
+		// caller's share and the in-flight slot are taken behind it, in
+		// serveMCP.
+		h.mcp.ServeHTTP(sw, r)
+	case h.opts.LivenessPath:
+		h.live(sw, r)
+	case h.opts.ReadinessPath:
+		h.ready(sw, r)
 	default:
 		if x, ok := h.opts.Extra[r.URL.Path]; ok {
 			x.ServeHTTP(sw, r)
@@ -275,6 +361,52 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.NotFound(sw, r)
 	}
+}
+
+// Liveness is the liveness check: 200 while the process serves.
+func (h *HTTPHandler) Liveness() http.Handler { return http.HandlerFunc(h.live) }
+
+// Readiness is the readiness check: 503 while draining or while
+// HTTPOptions.Ready fails (the store does not accept writes, the key set
+// cannot be evaluated), 200 otherwise.
+func (h *HTTPHandler) Readiness() http.Handler { return http.HandlerFunc(h.ready) }
+
+func (h *HTTPHandler) live(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+func (h *HTTPHandler) ready(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if h.draining.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "draining\n")
+		return
+	}
+	if h.opts.Ready != nil {
+		rctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		err := h.opts.Ready(rctx)
+		cancel()
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "not ready\n")
+			return
+		}
+	}
+	_, _ = io.WriteString(w, "ready\n")
+}
+
+// Stats reports what the handler holds open now.
+func (h *HTTPHandler) Stats() HTTPStats {
+	h.mu.Lock()
+	sessions := len(h.sessions)
+	h.mu.Unlock()
+	h.streams.mu.Lock()
+	streams := h.streams.total
+	h.streams.mu.Unlock()
+	return HTTPStats{InFlight: len(h.sem), Sessions: sessions, Streams: streams}
 }
 
 func isLoopbackName(host string) bool {
@@ -324,16 +456,113 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 	return false
 }
 
+// serveMCP serves an authenticated request of the protocol endpoint. The
+// caller's share of the in-flight cap is taken first and bounds what one
+// credential may have open, stalled bodies included; the body is read
+// under BodyReadTimeout; only then is a server-wide slot taken, so slow
+// or stalled clients hold no slot.
 func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	var serve func(http.ResponseWriter, *http.Request)
 	switch r.Method {
 	case http.MethodPost:
-		h.post(w, r)
 	case http.MethodGet:
-		h.get(w, r)
+		serve = h.get
 	case http.MethodDelete:
-		h.delete(w, r)
+		serve = h.delete
 	default:
 		methodNotAllowed(w)
+		return
+	}
+	caller := callerOf(r.Context())
+	if !h.shares.take(caller, h.opts.MaxInFlightPerCaller) {
+		// The body is left unread: closing the connection keeps net/http
+		// from waiting for it before it answers.
+		w.Header().Set("Connection", "close")
+		writeBusy(w, nil, "too many requests in flight for this caller", 1)
+		return
+	}
+	rel := &slotRelease{h: h, caller: caller}
+	defer rel.release()
+	var body []byte
+	okSSE := false
+	if r.Method == http.MethodPost {
+		var ok bool
+		if okSSE, ok = checkPostHeaders(w, r); !ok {
+			return
+		}
+		if body, ok = h.readPostBody(w, r); !ok {
+			return
+		}
+	}
+	select {
+	case h.sem <- struct{}{}:
+		rel.slot = true
+	default:
+		writeBusy(w, nil, "server busy", 1)
+		return
+	}
+	// A request that turns into a long stream (a legacy GET stream,
+	// subscriptions/listen) gives its slot and share back: the cap
+	// bounds work in flight, and long streams have caps of their own.
+	r = r.WithContext(context.WithValue(r.Context(), releaseKey{}, rel))
+	if serve == nil {
+		h.post(w, r, body, okSSE)
+		return
+	}
+	serve(w, r)
+}
+
+// slotRelease gives back a request's in-flight slot and its caller's
+// share, once.
+type slotRelease struct {
+	h      *HTTPHandler
+	caller string
+	slot   bool
+	done   atomic.Bool
+}
+
+func (r *slotRelease) release() {
+	if r.done.Swap(true) {
+		return
+	}
+	if r.slot {
+		<-r.h.sem
+	}
+	r.h.shares.give(r.caller)
+}
+
+// callerShares counts each authenticated caller's requests in flight.
+type callerShares struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take makes room for one more request of caller, or reports false at
+// the cap. The unauthenticated caller "" is not counted.
+func (c *callerShares) take(caller string, max int) bool {
+	if caller == "" {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[caller] >= max {
+		return false
+	}
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[caller]++
+	return true
+}
+
+func (c *callerShares) give(caller string) {
+	if caller == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[caller]--; c.n[caller] <= 0 {
+		delete(c.n, caller)
 	}
 }
 
@@ -355,6 +584,7 @@ var httpStatuses = [numKinds]int{
 	KindNotAcceptable:        http.StatusNotAcceptable,
 	KindTooLarge:             http.StatusRequestEntityTooLarge,
 	KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	KindTimeout:              http.StatusRequestTimeout,
 }
 
 // httpStatus returns the status e is answered with.

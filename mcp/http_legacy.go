@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/warden-mcp/warden/statestore"
 )
 
 // Legacy sessions over HTTP: initialize opens one and names it in
@@ -14,10 +16,10 @@ import (
 // server-initiated messages or resumes a call's stream (Last-Event-ID),
 // and DELETE ends it.
 
-// maxSessionsPerCaller bounds the legacy sessions one credential holds, so
-// one caller cannot take every session of the server. Without
-// authentication there are no callers to tell apart, and only the
-// server-wide cap applies.
+// maxSessionsPerCaller is the most the default of
+// HTTPOptions.MaxSessionsPerCaller may be, so one caller cannot take
+// every session of the server. Without authentication there are no
+// callers to tell apart, and only the server-wide cap applies.
 const maxSessionsPerCaller = 32
 
 // session finds the request's legacy session, or answers the request
@@ -28,16 +30,93 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request, id json.Ra
 		writeJSONError(w, id, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: Mcp-Session-Id must be given once"))
 		return nil, false
 	}
-	h.mu.Lock()
-	sess, ok := h.sessions[sid[0]]
-	h.mu.Unlock()
-	// A session belongs to the caller that opened it: another credential
-	// that learns its id finds nothing there.
-	if !ok || sess.caller != callerOf(r.Context()) {
+	caller := callerOf(r.Context())
+	sess, err := h.lookupSession(r.Context(), sid[0], caller)
+	switch {
+	case errors.Is(err, statestore.ErrNotFound):
+		// A session belongs to the caller that opened it: another
+		// credential that learns its id finds nothing there.
 		writeJSONError(w, id, rpcErr(CodeInvalidRequest, KindNotFound, "session not found"))
+		return nil, false
+	case err != nil:
+		h.log.Error("session state unavailable", "cause", err.Error())
+		writeBusy(w, id, "session state unavailable", 2)
 		return nil, false
 	}
 	return sess, true
+}
+
+// lookupSession finds a session of caller: the local copy, checked
+// against the store at most once per sessionRecheck, or one made from the
+// record another replica wrote.
+func (h *HTTPHandler) lookupSession(ctx context.Context, id, caller string) (*Session, error) {
+	h.mu.Lock()
+	sess, ok := h.sessions[id]
+	h.mu.Unlock()
+	if ok && sess.caller != caller {
+		return nil, statestore.ErrNotFound
+	}
+	now := time.Now()
+	if ok {
+		sess.mu.Lock()
+		recheck := sess.shared != nil && now.Sub(sess.checked) > sessionRecheck
+		save := sess.shared != nil && now.Sub(sess.savedAt) > h.opts.SessionIdle/4
+		sess.mu.Unlock()
+		if recheck {
+			sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+			rec, err := h.s.state.GetState(sctx, "session", id, now)
+			cancel()
+			if errors.Is(err, statestore.ErrNotFound) {
+				h.dropLocal(id, sess) // deleted, or expired, on another replica
+				return nil, err
+			}
+			if err != nil {
+				return nil, err
+			}
+			sess.mu.Lock()
+			sess.checked, sess.recVersion = now, max(sess.recVersion, rec.Version)
+			sess.mu.Unlock()
+		}
+		if save {
+			go sess.persist() // pushes the record's expiry back
+		}
+		return sess, nil
+	}
+	if len(id) > 64 {
+		return nil, statestore.ErrNotFound
+	}
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	rec, err := h.s.state.GetState(sctx, "session", id, now)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	if rec.Owner != caller {
+		return nil, statestore.ErrNotFound
+	}
+	sess, err = h.sessionFromRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if other, ok := h.sessions[id]; ok { // another request made it first
+		h.mu.Unlock()
+		sess.Close()
+		return other, nil
+	}
+	h.sessions[id] = sess
+	h.mu.Unlock()
+	return sess, nil
+}
+
+// dropLocal ends this replica's copy of a session gone from the store.
+func (h *HTTPHandler) dropLocal(id string, sess *Session) {
+	h.mu.Lock()
+	if h.sessions[id] == sess {
+		delete(h.sessions, id)
+	}
+	h.mu.Unlock()
+	sess.end(errClientEnded)
 }
 
 func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Message, p *params, sid []string, okSSE bool) {
@@ -55,7 +134,10 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	}
 	switch {
 	case m.IsResponse():
-		sess.Deliver(m)
+		if !sess.Deliver(m) && sess.shared != nil {
+			// The request it answers waits on another replica.
+			sess.shared.forwardAnswer(m, h.s.opts.StateTTL)
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case m.IsNotification():
@@ -67,6 +149,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	sink.gone = make(chan struct{})
 	if okSSE {
 		sink.log, sink.stream = &sess.events, sess.events.newStream()
+		sink.reqID, sink.owner = m.ID, h.s.instance
 	}
 	// On a legacy session a lost connection is not a cancellation (the
 	// 2025-11-25 rules): the call runs on, bounded, and its outcome waits
@@ -78,7 +161,9 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 		ctx, ledger = withLedger(ctx)
 	}
 	done := make(chan struct{})
+	h.calls.Add(1)
 	go func() {
+		defer h.calls.Done()
 		defer close(done)
 		defer cancel()
 		res, rerr := sess.Handle(ctx, m, sink)
@@ -109,7 +194,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, m *Mess
 		writeJSONError(w, m.ID, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: initialize must be a request"))
 		return
 	}
-	sess, err := h.newSession(callerOf(r.Context()))
+	sess, err := h.newSession(r.Context(), callerOf(r.Context()))
 	if err != nil {
 		writeBusy(w, m.ID, "too many sessions", 5)
 		return
@@ -120,41 +205,56 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, m *Mess
 		writeJSONError(w, m.ID, rerr)
 		return
 	}
+	// Every replica can serve the session from here on.
+	if err := sess.shared.save(sess); err != nil {
+		h.log.Error("session not recorded; initialize refused", "cause", err.Error())
+		h.endSession(sess.ID, errClientEnded)
+		writeBusy(w, m.ID, "session state unavailable", 2)
+		return
+	}
 	w.Header().Set("Mcp-Session-Id", sess.ID)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(appendResponse(nil, m.ID, res))
 }
 
-func (h *HTTPHandler) newSession(caller string) (*Session, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// newSession opens a session of caller, within the caps counted across
+// every replica sharing the store.
+func (h *HTTPHandler) newSession(ctx context.Context, caller string) (*Session, error) {
 	now := time.Now()
+	h.mu.Lock()
 	for id, s := range h.sessions {
 		if now.Sub(s.IdleSince()) > h.opts.SessionIdle {
-			s.Close()
+			s.Close() // this copy; the record expires by itself
 			delete(h.sessions, id)
 		}
 	}
-	if len(h.sessions) >= h.opts.MaxSessions {
+	h.mu.Unlock()
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	total, mine, err := h.s.state.CountState(sctx, "session", caller, now)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	if total >= h.opts.MaxSessions {
 		return nil, errors.New("too many sessions")
 	}
-	mine := 0
-	for _, s := range h.sessions {
-		if s.caller == caller {
-			mine++
-		}
-	}
-	if caller != "" && mine >= maxSessionsPerCaller {
+	if caller != "" && mine >= h.opts.MaxSessionsPerCaller {
 		return nil, errors.New("too many sessions for this caller")
 	}
 	sess := h.s.NewSession(newID())
 	sess.caller = caller
+	sess.shared = newSharedSession(h.s.state, h.log, sess.ID, caller, h.opts.SessionIdle)
+	sess.events.shared = sess.shared
 	sess.events.limits(h.opts.MaxKeptResultBytes, h.opts.DetachedCallTimeout)
+	h.mu.Lock()
 	h.sessions[sess.ID] = sess
+	h.mu.Unlock()
 	return sess, nil
 }
 
-// endSession ends a session with cause, which its calls' admission sees.
+// endSession ends a session with cause, which its calls' admission sees,
+// and removes it from the store: every replica forgets it within
+// sessionRecheck.
 func (h *HTTPHandler) endSession(id string, cause error) {
 	h.mu.Lock()
 	sess, ok := h.sessions[id]
@@ -162,6 +262,14 @@ func (h *HTTPHandler) endSession(id string, cause error) {
 	h.mu.Unlock()
 	if ok {
 		sess.end(cause)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	defer cancel()
+	if err := h.s.state.DeleteState(ctx, "session", id); err != nil {
+		h.log.Warn("session record not deleted; it expires when idle", "cause", err.Error())
+	}
+	for _, ch := range []string{"answers:" + id, "cancels:" + id} {
+		_ = h.s.state.DeleteMessages(ctx, ch)
 	}
 }
 
@@ -194,6 +302,14 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	resumed := false
 	if lei := r.Header.Get("Last-Event-ID"); lei != "" {
 		stream, seq, resumed = parseEventID(lei)
+	}
+	if resumed && !sess.events.knows(stream) && sess.shared != nil {
+		// The stream was sent by another replica (or by this one
+		// before a restart): what it kept is in the store.
+		sink.open()
+		sess.shared.followRemote(r.Context(), sink, stream, seq, h.opts.DetachedCallTimeout, h.s.replicaGone)
+		sink.finish(nil, nil, nil)
+		return
 	}
 	if resumed {
 		// A resumed stream carries the rest of the stream it resumes;

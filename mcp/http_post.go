@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // readBody reads at most max bytes; a longer body, announced or chunked,
@@ -70,29 +73,65 @@ func acceptsJSON(r *http.Request) (json, sse bool) {
 	return json, sse
 }
 
-// post reads and parses a POST body, then hands the message to the era
-// it belongs to: legacy when it names a session, or carries neither
-// modern _meta nor a modern MCP-Protocol-Version header.
-func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+// checkPostHeaders checks a POST's media types before its body is read;
+// it answers the request and reports false when they are refused, and
+// reports whether the client accepts SSE.
+func checkPostHeaders(w http.ResponseWriter, r *http.Request) (okSSE, ok bool) {
 	if !isJSONMediaType(r.Header.Get("Content-Type")) {
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindUnsupportedMediaType, Message: "content type must be application/json", Data: map[string]string{"code": "unsupported_media_type"}})
-		return
+		return false, false
 	}
 	okJSON, okSSE := acceptsJSON(r)
 	if !okJSON && !okSSE {
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindNotAcceptable, Message: "Accept must include application/json or text/event-stream", Data: map[string]string{"code": "not_acceptable"}})
-		return
+		return false, false
 	}
+	return okSSE, true
+}
+
+// readPostBody reads the body, bounded in size and in time: a client
+// that does not send it within BodyReadTimeout is answered 408. It
+// answers the request and reports false when the body is refused.
+func (h *HTTPHandler) readPostBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	rc := http.NewResponseController(w)
+	limit := h.opts.BodyReadTimeout
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 {
+		// The server's own read timeout, set when the request began,
+		// may be the shorter bound; the deadline replaces it.
+		limit = min(limit, srv.ReadTimeout)
+	}
+	timed := rc.SetReadDeadline(time.Now().Add(limit)) == nil
 	body, tooLarge, err := readBody(r, h.opts.MaxBodyBytes)
+	if timed && err == nil && !tooLarge {
+		// The body is in; the connection's reads (net/http watches for
+		// the client leaving) must not end with the short deadline. A
+		// body refused keeps it, so that net/http does not wait for the
+		// rest of it.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if tooLarge {
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindTooLarge, Message: "request body too large",
 			Data: map[string]any{"code": "request_too_large", "limitBytes": h.opts.MaxBodyBytes}})
-		return
+		return nil, false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		w.Header().Set("Connection", "close")
+		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindTimeout, Message: "the request body was not sent in time",
+			Data: map[string]any{"code": "request_timeout", "limitSeconds": h.opts.BodyReadTimeout.Seconds()}})
+		return nil, false
 	}
 	if err != nil {
 		writeJSONError(w, nil, rpcErr(CodeParseError, KindInvalid, "parse error: the body could not be read"))
-		return
+		return nil, false
 	}
+	return body, true
+}
+
+// post parses a POST body, then hands the message to the era it belongs
+// to: legacy when it names a session, or carries neither modern _meta
+// nor a modern MCP-Protocol-Version header.
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, body []byte, okSSE bool) {
 	m, perr := ParseMessage(body)
 	if perr != nil {
 		var id json.RawMessage
@@ -111,9 +150,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	hv := r.Header.Values("Mcp-Protocol-Version")
 	legacyHeader := len(hv) == 0 || isLegacyVersion(hv[0])
 	if len(sid) > 0 || (!p.hasMeta && legacyHeader) {
+		noteRequest(r.Context(), m.Method, "legacy")
 		h.postLegacy(w, r, m, &p, sid, okSSE)
 		return
 	}
+	noteRequest(r.Context(), m.Method, "modern")
 	h.postModern(w, r, m, &p, hv, okSSE)
 }
 

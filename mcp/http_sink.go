@@ -44,6 +44,10 @@ type httpSink struct {
 	// session's log; stream is 0 on any other.
 	log    *streamLog
 	stream uint64
+	// reqID is the id of the request whose response this is, and owner
+	// the replica serving it, for a stream kept in the store.
+	reqID json.RawMessage
+	owner string
 
 	mu     sync.Mutex
 	state  sinkState
@@ -75,6 +79,11 @@ func (s *httpSink) to(next sinkState) bool {
 		s.startStream()
 	} else if prev < sinkDetached && s.gone != nil {
 		close(s.gone)
+	}
+	if next == sinkDetached && s.stream != 0 && s.log.shared != nil {
+		// The stream goes on without its client: other replicas learn
+		// that it exists, and what follows is kept for them too.
+		s.log.remember(s.stream, streamEvent{Mark: true, ID: s.reqID, Owner: s.owner})
 	}
 	return true
 }
@@ -183,6 +192,9 @@ func (s *httpSink) event(msg []byte) error {
 		}
 	}
 	if s.state != sinkStreaming {
+		if s.stream != 0 && s.log.shared != nil {
+			s.log.remember(s.stream, streamEvent{Seq: s.seq, Data: append(json.RawMessage(nil), msg...)})
+		}
 		return nil
 	}
 	if err := s.write(id, msg); err != nil && s.stream == 0 {
@@ -287,10 +299,14 @@ func (s *httpSink) finish(id json.RawMessage, res []byte, e *Error) error {
 		s.log.delivered(s.stream)
 		return nil
 	}
-	// The client is gone: the outcome waits for it to resume the stream.
+	// The client is gone: the outcome waits for it to resume the stream,
+	// here and, for a shared session, in the store.
 	kept, fs, fault := s.log.keepFinal(s.stream, s.seq, msg, func(limit int) []byte {
 		return appendError(nil, id, resultNotKept(limit))
 	})
+	if s.log.shared != nil {
+		s.log.remember(s.stream, streamEvent{Seq: s.seq, Data: kept, Final: true})
+	}
 	delivered := false
 	for _, f := range fs {
 		if f.forward(eid, kept, true) {

@@ -104,6 +104,8 @@ const (
 	KindTooLarge
 	// KindUnsupportedMediaType: the request body is not JSON.
 	KindUnsupportedMediaType
+	// KindTimeout: the client did not send its request in time.
+	KindTimeout
 	numKinds
 )
 

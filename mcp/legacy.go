@@ -42,6 +42,13 @@ type Session struct {
 	events streamLog
 	// caller is the authenticated caller that opened the session (HTTP).
 	caller string
+	// shared links an HTTP session to its record and channels in the
+	// state store (state_session.go); nil on stdio.
+	shared     *sharedSession
+	watching   bool      // watchCancels runs
+	recVersion int64     // the record's version this copy last wrote or read
+	savedAt    time.Time // when the record was last written
+	checked    time.Time // when the record was last read
 }
 
 // NewSession starts a legacy session. id is the transport's session id
@@ -178,7 +185,12 @@ func (sess *Session) Handle(ctx context.Context, m *Message, sink Sink) ([]byte,
 	}
 	sess.inflight[key] = cancel
 	caps, level, client := sess.caps, sess.logLevel, sess.client
+	watch := sess.shared != nil && !sess.watching
+	sess.watching = sess.watching || watch
 	sess.mu.Unlock()
+	if watch {
+		go sess.watchCancels()
+	}
 	defer func() {
 		sess.mu.Lock()
 		delete(sess.inflight, key)
@@ -239,16 +251,22 @@ func (sess *Session) HandleNotification(m *Message) {
 		sess.mu.Lock()
 		sess.ready = true
 		sess.mu.Unlock()
+		sess.persist()
 	case "notifications/cancelled":
 		var n struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
 		if json.Unmarshal(m.Params, &n) == nil && n.RequestID != nil {
 			sess.mu.Lock()
-			if c, ok := sess.inflight[string(n.RequestID)]; ok {
-				c(nil)
-			}
+			c, ok := sess.inflight[string(n.RequestID)]
 			sess.mu.Unlock()
+			switch {
+			case ok:
+				c(nil)
+			case sess.shared != nil:
+				// The call may run on another replica.
+				sess.shared.forwardCancel(n.RequestID)
+			}
 		}
 	}
 }
@@ -290,7 +308,10 @@ func (sess *Session) input(x *exchange) func(context.Context, map[string]tool.In
 
 var errNoAnswer = errors.New("the client did not answer")
 
-// request sends a server-to-client request and waits for its response.
+// request sends a server-to-client request and waits for its response. On
+// a session shared between replicas the answer may land on another one,
+// which hands it over through the store: it is looked for every
+// answerPoll.
 func (sess *Session) request(ctx context.Context, sink Sink, method string, params json.RawMessage) (json.RawMessage, error) {
 	ch := make(chan *Message, 1)
 	sess.mu.Lock()
@@ -300,6 +321,11 @@ func (sess *Session) request(ctx context.Context, sink Sink, method string, para
 	}
 	sess.nextID++
 	id := "warden-" + strconv.FormatUint(sess.nextID, 10)
+	if sess.shared != nil {
+		// Unique across replicas: an answer names the request it
+		// answers, and may reach another one.
+		id += "-" + newID()[:12]
+	}
 	sess.pending[id] = ch
 	sess.mu.Unlock()
 	cleanup := func() {
@@ -313,14 +339,29 @@ func (sess *Session) request(ctx context.Context, sink Sink, method string, para
 	}
 	timer := time.NewTimer(sess.s.opts.StateTTL)
 	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		cleanup()
-		return nil, ctx.Err()
-	case <-timer.C:
-		cleanup()
-		return nil, &tool.Error{Code: "input_timeout", Message: "the client did not answer in time"}
-	case m, ok := <-ch:
+	var poll <-chan time.Time
+	if sess.shared != nil {
+		t := time.NewTicker(answerPoll)
+		defer t.Stop()
+		poll = t.C
+	}
+	for {
+		var m *Message
+		var ok bool
+		select {
+		case <-ctx.Done():
+			cleanup()
+			return nil, ctx.Err()
+		case <-timer.C:
+			cleanup()
+			return nil, &tool.Error{Code: "input_timeout", Message: "the client did not answer in time"}
+		case m, ok = <-ch:
+		case <-poll:
+			if m, ok = sess.shared.findAnswer(ctx, id); !ok {
+				continue
+			}
+			cleanup()
+		}
 		if !ok || m == nil {
 			return nil, errNoAnswer
 		}
@@ -346,6 +387,7 @@ func (sess *Session) legacyMethod(ctx context.Context, x *exchange, m *Message, 
 		sess.mu.Lock()
 		sess.logLevel = req.Level
 		sess.mu.Unlock()
+		sess.persist()
 		return []byte(`{}`), nil
 	case "resources/subscribe", "resources/unsubscribe":
 		if !sess.s.features.hasResources() {
@@ -367,6 +409,7 @@ func (sess *Session) legacyMethod(ctx context.Context, x *exchange, m *Message, 
 			delete(l.uris, uri)
 		}
 		l.mu.Unlock()
+		sess.persist()
 		return []byte(`{}`), nil
 	}
 	return nil, methodNotFound()

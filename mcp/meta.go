@@ -15,6 +15,24 @@ type clientCaps struct {
 	tasks                       bool
 }
 
+// capsDoc is clientCaps as kept in the state store.
+type capsDoc struct {
+	Elicitation    bool `json:"elicitation,omitempty"`
+	ElicitationURL bool `json:"elicitationUrl,omitempty"`
+	Sampling       bool `json:"sampling,omitempty"`
+	SamplingTools  bool `json:"samplingTools,omitempty"`
+	Roots          bool `json:"roots,omitempty"`
+	Tasks          bool `json:"tasks,omitempty"`
+}
+
+func (c clientCaps) doc() capsDoc {
+	return capsDoc{c.elicitation, c.elicitationURL, c.sampling, c.samplingTools, c.roots, c.tasks}
+}
+
+func (d capsDoc) caps() clientCaps {
+	return clientCaps{d.Elicitation, d.ElicitationURL, d.Sampling, d.SamplingTools, d.Roots, d.Tasks}
+}
+
 func (c clientCaps) supports(name string) bool {
 	switch name {
 	case "elicitation":

@@ -61,6 +61,62 @@ type streamLog struct {
 	keepBytes  int           // budget of finals' bytes; 0: defaultKeptBytes
 	keepTTL    time.Duration // lifetime of a kept final; 0: defaultKeptTTL
 	followers  map[uint64][]*httpSink
+	// shared, for a session shared between replicas, keeps what a stream
+	// sends after losing its client in the store too (state_session.go);
+	// stored names the streams that have something there.
+	shared *sharedSession
+	stored map[uint64]int // events kept in the store, per stream
+}
+
+// ttl is the lifetime of what a stream keeps.
+func (l *streamLog) ttl() time.Duration {
+	if l.keepTTL <= 0 {
+		return defaultKeptTTL
+	}
+	return l.keepTTL
+}
+
+// remember writes an event of a stream that lost its client to the store,
+// for a replica that resumes it. It is called without l.mu.
+func (l *streamLog) remember(stream uint64, e streamEvent) {
+	if l.shared == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.stored == nil {
+		l.stored = map[uint64]int{}
+	}
+	if !e.Final && l.stored[stream] >= maxLoggedEvents {
+		// The store keeps no more of a stream's related events than
+		// memory does; its outcome is always kept.
+		l.mu.Unlock()
+		return
+	}
+	l.stored[stream]++
+	ttl := l.ttl()
+	l.mu.Unlock()
+	l.shared.keepEvent(stream, e, ttl)
+}
+
+// knows reports whether this replica has anything of stream: open, or
+// with events or an outcome kept.
+func (l *streamLog) knows(stream uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.open[stream]; ok {
+		return true
+	}
+	for _, e := range l.events {
+		if e.stream == stream {
+			return true
+		}
+	}
+	for _, f := range l.finals {
+		if f.stream == stream {
+			return true
+		}
+	}
+	return false
 }
 
 // limits sets the budget and lifetime of kept outcomes.
@@ -189,6 +245,15 @@ func (l *streamLog) end(stream uint64) { l.delivered(stream) }
 // received its outcome, so the log holds only streams that may still be
 // resumed.
 func (l *streamLog) delivered(stream uint64) {
+	l.mu.Lock()
+	stored := l.stored[stream] > 0
+	delete(l.stored, stream)
+	l.mu.Unlock()
+	if stored {
+		// Before the local copy goes: a resume that no longer finds it
+		// here must not find it in the store either.
+		l.shared.dropStream(stream)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.open, stream)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -154,6 +155,12 @@ type Options struct {
 	Admit AdmitFunc
 	// Tasks enables the io.modelcontextprotocol/tasks extension.
 	Tasks bool
+	// State keeps the protocol state that outlives a request: tasks,
+	// legacy sessions, the events kept for resuming their streams, and
+	// the answers to their server-to-client requests. Replicas behind one
+	// endpoint share it (with StateKey), so that any of them serves any
+	// request. Nil: this process's memory.
+	State statestore.Store
 }
 
 // Server serves a tool registry, resources and prompts over MCP, in both
@@ -167,7 +174,9 @@ type Server struct {
 	resultMeta []byte // ,"_meta":{...serverInfo...}
 	sealer     *sealer
 	features   features
-	tasks      *taskStore
+	tasks      bool
+	state      statestore.Store
+	runs       taskRuns
 
 	// lists holds the last rendered tools/list page per era (0 legacy, 1
 	// modern) while every caller sees the same tools; see toolsList.
@@ -179,6 +188,12 @@ type Server struct {
 	mu        sync.Mutex
 	listeners map[*listener]struct{}
 	cancelReg func()
+
+	// instance names this server in the state store; its record is kept
+	// alive until Retire (state_replica.go).
+	instance   string
+	stopBeat   context.CancelFunc
+	retireOnce sync.Once
 }
 
 // NewServer returns a server for reg.
@@ -220,26 +235,48 @@ func NewServer(reg *tool.Registry, opts *Options) *Server {
 	s.resultMeta = append([]byte(`,"_meta":{"`+metaServerInfo+`":`), s.serverInfo...)
 	s.resultMeta = append(s.resultMeta, '}')
 	s.features.init()
-	if s.opts.Tasks {
-		s.tasks = newTaskStore()
+	s.tasks = s.opts.Tasks
+	s.state = s.opts.State
+	if s.state == nil {
+		s.state = statestore.NewMemory()
 	}
 	s.cancelReg = reg.Subscribe(func() { s.broadcast(notifyTools, "") })
+	s.instance = newID()
+	var bctx context.Context
+	bctx, s.stopBeat = context.WithCancel(context.Background())
+	go s.heartbeat(bctx)
 	return s
 }
 
 // Registry returns the served registry.
 func (s *Server) Registry() *tool.Registry { return s.reg }
 
-// Close stops listening to the registry and ends every open
-// subscriptions/listen stream.
+// Close stops listening to the registry, ends every open
+// subscriptions/listen stream and retires the server (Retire).
 func (s *Server) Close() {
 	s.cancelReg()
+	s.endListeners()
+	s.Retire()
+}
+
+// endListeners ends every open subscriptions/listen stream and legacy
+// session's interest in changes.
+func (s *Server) endListeners() {
 	s.mu.Lock()
 	for l := range s.listeners {
 		l.close()
 	}
 	s.mu.Unlock()
 }
+
+// Instance is the id this server is known by among the replicas sharing
+// its state store.
+func (s *Server) Instance() string { return s.instance }
+
+// Retire removes the server's record from the state store: other
+// replicas then take the tasks and streams it still held as lost. Call it
+// last, once its calls have ended.
+func (s *Server) Retire() { s.retireOnce.Do(s.stopBeat) }
 
 // Logger returns the server's diagnostic logger.
 func (s *Server) Logger() *slog.Logger { return s.log }
@@ -303,7 +340,7 @@ func (s *Server) capabilitiesFor(flags int, legacy bool) map[string]any {
 	if flags&hasCompletions != 0 {
 		caps["completions"] = map[string]any{}
 	}
-	if s.tasks != nil && !legacy {
+	if s.tasks && !legacy {
 		caps["extensions"] = map[string]any{taskExtension: map[string]any{}}
 	}
 	return caps

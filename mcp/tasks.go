@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -34,6 +35,18 @@ const (
 	taskCanceled      = "cancelled"
 )
 
+// A task's record lives in the server's state store (Options.State), so
+// that any replica answers tasks/get, tasks/update and tasks/cancel; its
+// handler runs on the replica that started it, or on the one that
+// received the answers that let a parked task go on. A replica that runs
+// a task reads its record every taskWatch and stops the run once another
+// replica has cancelled it.
+
+// taskWatch is how often a running task's record is read for a
+// cancellation made on another replica.
+const taskWatch = time.Second
+
+// task is a task run by this replica.
 type task struct {
 	id      string
 	caller  string
@@ -41,68 +54,131 @@ type task struct {
 	args    json.RawMessage
 	created time.Time
 	expires time.Time
-	cancel  context.CancelFunc
 	base    context.Context // the creating request's values, without its cancellation
 
 	caps   clientCaps // what the creating request declared
 	client string     // the creating request's client name
 
-	mu      sync.Mutex
-	status  string
-	updated time.Time
-	result  []byte
-	errCode int
-	errMsg  string
-	pending map[string]tool.InputRequest
-	answers map[string]json.RawMessage
-	state   []byte
+	mu     sync.Mutex
+	cancel context.CancelFunc
 }
 
-func (t *task) terminal() bool {
-	return t.status == taskDone || t.status == taskFailed || t.status == taskCanceled
+// taskDoc is a task's record in the state store.
+type taskDoc struct {
+	Tool    string                       `json:"tool"`
+	Args    json.RawMessage              `json:"args,omitempty"`
+	Created time.Time                    `json:"created"`
+	Updated time.Time                    `json:"updated"`
+	Status  string                       `json:"status"`
+	Result  json.RawMessage              `json:"result,omitempty"`
+	ErrCode int                          `json:"errCode,omitempty"`
+	ErrMsg  string                       `json:"errMsg,omitempty"`
+	Pending map[string]tool.InputRequest `json:"pending,omitempty"`
+	Answers map[string]json.RawMessage   `json:"answers,omitempty"`
+	State   []byte                       `json:"state,omitempty"`
+	Caps    capsDoc                      `json:"caps"`
+	Client  string                       `json:"client,omitempty"`
+	// Owner is the replica that runs the task's handler now.
+	Owner string `json:"owner,omitempty"`
 }
 
-type taskStore struct {
-	mu    sync.Mutex
-	tasks map[string]*task
+func (d *taskDoc) terminal() bool {
+	return d.Status == taskDone || d.Status == taskFailed || d.Status == taskCanceled
 }
 
-func newTaskStore() *taskStore { return &taskStore{tasks: map[string]*task{}} }
+// tasks are the tasks this replica runs, for tasks/cancel to stop them at
+// once; other replicas' cancellations reach them through the store.
+type taskRuns struct {
+	mu   sync.Mutex
+	runs map[string]*task
+}
 
-func (ts *taskStore) add(t *task) bool {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	now := time.Now()
-	for id, old := range ts.tasks {
-		if now.After(old.expires) {
-			old.stop()
-			delete(ts.tasks, id)
-		}
+func (tr *taskRuns) put(t *task) {
+	tr.mu.Lock()
+	if tr.runs == nil {
+		tr.runs = map[string]*task{}
 	}
-	if len(ts.tasks) >= maxTasks {
+	tr.runs[t.id] = t
+	tr.mu.Unlock()
+}
+
+func (tr *taskRuns) drop(t *task) {
+	tr.mu.Lock()
+	if tr.runs[t.id] == t {
+		delete(tr.runs, t.id)
+	}
+	tr.mu.Unlock()
+}
+
+func (tr *taskRuns) stop(id string) {
+	tr.mu.Lock()
+	t := tr.runs[id]
+	tr.mu.Unlock()
+	if t != nil {
+		t.stop()
+	}
+}
+
+// stateTimeout bounds one state-store call on the request path.
+const stateTimeout = 2 * time.Second
+
+// addTask records a task that has just detached; false when the task caps
+// are reached or the store cannot take it (the call then runs to its end
+// in the request).
+func (s *Server) addTask(tk *task, doc *taskDoc) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	defer cancel()
+	total, mine, err := s.state.CountState(ctx, "task", tk.caller, time.Now())
+	if err != nil || total >= maxTasks || (tk.caller != "" && mine >= maxTasksPerCaller) {
 		return false
 	}
-	mine := 0
-	for _, old := range ts.tasks {
-		if old.caller == t.caller {
-			mine++
-		}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return false
 	}
-	if t.caller != "" && mine >= maxTasksPerCaller {
-		return false // the call runs to its end in the request instead
+	if _, err := s.state.PutState(ctx, statestore.Record{Kind: "task", ID: tk.id, Owner: tk.caller, Data: b, Expires: tk.expires}); err != nil {
+		s.log.Warn("task not recorded; the call runs in its request", "cause", err.Error())
+		return false
 	}
-	ts.tasks[t.id] = t
+	s.runs.put(tk)
 	return true
 }
 
-func (ts *taskStore) get(id, caller string) (*task, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	t, ok := ts.tasks[id]
-	if !ok || t.caller != caller || time.Now().After(t.expires) {
-		return nil, false
+// loadTask reads a task's record for caller.
+func (s *Server) loadTask(ctx context.Context, id, caller string) (*taskDoc, statestore.Record, error) {
+	rec, err := s.state.GetState(ctx, "task", id, time.Now())
+	if err != nil {
+		return nil, rec, err
 	}
-	return t, true
+	if rec.Owner != caller {
+		return nil, rec, statestore.ErrNotFound
+	}
+	var d taskDoc
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return nil, rec, err
+	}
+	return &d, rec, nil
+}
+
+// updateTask applies change to a task's record, again on a conflict with
+// another replica; change reports false to leave the record as it is.
+func (s *Server) updateTask(ctx context.Context, id, caller string, change func(d *taskDoc) bool) (*taskDoc, error) {
+	for attempt := 0; ; attempt++ {
+		d, rec, err := s.loadTask(ctx, id, caller)
+		if err != nil {
+			return nil, err
+		}
+		if !change(d) {
+			return d, nil
+		}
+		if rec.Data, err = json.Marshal(d); err != nil {
+			return nil, err
+		}
+		_, err = s.state.PutState(ctx, rec)
+		if err == nil || !errors.Is(err, statestore.ErrConflict) || attempt >= 16 {
+			return d, err
+		}
+	}
 }
 
 func missingTasksCapability() *Error {
@@ -141,8 +217,8 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	now := time.Now()
 	tk := &task{
 		id: newID(), caller: callerOf(ctx), tool: t, args: append(json.RawMessage(nil), args...),
-		created: now, updated: now, expires: now.Add(taskTTL), cancel: tcancel,
-		base: context.WithoutCancel(ctx), status: taskWorking, answers: r.answers, caps: x.caps, client: x.client,
+		created: now, expires: now.Add(taskTTL), cancel: tcancel,
+		base: context.WithoutCancel(ctx), caps: x.caps, client: x.client,
 	}
 	sink := &switchSink{sink: x.sink}
 	tx := *x
@@ -153,9 +229,12 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	ok := true
 	env.Detach = func() bool {
 		once.Do(func() {
-			if ok = s.tasks.add(tk); ok {
+			doc := &taskDoc{Tool: t.Name, Args: tk.args, Created: now, Updated: now, Status: taskWorking,
+				Answers: r.answers, Caps: tk.caps.doc(), Client: tk.client, Owner: s.instance}
+			if ok = s.addTask(tk, doc); ok {
 				sink.off()
 				close(detached)
+				go s.watchTask(tctx, tk)
 			}
 		})
 		return ok
@@ -200,54 +279,85 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 	}
 }
 
-// settle records how a task's run ended.
-func (s *Server) settle(tk *task, res tool.Outcome, r *rounds) {
-	tk.mu.Lock()
-	defer tk.mu.Unlock()
-	tk.updated = time.Now()
-	if tk.status == taskCanceled {
-		return
-	}
-	if res.Interrupt == nil {
-		b, err := res.Result.MarshalJSON()
-		if err != nil {
-			tk.status, tk.errCode, tk.errMsg = taskFailed, CodeInternalError, "internal error"
+// watchTask stops a run of tk once its record says another replica
+// cancelled it (or it is gone), until ctx, the run's, ends.
+func (s *Server) watchTask(ctx context.Context, tk *task) {
+	t := time.NewTicker(taskWatch)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, stateTimeout)
+		d, _, err := s.loadTask(rctx, tk.id, tk.caller)
+		cancel()
+		if errors.Is(err, statestore.ErrNotFound) || (err == nil && d.Status == taskCanceled) {
+			tk.stop()
 			return
 		}
-		tk.status = taskDone
-		tk.result = s.finish(&exchange{modern: true}, b, false)
-		return
 	}
-	var pe *tool.ProtocolError
-	var mc *tool.MissingCapabilityError
-	switch {
-	case errors.Is(res.Interrupt.Err, tool.ErrInputRequired):
-		tk.status = taskInput
-		tk.pending = res.Interrupt.Pending
-		tk.state = res.Interrupt.State
-		if r != nil && r.answers != nil {
-			tk.answers = r.answers
+}
+
+// settle records how a task's run ended.
+func (s *Server) settle(tk *task, res tool.Outcome, r *rounds) {
+	defer s.runs.drop(tk)
+	defer tk.stop() // the run has ended; so does its watch
+	var result []byte
+	if res.Interrupt == nil {
+		if b, err := res.Result.MarshalJSON(); err == nil {
+			result = s.finish(&exchange{modern: true}, b, false)
 		}
-	case errors.As(res.Interrupt.Err, &pe):
-		tk.status, tk.errCode, tk.errMsg = taskFailed, pe.Code, pe.Message
-	case errors.As(res.Interrupt.Err, &mc):
-		tk.status, tk.errCode, tk.errMsg = taskFailed, CodeMissingCapability, mc.Error()
-	default:
-		tk.status, tk.errCode, tk.errMsg = taskFailed, CodeInternalError, "internal error"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	defer cancel()
+	_, err := s.updateTask(ctx, tk.id, tk.caller, func(d *taskDoc) bool {
+		if d.Status == taskCanceled {
+			return false
+		}
+		d.Updated = time.Now()
+		if res.Interrupt == nil {
+			if result == nil {
+				d.Status, d.ErrCode, d.ErrMsg = taskFailed, CodeInternalError, "internal error"
+			} else {
+				d.Status, d.Result = taskDone, result
+			}
+			return true
+		}
+		var pe *tool.ProtocolError
+		var mc *tool.MissingCapabilityError
+		switch {
+		case errors.Is(res.Interrupt.Err, tool.ErrInputRequired):
+			d.Status = taskInput
+			d.Pending = res.Interrupt.Pending
+			d.State = res.Interrupt.State
+			if r != nil && r.answers != nil {
+				d.Answers = r.answers
+			}
+		case errors.As(res.Interrupt.Err, &pe):
+			d.Status, d.ErrCode, d.ErrMsg = taskFailed, pe.Code, pe.Message
+		case errors.As(res.Interrupt.Err, &mc):
+			d.Status, d.ErrCode, d.ErrMsg = taskFailed, CodeMissingCapability, mc.Error()
+		default:
+			d.Status, d.ErrCode, d.ErrMsg = taskFailed, CodeInternalError, "internal error"
+		}
+		return true
+	})
+	if err != nil {
+		s.log.Error("task outcome not recorded", "task", tk.id, "cause", err.Error())
 	}
 }
 
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (s *Server) createTaskResult(tk *task) []byte {
-	tk.mu.Lock()
-	defer tk.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{
 		"resultType":     "task",
 		"taskId":         tk.id,
 		"status":         taskWorking,
 		"createdAt":      isoTime(tk.created),
-		"lastUpdatedAt":  isoTime(tk.updated),
+		"lastUpdatedAt":  isoTime(tk.created),
 		"ttlMs":          taskTTL.Milliseconds(),
 		"pollIntervalMs": taskPoll.Milliseconds(),
 		"_meta":          map[string]json.RawMessage{metaServerInfo: s.serverInfo},
@@ -271,63 +381,109 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 	if id == "" {
 		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: taskId must be a non-empty string")
 	}
-	tk, ok := s.tasks.get(id, callerOf(ctx))
-	if !ok {
-		return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown task")
+	caller := callerOf(ctx)
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	unknown := func(err error) ([]byte, *Error) {
+		if errors.Is(err, statestore.ErrNotFound) {
+			return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown task")
+		}
+		s.log.Error("task state unavailable", "cause", err.Error())
+		return nil, rpcErr(CodeInternalError, KindUnavailable, "task state unavailable; retry later")
 	}
 	switch m.Method {
 	case "tasks/get":
-		return s.detailedTask(tk), nil
-	case "tasks/cancel":
-		tk.mu.Lock()
-		if !tk.terminal() {
-			tk.status, tk.updated = taskCanceled, time.Now()
-			tk.pending = nil
+		d, _, err := s.loadTask(sctx, id, caller)
+		if err != nil {
+			return unknown(err)
 		}
-		tk.mu.Unlock()
-		tk.stop()
+		if d.Status == taskWorking && s.replicaGone(sctx, d.Owner) {
+			// Its replica stopped without finishing it: say so rather
+			// than leave it working until it expires.
+			lost := d.Owner
+			if d, err = s.updateTask(sctx, id, caller, func(d *taskDoc) bool {
+				if d.Status != taskWorking || d.Owner != lost {
+					return false
+				}
+				e := replicaLost()
+				d.Status, d.Updated, d.ErrCode, d.ErrMsg = taskFailed, time.Now(), e.Code, e.Message
+				return true
+			}); err != nil {
+				return unknown(err)
+			}
+		}
+		return s.detailedTask(id, d), nil
+	case "tasks/cancel":
+		if _, err := s.updateTask(sctx, id, caller, func(d *taskDoc) bool {
+			if d.terminal() {
+				return false
+			}
+			d.Status, d.Updated, d.Pending = taskCanceled, time.Now(), nil
+			return true
+		}); err != nil {
+			return unknown(err)
+		}
+		s.runs.stop(id) // at once here; a run elsewhere stops within taskWatch
 		return s.finish(x, []byte("{}"), false), nil
 	}
 	// tasks/update
 	if len(p.inputResponses) == 0 || jsonwalk.Kind(p.inputResponses) != "object" {
 		return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: inputResponses must be an object")
 	}
-	tk.mu.Lock()
 	resume := false
-	_ = jsonwalk.EachMember(p.inputResponses, func(k, v []byte) error {
-		key, ok := jsonwalk.Unquote(k)
-		if !ok || jsonwalk.Kind(v) != "object" {
+	d, err := s.updateTask(sctx, id, caller, func(d *taskDoc) bool {
+		resume = false
+		changed := false
+		_ = jsonwalk.EachMember(p.inputResponses, func(k, v []byte) error {
+			key, ok := jsonwalk.Unquote(k)
+			if !ok || jsonwalk.Kind(v) != "object" {
+				return nil
+			}
+			if _, asked := d.Pending[key]; !asked {
+				return nil // answers to questions not asked are ignored
+			}
+			if d.Answers == nil {
+				d.Answers = map[string]json.RawMessage{}
+			}
+			d.Answers[key] = append(json.RawMessage(nil), v...)
+			delete(d.Pending, key)
+			changed = true
 			return nil
+		})
+		if d.Status == taskInput && len(d.Pending) == 0 {
+			d.Status, d.Updated, d.Owner = taskWorking, time.Now(), s.instance
+			resume, changed = true, true
 		}
-		if _, asked := tk.pending[key]; !asked {
-			return nil // answers to questions not asked are ignored
-		}
-		if tk.answers == nil {
-			tk.answers = map[string]json.RawMessage{}
-		}
-		tk.answers[key] = append(json.RawMessage(nil), v...)
-		delete(tk.pending, key)
-		return nil
+		return changed
 	})
-	if tk.status == taskInput && len(tk.pending) == 0 {
-		tk.status, tk.updated = taskWorking, time.Now()
-		resume = true
+	if err != nil {
+		return unknown(err)
 	}
-	tk.mu.Unlock()
 	if resume {
-		go s.resume(tk)
+		go s.resume(ctx, id, caller, d)
 	}
 	return s.finish(x, []byte("{}"), false), nil
 }
 
-// resume runs a parked task's handler again with every answer so far.
-func (s *Server) resume(tk *task) {
-	ctx, cancel := context.WithDeadline(tk.base, tk.expires)
+// resume runs a parked task's handler again, on this replica, with every
+// answer so far; ctx is the request that brought the last answer (its
+// caller and values, without its cancellation).
+func (s *Server) resume(ctx context.Context, id, caller string, d *taskDoc) {
+	t, ok := s.reg.Lookup(d.Tool)
+	created := d.Created
+	expires := created.Add(taskTTL)
+	tk := &task{id: id, caller: caller, tool: t, args: d.Args, created: created, expires: expires,
+		base: context.WithoutCancel(ctx), caps: d.Caps.caps(), client: d.Client}
+	if !ok {
+		s.settle(tk, tool.Outcome{Interrupt: &tool.Interrupt{Err: errors.New("the task's tool is no longer served")}}, nil)
+		return
+	}
+	rctx, cancel := context.WithDeadline(tk.base, expires)
 	defer cancel()
-	tk.mu.Lock()
 	tk.cancel = cancel // tasks/cancel now stops this run
-	r := &rounds{s: s, answers: tk.answers, state: tk.state}
-	tk.mu.Unlock()
+	s.runs.put(tk)
+	go s.watchTask(rctx, tk)
+	r := &rounds{s: s, answers: d.Answers, state: d.State}
 	env := tool.CallEnv{
 		Logger:   s.log,
 		Supports: tk.caps.supports,
@@ -335,7 +491,7 @@ func (s *Server) resume(tk *task) {
 		State:    r.state,
 		Detach:   func() bool { return true },
 	}
-	res := s.runTool(ctx, tk.tool, tk.args, env, CallInfo{Modern: true, Client: tk.client, Supports: tk.caps.supports, Input: env.Input})
+	res := s.runTool(rctx, t, tk.args, env, CallInfo{Modern: true, Client: tk.client, Supports: tk.caps.supports, Input: env.Input})
 	s.settle(tk, res, r)
 }
 
@@ -344,29 +500,29 @@ func (t *task) stop() {
 	t.mu.Lock()
 	c := t.cancel
 	t.mu.Unlock()
-	c()
+	if c != nil {
+		c()
+	}
 }
 
-func (s *Server) detailedTask(tk *task) []byte {
-	tk.mu.Lock()
-	defer tk.mu.Unlock()
+func (s *Server) detailedTask(id string, d *taskDoc) []byte {
 	body := map[string]any{
 		"resultType":     "complete",
-		"taskId":         tk.id,
-		"status":         tk.status,
-		"createdAt":      isoTime(tk.created),
-		"lastUpdatedAt":  isoTime(tk.updated),
+		"taskId":         id,
+		"status":         d.Status,
+		"createdAt":      isoTime(d.Created),
+		"lastUpdatedAt":  isoTime(d.Updated),
 		"ttlMs":          taskTTL.Milliseconds(),
 		"pollIntervalMs": taskPoll.Milliseconds(),
 		"_meta":          map[string]json.RawMessage{metaServerInfo: s.serverInfo},
 	}
-	switch tk.status {
+	switch d.Status {
 	case taskDone:
-		body["result"] = json.RawMessage(tk.result)
+		body["result"] = d.Result
 	case taskFailed:
-		body["error"] = map[string]any{"code": tk.errCode, "message": tk.errMsg}
+		body["error"] = map[string]any{"code": d.ErrCode, "message": d.ErrMsg}
 	case taskInput:
-		body["inputRequests"] = tk.pending
+		body["inputRequests"] = d.Pending
 	}
 	b, _ := json.Marshal(body)
 	return b

@@ -72,9 +72,10 @@ type Gates struct {
 	scope           *Scope
 	approvals       string
 	ttl             time.Duration
-	grants          approval.Store   // shared by replicas: stateless approvals
-	sessionGrants   *approval.Memory // legacy sessions' approvals
-	now             func() time.Time
+	// grants is shared by replicas: stateless approvals, and legacy
+	// sessions' under the session's key (which replicas share too).
+	grants approval.Store
+	now    func() time.Time
 }
 
 // NewGates checks cfg against the registry: an unknown tool or family
@@ -83,7 +84,7 @@ type Gates struct {
 func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g := &Gates{
 		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
-		grants: grants, sessionGrants: approval.NewMemory(0), now: time.Now,
+		grants: grants, now: time.Now,
 	}
 	switch g.approvals {
 	case "":
@@ -256,10 +257,13 @@ func (g *Gates) approve(c *Controls) mcp.CallHook {
 		if !ok || !pok {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
 		}
-		var store approval.Store = g.grants
+		store := g.grants
 		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), info.Client, t.Name)
 		if !info.Modern {
-			store, key = g.sessionGrants, approval.Key("session", info.Session, t.Name)
+			// The session's key is random and shared by every replica
+			// serving the session: its approvals hold there and nowhere
+			// else, and are unreachable once it ends.
+			key = approval.Key("session", info.Session, t.Name)
 		}
 		if t.Catalog.Trust == tool.TrustConfirm {
 			granted, err := store.ApprovalGranted(ctx, key, g.now())

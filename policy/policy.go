@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/mcp"
@@ -51,9 +52,45 @@ type Controls struct {
 	// Queue makes calls that find the scan slots taken wait in line for
 	// one (the local profile). Nil refuses them at once (hosted).
 	Queue *Queue
+	// MaxPendingAudit bounds the audit records kept in memory while the
+	// store cannot take them; past it, calls are refused before any work
+	// (audit_unavailable). Zero: DefaultMaxPendingAudit.
+	MaxPendingAudit int
+	// Observer, if set, is told of every tool call's outcome, every
+	// refusal and every store failure (metrics). Nil: nothing.
+	Observer Observer
 
-	line line
+	line    line
+	repairs repairs
 }
+
+// Observer receives what the controls decide, for metrics. It is called
+// on the request's goroutine and must be fast and safe for concurrent use.
+type Observer interface {
+	// ToolCall reports a call's outcome ("ok", "input_required" or its
+	// error code) and duration.
+	ToolCall(ctx context.Context, tool, outcome string, d time.Duration)
+	// Refused reports a refusal by a control ("rate_limit",
+	// "scan_admission", "audit") with its code.
+	Refused(ctx context.Context, control, code string)
+	// StoreError reports a store call that failed ("rate_limit",
+	// "scan_admission", "slots", "audit").
+	StoreError(ctx context.Context, control string)
+}
+
+// observe returns the observer, or one that drops everything.
+func (c *Controls) observe() Observer {
+	if c.Observer == nil {
+		return nopObserver{}
+	}
+	return c.Observer
+}
+
+type nopObserver struct{}
+
+func (nopObserver) ToolCall(context.Context, string, string, time.Duration) {}
+func (nopObserver) Refused(context.Context, string, string)                 {}
+func (nopObserver) StoreError(context.Context, string)                      {}
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
 // every tool, limits and audit still applied.
@@ -138,7 +175,7 @@ func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool {
 		return false
 	}
 	p, ok := c.principal(ctx)
-	return ok && p.Entitled(t.Name)
+	return ok && p.Entitled(t.Name) && credential.Allows(ctx, t.Name)
 }
 
 // redact applies the privacy mode to the handler's result.
@@ -166,6 +203,9 @@ func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessa
 	if !p.Entitled(t.Name) {
 		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; the token's entitlements must include it"})
 	}
+	if !credential.Allows(ctx, t.Name) {
+		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; its registry entry's entitlements must include it"})
+	}
 	// The handler (and the view resolver) read the caller with
 	// auth.PrincipalFrom, the local one on stdio included.
 	return next(auth.WithPrincipal(ctx, p))
@@ -180,6 +220,11 @@ func refuse(t *tool.Tool, e *tool.Error) tool.Outcome {
 // ended, how long it took and what it was charged. Never the arguments or
 // the result.
 func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+	if !c.reserveAudit() {
+		c.logger().LogAttrs(ctx, slog.LevelError, "call refused: the audit records waiting for the store fill the queue", slog.String("tool", t.Name))
+		c.observe().Refused(ctx, "audit", CodeAuditUnavailable)
+		return auditRefusal(t)
+	}
 	rec := &callRecord{}
 	start := time.Now()
 	res := next(context.WithValue(ctx, recordKey{}, rec))
@@ -212,13 +257,10 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if r.Credential == "" {
 		r.Credential = "anonymous"
 	}
-	// The audit write must not be cut short by the client leaving.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if err := c.Limiter.Audit(actx, r); err != nil {
-		c.logger().LogAttrs(ctx, slog.LevelError, "audit record not written",
-			slog.String("tool", t.Name), slog.String("correlation_id", r.CorrelationID), slog.String("cause", err.Error()))
-	}
+	c.observe().ToolCall(ctx, t.Name, outcome, r.Duration)
+	// The audit write must not be cut short by the client leaving; a
+	// record the store refuses waits for it (see repair.go).
+	c.settleAudit(ctx, r)
 	return res
 }
 
@@ -236,7 +278,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		return ctx, nil, limitError(err)
 	}
 	req := limits.ScanRequest{
-		Credential: credentialOf(p),
+		Credential: CallerKey(p),
 		Tenant:     p.Tenant,
 		Tool:       t.Name,
 		ScanKey:    key,
@@ -259,6 +301,10 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 			return ctx, nil, ctx.Err()
 		}
 		c.logger().LogAttrs(ctx, slog.LevelInfo, "scan refused", slog.String("tool", t.Name), slog.String("code", string(limits.CodeOf(err))))
+		if limits.Unavailable(err) {
+			c.observe().StoreError(ctx, "scan_admission")
+		}
+		c.observe().Refused(ctx, "scan_admission", string(limits.CodeOf(err)))
 		return ctx, nil, limitError(err)
 	}
 	if rec := recordFrom(ctx); rec != nil && scan.Charged() {
@@ -278,19 +324,31 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		// A call that failed through the server, not its caller (its
 		// session ended by the server, its outcome lost by the
 		// transport), gives its charge back.
-		if fault := mcp.CallFault(ctx); fault != nil && scan.Charged() {
-			if _, err := scan.Refund(rctx); err != nil {
-				c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded", slog.String("tool", t.Name), slog.String("cause", err.Error()))
-			}
-		}
-		if err := scan.Release(rctx); err != nil {
-			c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released; it expires with its lease", slog.String("cause", err.Error()))
-		}
+		c.releaseScan(ctx, rctx, scan, mcp.CallFault(ctx) != nil && scan.Charged())
 		if c.Queue != nil {
 			c.line.wake() // the first call in line may take the slot
 		}
 	}
 	return wctx, release, nil
+}
+
+// releaseScan gives back a call's charge (refund: it failed through the
+// server) and its slot; what the store does not take now is retried by
+// Repair.
+func (c *Controls) releaseScan(ctx, rctx context.Context, scan *limits.Scan, refund bool) {
+	if refund {
+		if _, err := scan.Refund(rctx); err != nil {
+			c.observe().StoreError(ctx, "scan_admission")
+			c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded yet; retried", slog.String("cause", err.Error()))
+			c.retryRelease(scan, true)
+			return
+		}
+	}
+	if err := scan.Release(rctx); err != nil {
+		c.observe().StoreError(ctx, "slots")
+		c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released yet; retried until the store is back", slog.String("cause", err.Error()))
+		c.retryRelease(scan, false)
+	}
 }
 
 // limitError turns a limits refusal into the tool error the model reads.
@@ -334,13 +392,14 @@ func retryAfterSeconds(le *errcode.Error) int64 {
 	return 1
 }
 
-// BindCaller records the authenticated credential as the caller of the
-// request, so that input rounds (requestState) and tasks started by one
-// credential cannot be continued or read by another.
+// BindCaller records the authenticated caller (CallerKey: issuer, tenant
+// and credential) as the caller of the request, so that legacy sessions,
+// input rounds (requestState), tasks and streams started by one caller
+// cannot be continued or read by another.
 func (c *Controls) BindCaller(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p, ok := c.principal(r.Context()); ok {
-			r = r.WithContext(mcp.WithCaller(r.Context(), p.Issuer+"\x00"+credentialOf(p)))
+			r = r.WithContext(mcp.WithCaller(r.Context(), CallerKey(p)))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -357,9 +416,13 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 			writeRefusal(w, http.StatusUnauthorized, "unauthenticated", "the request carries no identity", 0)
 			return
 		}
-		d, err := c.Limiter.AllowRequest(r.Context(), credentialOf(p))
+		d, err := c.Limiter.AllowRequest(r.Context(), CallerKey(p))
 		d.SetHeaders(w.Header())
 		if err != nil {
+			if limits.Unavailable(err) {
+				c.observe().StoreError(r.Context(), "rate_limit")
+			}
+			c.observe().Refused(r.Context(), "rate_limit", string(limits.CodeOf(err)))
 			le, ok := limits.AsError(err)
 			if !ok {
 				le = &errcode.Error{Code: string(limits.CodeRateLimitUnavailable), Message: "rate limit could not be evaluated", RetryAfter: 2 * time.Second}

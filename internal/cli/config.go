@@ -51,6 +51,15 @@ type Config struct {
 	Limits LimitsConfig `yaml:"limits"`
 	Store  StoreConfig  `yaml:"store"`
 
+	// Metrics, Tracing and Health say how the server is observed.
+	// Keys gives the keys every replica shares; empty takes them from
+	// the store (PostgreSQL) or the state directory (embedded store).
+	Keys KeysConfig `yaml:"keys"`
+
+	Metrics MetricsConfig `yaml:"metrics"`
+	Tracing TracingConfig `yaml:"tracing"`
+	Health  HealthConfig  `yaml:"health"`
+
 	// Tools says which tools run and where network tools may go.
 	Tools ToolsConfig `yaml:"tools"`
 	// Privacy is what may leave in a result: strict, balanced (default)
@@ -165,6 +174,13 @@ type AuthConfig struct {
 	Claims         ClaimNames `yaml:"claims"`
 	RequiredScopes []string   `yaml:"required_scopes"`
 	Skew           Duration   `yaml:"skew"`
+	// BindCredentials admits a verified token only if its subject is
+	// registered (warden credentials create --subject) in the token's
+	// tenant and not revoked. API keys always need their registry row.
+	BindCredentials bool `yaml:"bind_credentials"`
+	// CredentialCacheTTL bounds how stale a registry answer may be, and
+	// so how soon a revocation reaches every replica. Default 30s.
+	CredentialCacheTTL Duration `yaml:"credential_cache_ttl"`
 }
 
 // ClaimNames rename the claims read from tokens; empty keeps the default
@@ -195,6 +211,39 @@ type LimitsConfig struct {
 // replica.
 type StoreConfig struct {
 	DSN string `yaml:"dsn"`
+	// Schema is the PostgreSQL schema of the store's tables. Default
+	// "warden".
+	Schema string `yaml:"schema"`
+}
+
+// MetricsConfig turns on the Prometheus metrics listener.
+type MetricsConfig struct {
+	// Listen is the address of a separate listener serving /metrics,
+	// /healthz and /readyz. Empty: no metrics. Keep it off the public
+	// network.
+	Listen string `yaml:"listen"`
+	// TenantLabels adds the tenant to tool-call metrics. Default off: no
+	// credential, tenant or argument value in a label.
+	TenantLabels bool `yaml:"tenant_labels"`
+}
+
+// TracingConfig turns on OpenTelemetry tracing over OTLP/HTTP.
+type TracingConfig struct {
+	// OTLPEndpoint is the collector's URL, such as http://127.0.0.1:4318.
+	// Empty: no tracing.
+	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	// SampleRatio is the fraction of new traces kept. Default 1.
+	SampleRatio float64 `yaml:"sample_ratio"`
+}
+
+// HealthConfig places the health checks on the public listener.
+type HealthConfig struct {
+	// LivenessPath and ReadinessPath default to /healthz and /readyz;
+	// "-" serves none on the public listener (the metrics listener still
+	// has both), so that every path but the endpoint and the well-known
+	// documents answers 404.
+	LivenessPath  string `yaml:"liveness_path"`
+	ReadinessPath string `yaml:"readiness_path"`
 }
 
 // Duration is a time.Duration written as "30s" or "10m" in YAML.
@@ -235,6 +284,13 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		"WARDEN_AUTH_JWKS_FILE": &c.Auth.JWKSFile,
 		"WARDEN_PRIVACY":        &c.Privacy,
 		"WARDEN_APPROVALS":      &c.Approvals,
+		"WARDEN_METRICS_LISTEN": &c.Metrics.Listen,
+		"WARDEN_OTLP_ENDPOINT":  &c.Tracing.OTLPEndpoint,
+
+		"WARDEN_REQUEST_STATE_KEY": &c.Keys.RequestState,
+		"WARDEN_VIEW_HANDLE_KEY":   &c.Keys.ViewHandle,
+		"WARDEN_PSEUDONYM_KEY":     &c.Keys.Pseudonym,
+		"WARDEN_FINGERPRINT_KEY":   &c.Keys.Fingerprint,
 	}
 	for k, p := range env {
 		if v := getenv(k); v != "" {
@@ -313,6 +369,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Approvals != policy.ApprovalsElicit && c.Approvals != policy.ApprovalsClient {
 		return c, fmt.Errorf("approvals: %q is not elicit or client", c.Approvals)
+	}
+	for name, p := range map[string]string{"health.liveness_path": c.Health.LivenessPath, "health.readiness_path": c.Health.ReadinessPath} {
+		if p != "" && p != "-" && (!strings.HasPrefix(p, "/") || p == c.Path) {
+			return c, fmt.Errorf("%s: %q must start with / and differ from the endpoint, or be - for none", name, p)
+		}
+	}
+	if c.Tracing.SampleRatio < 0 || c.Tracing.SampleRatio > 1 {
+		return c, fmt.Errorf("tracing.sample_ratio: %v is not between 0 and 1", c.Tracing.SampleRatio)
 	}
 	if c.Auth.Issuer != "" && c.Auth.JWKSURL == "" && c.Auth.JWKSFile == "" {
 		return c, fmt.Errorf("auth.issuer is set: give auth.jwks_url or auth.jwks_file too")

@@ -17,9 +17,11 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/auth/asstore"
 	"github.com/warden-mcp/warden/auth/localas"
+	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
 	"github.com/warden-mcp/warden/viewstore"
@@ -38,11 +40,13 @@ type controls struct {
 	// as is the local OAuth authorization server, set only in the local
 	// profile (loopback listener, local key, loopback public URL): a
 	// hosted server never serves its endpoints.
-	as     *localas.Server
-	tools  atomic.Pointer[[]localas.Tool] // the consent page's list, set once wired
-	policy *policy.Controls
-	store  limitsStore
-	close  func()
+	as       *localas.Server
+	tools    atomic.Pointer[[]localas.Tool] // the consent page's list, set once wired
+	registry *credential.Registry
+	bindJWT  bool // verified tokens need a registry row too
+	policy   *policy.Controls
+	store    limitsStore
+	close    func()
 }
 
 // limitsStore is what the controls need from either adapter.
@@ -52,6 +56,8 @@ type limitsStore interface {
 	annotation.Store
 	viewstore.Store
 	finding.Store
+	credential.Store
+	statestore.Store
 	// Prune deletes state that no longer affects a decision.
 	Prune(ctx context.Context, now, before time.Time) error
 }
@@ -68,7 +74,7 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 		}
 		return st, func() { st.Close() }, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		st, err := postgres.Open(ctx, dsn, nil)
+		st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: cfg.Store.Schema})
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: %w", err)
 		}
@@ -99,7 +105,9 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 		return nil, err
 	}
 	c := &controls{profile: prof, transport: cfg.Limits.transportLimited(prof), lim: lim, store: st, close: closeStore,
-		policy: &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()}}
+		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()},
+		registry: credential.New(st, &credential.Options{TTL: time.Duration(cfg.Auth.CredentialCacheTTL)}),
+		bindJWT:  cfg.Auth.BindCredentials}
 	if stdio {
 		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
@@ -185,14 +193,16 @@ func (c *controls) setTools(w *wired) {
 	c.tools.Store(&list)
 }
 
-// wrap puts authentication, the caller binding, then the transport rate
-// limit (unless the local profile leaves it out) in front of the protocol
-// endpoint.
+// wrap puts authentication (API keys from the registry, tokens through
+// the verifier and, with auth.bind_credentials, their registry binding),
+// the caller binding, then the transport rate limit (unless the local
+// profile leaves it out) in front of the protocol endpoint.
 func (c *controls) wrap(next http.Handler) http.Handler {
 	if c.transport {
 		next = c.policy.RateLimit(next)
 	}
-	return c.verifier.Middleware(c.policy.BindCaller(next))
+	authn := c.registry.Middleware(credential.MiddlewareOptions{Verifier: c.verifier, BindJWT: c.bindJWT, Logger: c.policy.Logger})
+	return authn(c.policy.BindCaller(next))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728
@@ -204,11 +214,37 @@ func (c *controls) documents() map[string]http.Handler {
 	}
 	if c.local != nil {
 		docs[auth.JWKSPath] = c.local.JWKSHandler()
+		docs[mcpJWKSPath] = noStoreJSON(c.local.JWKS())
 	}
 	if c.as != nil {
 		maps.Copy(docs, c.as.Handlers())
 	}
 	return docs
+}
+
+// mcpJWKSPath is where the Binary³ guide looks for a server's public keys;
+// the same JWKS as auth.JWKSPath, never cached.
+const mcpJWKSPath = "/.well-known/mcp-jwks.json"
+
+// noStoreJSON serves a fixed JSON document to GET and HEAD with
+// Cache-Control: no-store.
+func noStoreJSON(body []byte) http.Handler {
+	body = append(body, '\n')
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(body)
+		}
+	})
 }
 
 // ready fails while the store or the key set cannot be evaluated.
@@ -245,4 +281,25 @@ func (c *controls) prune(ctx context.Context, every time.Duration, logger *slog.
 		}
 		cancel()
 	}
+}
+
+// flushRepairs makes a last attempt, at exit, to write the audit records
+// and make the slot releases a store outage left waiting, and says what is
+// lost if the store still refuses.
+func (c *controls) flushRepairs(logger *slog.Logger) {
+	if a, r := c.policy.Pending(); a+r == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.policy.Repair(ctx)
+	if a, r := c.policy.Pending(); a+r > 0 {
+		logger.Error("exiting with audit records and slot releases the store did not take",
+			slog.Int("audit_records", a), slog.Int("slot_releases", r))
+	}
+}
+
+// shared reports whether the store is shared by replicas (PostgreSQL).
+func (c Config) sharedStore() bool {
+	return strings.HasPrefix(c.Store.DSN, "postgres://") || strings.HasPrefix(c.Store.DSN, "postgresql://")
 }

@@ -64,6 +64,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.inspectCommand(),
 		e.uploadCommand(),
 		e.tokenCommand(),
+		e.credentialsCommand(),
 		e.auditCommand(),
 		e.findingsCommand(),
 		e.versionCommand(),

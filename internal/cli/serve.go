@@ -31,6 +31,8 @@ type serveFlags struct {
 	store    string
 	origins  []string
 	roots    []string
+	metrics  string
+	otlp     string
 	gates    gateFlags
 	flagSet  *pflag.FlagSet
 }
@@ -59,6 +61,8 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: embedded SQLite in the state directory)")
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
 	fl.StringArrayVar(&f.roots, "root", nil, "directory bininspect_open may read files from by path (repeatable; replaces bininspect.roots)")
+	fl.StringVar(&f.metrics, "metrics-listen", "", "address of a separate listener for Prometheus /metrics and the health checks (default: off)")
+	fl.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/HTTP collector URL for traces, such as http://127.0.0.1:4318 (default: off)")
 	f.gates.add(fl)
 	f.flagSet = fl
 	return c
@@ -91,7 +95,8 @@ func (e *env) serveConfig(f serveFlags) (cfg Config, derivedURL bool, err error)
 	for _, o := range []struct {
 		flag string
 		dst  *string
-	}{{f.listen, &cfg.Listen}, {f.logLevel, &cfg.LogLevel}, {f.stateDir, &cfg.StateDir}, {f.store, &cfg.Store.DSN}} {
+	}{{f.listen, &cfg.Listen}, {f.logLevel, &cfg.LogLevel}, {f.stateDir, &cfg.StateDir}, {f.store, &cfg.Store.DSN},
+		{f.metrics, &cfg.Metrics.Listen}, {f.otlp, &cfg.Tracing.OTLPEndpoint}} {
 		if o.flag != "" {
 			*o.dst = o.flag
 		}
@@ -147,12 +152,27 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	pctx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go ctl.prune(pctx, time.Hour, logger)
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
+	go ctl.policy.Run(pctx, 0) // audit records and slot releases an outage left
+	defer ctl.flushRepairs(logger)
+	obs, err := openObservability(ctx, cfg, ctl)
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	defer obs.close(logger)
+	keys, err := sharedKeys(ctx, cfg, ctl.store, cfg.sharedStore())
+	if err != nil {
+		return &exitError{code: ExitError, err: err}
+	}
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks(),
+		keys: keys, state: ctl.store})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
 	ctl.setTools(w)
 	opts := &mcp.HTTPOptions{
+		Observer:       obs.observer(),
+		LivenessPath:   cfg.Health.LivenessPath,
+		ReadinessPath:  cfg.Health.ReadinessPath,
 		Path:           cfg.Path,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
 		AllowedOrigins: cfg.AllowedOrigins,
@@ -168,8 +188,9 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
 	}
 	h := mcp.NewHTTPHandler(w.srv, opts)
+	obs.serve(h, logger)
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           obs.handler(h),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      5 * time.Minute,
@@ -223,6 +244,11 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err = hs.Shutdown(sctx)
+	if werr := h.Wait(sctx); werr != nil && err == nil {
+		// Legacy calls whose client left run on to keep their outcomes
+		// for resumption, on any replica; past the deadline they are cut.
+		err = werr
+	}
 	h.Close()
 	if err != nil {
 		_ = hs.Close()

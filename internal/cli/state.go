@@ -4,9 +4,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // defaultStateDir is where warden keeps its embedded state: the keys it
@@ -46,7 +48,7 @@ func loadOrCreateKey(dir, name string) ([]byte, error) {
 	}
 	path := filepath.Join(dir, name)
 	for attempt := 0; attempt < 3; attempt++ {
-		b, err := os.ReadFile(path)
+		b, err := readPrivateFile(path)
 		if err == nil {
 			if len(b) != 32 {
 				return nil, fmt.Errorf("key file %s: want 32 bytes, found %d", name, len(b))
@@ -60,11 +62,14 @@ func loadOrCreateKey(dir, name string) ([]byte, error) {
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
-		tmp, err := os.CreateTemp(dir, name+".new-*")
+		tmp, err := os.CreateTemp(dir, name+".new-*") // 0600
 		if err != nil {
 			return nil, err
 		}
-		_, werr := tmp.Write(key)
+		werr := tmp.Chmod(0o600)
+		if werr == nil || runtime.GOOS == "windows" {
+			_, werr = tmp.Write(key)
+		}
 		if werr == nil {
 			werr = tmp.Sync() // a crash must not leave an empty key behind
 		}
@@ -84,6 +89,26 @@ func loadOrCreateKey(dir, name string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("key file %s: could not be created", name)
+}
+
+// readPrivateFile reads a key file, refusing one that group or others
+// can read or write: whoever reads the request-state key can forge
+// requestState, and the fingerprint key lets a reader test guesses
+// against fingerprints.
+func readPrivateFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%s is accessible to other users (mode %v); chmod 600 it", filepath.Base(path), fi.Mode().Perm())
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }
 
 // writePrivateFile replaces dir/name with b, readable by its owner only,

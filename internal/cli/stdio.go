@@ -51,7 +51,11 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			defer ctl.close()
-			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
+			keys, err := sharedKeys(cmd.Context(), cfg, ctl.store, cfg.sharedStore())
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, keys: keys})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -60,7 +64,12 @@ func (e *env) stdioCommand() *cobra.Command {
 			pctx, stopPrune := context.WithCancel(cmd.Context())
 			defer stopPrune()
 			go ctl.prune(pctx, time.Hour, logger)
-			return w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
+			rctx, stopRepair := context.WithCancel(cmd.Context())
+			go ctl.policy.Run(rctx, 0)
+			err = w.srv.ServeStdio(cmd.Context(), e.stdin, e.stdout, nil)
+			stopRepair()
+			ctl.flushRepairs(logger)
+			return err
 		},
 	}
 	c.Flags().StringVar(&configPath, "config", "", "configuration file (YAML)")

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
 )
@@ -49,6 +50,14 @@ type wireOptions struct {
 	// isolateEnv is the environment of the analysis child; nil (an empty
 	// environment) except in tests, which re-execute the test binary.
 	isolateEnv []string
+	// outer hooks wrap every call outside the controls' (a trace span).
+	outer []mcp.CallHook
+	// keys are the keys shared by every replica (keys.go); a nil key is
+	// taken from stateDir.
+	keys keySet
+	// state keeps legacy sessions, tasks and stream events; nil keeps
+	// them in this process's memory.
+	state statestore.Store
 }
 
 func wire(o wireOptions) (*wired, error) {
@@ -64,12 +73,9 @@ func wire(o wireOptions) (*wired, error) {
 		// limits: per tenant, across restarts and replicas.
 		deps.Annotations = toolset.NewAnnotationLayer(o.controls.store)
 	}
-	if o.stateDir != "" {
-		key, err := loadOrCreateKey(o.stateDir, "fingerprint.key")
-		if err != nil {
-			return nil, err
-		}
-		deps.FingerprintKey = key
+	var err error
+	if deps.FingerprintKey, err = o.keys.key(o.keys.fingerprint, o.stateDir, fingerprintKeyName); err != nil {
+		return nil, err
 	}
 	bo, err := binaryOptions(o)
 	if err != nil {
@@ -82,16 +88,11 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
-	var stateKey []byte
-	if o.stateDir != "" {
-		// Input rounds are sealed with this key; replicas that share it
-		// (a shared state directory, or the same file copied) can finish
-		// each other's rounds.
-		key, err := loadOrCreateKey(o.stateDir, "request-state.key")
-		if err != nil {
-			return nil, err
-		}
-		stateKey = key
+	// Input rounds are sealed with this key; replicas that share it can
+	// finish each other's rounds.
+	stateKey, err := o.keys.key(o.keys.requestState, o.stateDir, requestStateKeyName)
+	if err != nil {
+		return nil, err
 	}
 	opts := &mcp.Options{
 		StateKey:     stateKey,
@@ -104,6 +105,7 @@ func wire(o wireOptions) (*wired, error) {
 		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
 			return deps.Binary.Resolve(ctx, q.Handle, q.Session)
 		},
+		State: o.state,
 	}
 	var grants approval.Store
 	if o.controls != nil {
@@ -113,15 +115,11 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pseudonymKey []byte
-	if o.stateDir != "" {
-		// Strict mode's pseudonyms stay equal across restarts and
-		// replicas that share this key.
-		key, err := loadOrCreateKey(o.stateDir, "pseudonym.key")
-		if err != nil {
-			return nil, err
-		}
-		pseudonymKey = key
+	// Strict mode's pseudonyms stay equal across restarts and replicas
+	// that share this key.
+	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
+	if err != nil {
+		return nil, err
 	}
 	priv, err := newPrivacy(o.cfg, pseudonymKey)
 	if err != nil {
@@ -135,7 +133,7 @@ func wire(o wireOptions) (*wired, error) {
 		o.controls.policy.Gates = gates
 		o.controls.policy.Redact = priv.result
 		o.controls.policy.HideSecrets = priv.hide
-		opts.Hooks = o.controls.policy.Hooks()
+		opts.Hooks = append(append([]mcp.CallHook(nil), o.outer...), o.controls.policy.Hooks()...)
 		opts.Admit = o.controls.policy.Admit
 		opts.Visible = o.controls.policy.Visible
 	}
@@ -184,13 +182,11 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 	if o.controls != nil {
 		bo.Store = o.controls.store
 	}
-	if o.stateDir != "" {
-		key, err := loadOrCreateKey(o.stateDir, "view-handle.key")
-		if err != nil {
-			return bo, err
-		}
-		bo.Key = key
+	key, err := o.keys.key(o.keys.viewHandle, o.stateDir, viewHandleKeyName)
+	if err != nil {
+		return bo, err
 	}
+	bo.Key = key
 	if prof == profileHosted || c.Isolate {
 		timeout := bo.AnalysisTimeout
 		if timeout <= 0 {

@@ -302,6 +302,51 @@ CREATE TABLE oauth_token (
 CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
 CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
 `},
+	{10, "readiness", `
+CREATE TABLE readiness_probe (
+	id    int PRIMARY KEY CHECK (id = 1), -- one row, rewritten by every probe
+	at_us bigint NOT NULL
+);
+`},
+	{11, "credentials", `
+CREATE TABLE credential (
+	id           text PRIMARY KEY,
+	kind         text NOT NULL,         -- 'api_key' | 'jwt'
+	tenant       text NOT NULL,
+	issuer       text NOT NULL,         -- jwt only; '' for API keys
+	subject      text NOT NULL,
+	key_hash     bytea,                 -- SHA-256 of an API key's secret
+	entitlements text NOT NULL,         -- JSON array
+	label        text NOT NULL,
+	created_us   bigint NOT NULL,
+	expires_us   bigint NOT NULL,       -- 0: never
+	revoked_us   bigint NOT NULL        -- 0: not revoked
+);
+CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
+CREATE INDEX credential_tenant ON credential (tenant, created_us);
+`},
+	{12, "protocol_state", `
+CREATE TABLE state_record (             -- mcp.StateStore records: sessions, tasks, keys
+	kind       text NOT NULL,
+	id         text NOT NULL,
+	owner      text NOT NULL,
+	data       bytea NOT NULL,
+	version    bigint NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (kind, id)
+);
+CREATE INDEX state_record_owner ON state_record (kind, owner, expires_us);
+CREATE INDEX state_record_expires ON state_record (expires_us);
+CREATE SEQUENCE state_message_seq;
+CREATE TABLE state_message (            -- mcp.StateStore channels: stream events, answers
+	channel    text NOT NULL,
+	seq        bigint NOT NULL,
+	data       bytea NOT NULL,
+	expires_us bigint NOT NULL,
+	PRIMARY KEY (channel, seq)
+);
+CREATE INDEX state_message_expires ON state_message (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -97,7 +97,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
-// Ping checks the database answers and is at SchemaVersion.
+// Ping checks the database answers, is at SchemaVersion and accepts
+// writes: it rewrites the readiness probe's row, which fails on a
+// read-only server (a standby after a failover, default_transaction_read_only)
+// or a full disk, as every decision would.
 func (s *Store) Ping(ctx context.Context) error {
 	var v int
 	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
@@ -106,7 +109,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	if v != SchemaVersion {
 		return fmt.Errorf("postgres store: schema version %d, want %d", v, SchemaVersion)
 	}
-	return nil
+	_, err := s.pool.Exec(ctx, `INSERT INTO readiness_probe (id, at_us) VALUES (1, $1)
+		ON CONFLICT (id) DO UPDATE SET at_us = excluded.at_us`, time.Now().UnixMicro())
+	return err
 }
 
 // TakeRate implements limits.RateStore in one round trip.
@@ -134,9 +139,9 @@ func takeRate(ctx context.Context, q querier, key string, nowUS int64, p limits.
 
 // Prune deletes state that can no longer affect a decision at now: rate
 // logs whose every entry has left its window, expired leases, approvals
-// and binary views, and blobs and analyses no live view needs. Audit
-// and ledger rows older than before are deleted too when before is not
-// zero.
+// and binary views, blobs and analyses no live view needs, and expired
+// protocol state (sessions, tasks, stream events). Audit and ledger rows
+// older than before are deleted too when before is not zero.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		n := now.UnixMicro()
@@ -150,6 +155,12 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return err
 		}
 		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM state_record WHERE expires_us < $1`, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM state_message WHERE expires_us < $1`, n); err != nil {
 			return err
 		}
 		if before.IsZero() {

@@ -181,6 +181,50 @@ CREATE TABLE oauth_token (
 CREATE INDEX oauth_token_grant ON oauth_token (grant_id, kind);
 CREATE INDEX oauth_token_expires ON oauth_token (expires_us);
 `},
+	{9, "readiness", `
+CREATE TABLE readiness_probe (
+	id    INTEGER PRIMARY KEY CHECK (id = 1),  -- one row, rewritten by every probe
+	at_us INTEGER NOT NULL
+);
+`},
+	{10, "credentials", `
+CREATE TABLE credential (
+	id           TEXT PRIMARY KEY,
+	kind         TEXT NOT NULL,            -- 'api_key' | 'jwt'
+	tenant       TEXT NOT NULL,
+	issuer       TEXT NOT NULL,            -- jwt only; '' for API keys
+	subject      TEXT NOT NULL,
+	key_hash     BLOB,                     -- SHA-256 of an API key's secret
+	entitlements TEXT NOT NULL,            -- JSON array
+	label        TEXT NOT NULL,
+	created_us   INTEGER NOT NULL,
+	expires_us   INTEGER NOT NULL,         -- 0: never
+	revoked_us   INTEGER NOT NULL          -- 0: not revoked
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX credential_subject ON credential (issuer, tenant, subject) WHERE kind = 'jwt';
+CREATE INDEX credential_tenant ON credential (tenant, created_us);
+`},
+	{11, "protocol_state", `
+CREATE TABLE state_record (                -- mcp.StateStore records: sessions, tasks, keys
+	kind       TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	owner      TEXT NOT NULL,
+	data       BLOB NOT NULL,
+	version    INTEGER NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+CREATE INDEX state_record_owner ON state_record (kind, owner, expires_us);
+CREATE INDEX state_record_expires ON state_record (expires_us);
+CREATE TABLE state_message (               -- mcp.StateStore channels: stream events, answers
+	channel    TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	data       BLOB NOT NULL,
+	expires_us INTEGER NOT NULL,
+	PRIMARY KEY (channel, seq)
+) WITHOUT ROWID;
+CREATE INDEX state_message_expires ON state_message (expires_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -196,9 +196,11 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Ping checks that the database is at SchemaVersion and that this process
-// can take the write lock, which every decision needs: a file locked by
-// another process for longer than ctx allows is reported as unavailable.
+// Ping checks that the database is at SchemaVersion and that it accepts
+// writes: it takes the write lock (a file locked by another process for
+// longer than ctx allows is reported as unavailable) and commits a write
+// to the readiness probe's row, which fails on a full disk or a
+// read-only file as every decision would.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		var v int
@@ -208,7 +210,9 @@ func (s *Store) Ping(ctx context.Context) error {
 		if v != SchemaVersion {
 			return false, fmt.Errorf("sqlite store: schema version %d, want %d", v, SchemaVersion)
 		}
-		return false, nil
+		_, err := tx.ExecContext(ctx, `INSERT INTO readiness_probe (id, at_us) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET at_us = excluded.at_us`, time.Now().UnixMicro())
+		return err == nil, err
 	})
 }
 
@@ -241,7 +245,8 @@ func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) (commit bool, er
 
 // Prune deletes state that can no longer affect a decision at now: rate
 // logs whose every entry has left its window, expired leases, approvals
-// and binary views, and blobs and analyses no live view needs. Audit
+// and binary views, blobs and analyses no live view needs, and expired
+// protocol state (sessions, tasks, stream events). Audit
 // rows and ledger rows older than before are deleted too when before is
 // not zero. It is safe to run at any time.
 func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
@@ -257,6 +262,12 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return false, err
 		}
 		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM state_record WHERE expires_us < ?`, n); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM state_message WHERE expires_us < ?`, n); err != nil {
 			return false, err
 		}
 		if !before.IsZero() {

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -36,7 +37,7 @@ func main() {
 
 func run() error {
 	url := flag.String("url", "http://127.0.0.1:8701/mcp", "endpoint `URL`")
-	scenario := flag.String("scenario", "tools_call", "tools_call, tools_list, server_discover or tools_call_legacy")
+	scenario := flag.String("scenario", "tools_call", "tools_call, tools_list, server_discover, tools_call_legacy, keysweep_call or warden_list")
 	conns := flag.Int("conns", 64, "keep-alive connections")
 	warmup := flag.Duration("warmup", 2*time.Second, "warm-up before measuring")
 	duration := flag.Duration("duration", 10*time.Second, "measured window")
@@ -44,6 +45,8 @@ func run() error {
 	label := flag.String("label", "", "label printed with the result")
 	asJSON := flag.Bool("json", false, "print the result as JSON")
 	summary := flag.String("summary", "", "instead of running, summarise a `file` of -json results as a Markdown table")
+	bearer := flag.String("bearer", "", "bearer `token` sent with every request (a warden serve endpoint)")
+	text := flag.String("text", "nothing to see", "the text keysweep_call scans: identical scans of one credential run one at a time")
 	flag.Parse()
 
 	if *summary != "" {
@@ -67,6 +70,22 @@ func run() error {
 		req = fixture.ToolsList()
 	case "server_discover":
 		req = fixture.Discover()
+	case "keysweep_call":
+		// warden serve's own tools/call, through authentication, the
+		// rate limit, admission and the audit trail.
+		req = fixture.Request{
+			Name: "tools/call",
+			Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"keysweep_scan_text","arguments":{"text":` + strconv.Quote(*text) + `},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`),
+			Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"},
+				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"keysweep_scan_text"}},
+			Want: []byte(`completed`),
+		}
+	case "warden_list":
+		// warden serve's tools/list: authentication and the gates'
+		// listing filter, no store write.
+		req = fixture.ToolsList()
+		req.Want = []byte(`keysweep_scan_text`)
 	case "tools_call_legacy":
 		// One session per connection, as one client would hold: request
 		// ids repeat within a session, but never while in flight.
@@ -80,6 +99,10 @@ func run() error {
 		}
 	default:
 		return fmt.Errorf("unknown scenario %q", *scenario)
+	}
+	if *bearer != "" {
+		req.Header = req.Header.Clone()
+		req.Header.Set("Authorization", "Bearer "+*bearer)
 	}
 	cfg := loadtest.Config{
 		URL: *url, Body: req.Body, Header: req.Header, Want: req.Want,

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/telemetry"
+)
+
+// observability is a serving Warden's metrics listener and tracing, both
+// off unless configured.
+type observability struct {
+	tel     *telemetry.Telemetry
+	metrics *http.Server
+	ln      net.Listener
+}
+
+// openObservability builds the telemetry: metrics when metrics.listen is
+// set (the listener is opened now, so that a taken port fails start-up),
+// tracing when tracing.otlp_endpoint is.
+func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observability, error) {
+	o := &observability{tel: &telemetry.Telemetry{}}
+	if cfg.Tracing.OTLPEndpoint != "" {
+		tr, err := telemetry.NewTracing(ctx, telemetry.TracingOptions{Endpoint: cfg.Tracing.OTLPEndpoint,
+			SampleRatio: cfg.Tracing.SampleRatio, ServiceVersion: Version()})
+		if err != nil {
+			return nil, fmt.Errorf("tracing: %w", err)
+		}
+		o.tel.Tracing = tr
+	}
+	if cfg.Metrics.Listen != "" {
+		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("metrics listener: %w", err)
+		}
+		o.ln = ln
+		o.tel.Metrics = telemetry.NewMetrics(telemetry.MetricsOptions{TenantLabels: cfg.Metrics.TenantLabels, Pending: ctl.policy.Pending})
+	}
+	if o.tel.Metrics != nil || o.tel.Tracing != nil {
+		ctl.policy.Observer = o.tel
+	}
+	return o, nil
+}
+
+// hooks are the call hooks that go outside the controls: a span per call.
+func (o *observability) hooks() []mcp.CallHook {
+	if o.tel.Tracing == nil {
+		return nil
+	}
+	return []mcp.CallHook{o.tel.Tracing.Hook()}
+}
+
+// observer is the HTTP handler's observer, nil when nothing observes.
+func (o *observability) observer() mcp.Observer {
+	if o.tel.Metrics == nil && o.tel.Tracing == nil {
+		return nil
+	}
+	return o.tel
+}
+
+// handler wraps the public handler in the request span.
+func (o *observability) handler(h http.Handler) http.Handler {
+	if o.tel.Tracing == nil {
+		return h
+	}
+	return o.tel.Tracing.Middleware(h)
+}
+
+// serve starts the metrics listener: /metrics, and the health checks,
+// which stay here when the public listener serves none.
+func (o *observability) serve(h *mcp.HTTPHandler, logger *slog.Logger) {
+	if o.ln == nil {
+		return
+	}
+	m := o.tel.Metrics
+	// The handler's gauges are read from now on.
+	m.Registry().MustRegister(telemetry.HandlerGauges(h.Stats)...)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	mux.Handle("GET /healthz", h.Liveness())
+	mux.Handle("GET /readyz", h.Readiness())
+	o.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	logger.Info("serving metrics", slog.String("url", "http://"+o.ln.Addr().String()+"/metrics"))
+	go func() { _ = o.metrics.Serve(o.ln) }()
+}
+
+// close stops the metrics listener and flushes the traces.
+func (o *observability) close(logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if o.metrics != nil {
+		_ = o.metrics.Shutdown(ctx)
+	} else if o.ln != nil {
+		o.ln.Close()
+	}
+	if o.tel.Tracing != nil {
+		if err := o.tel.Tracing.Shutdown(ctx); err != nil {
+			logger.Warn("traces not flushed at exit", slog.String("cause", err.Error()))
+		}
+	}
+}

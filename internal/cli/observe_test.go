@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func get(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	r, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	return r, string(b)
+}
+
+// TestServeMetricsHealthAndJWKS: --metrics-listen serves /metrics and the
+// health checks on a listener of its own; with the health paths off, the
+// public listener answers 404 everywhere but the endpoint and the
+// well-known documents; the local key's JWKS is also at
+// /.well-known/mcp-jwks.json, never cached.
+func TestServeMetricsHealthAndJWKS(t *testing.T) {
+	maddr := freePort(t)
+	cfgPath := filepath.Join(t.TempDir(), "warden.yaml")
+	os.WriteFile(cfgPath, []byte("health:\n  liveness_path: \"-\"\n  readiness_path: \"-\"\n"), 0o600)
+	url, token, stop := startServe(t, "--state-dir", t.TempDir(), "--config", cfgPath, "--metrics-listen", maddr)
+	defer stop()
+	base := strings.TrimSuffix(url, "/mcp")
+	if resp, _ := post(t, url, token, "tools/list", ""); resp.StatusCode != 200 {
+		t.Fatalf("list: %d", resp.StatusCode)
+	}
+	post(t, url, token, "tools/call", `"name":"keysweep_scan_text","arguments":{"text":"nothing"},`)
+	r, body := get(t, "http://"+maddr+"/metrics")
+	for _, want := range []string{
+		`warden_requests_total{era="modern",method="tools/list",status="200",transport="http"} 1`,
+		`warden_tool_calls_total{outcome="ok",tool="keysweep_scan_text"} 1`,
+		"warden_in_flight_requests", "warden_legacy_sessions", "warden_open_streams", "warden_audit_records_pending",
+	} {
+		if r.StatusCode != 200 || !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if r, _ := get(t, "http://"+maddr+p); r.StatusCode != 200 {
+			t.Errorf("metrics listener %s: %d", p, r.StatusCode)
+		}
+		if r, _ := get(t, base+p); r.StatusCode != 404 {
+			t.Errorf("public %s with health off: %d, want 404", p, r.StatusCode)
+		}
+	}
+	if r, _ := get(t, base+"/metrics"); r.StatusCode != 404 {
+		t.Errorf("public /metrics: %d", r.StatusCode)
+	}
+	r, jwks := get(t, base+"/.well-known/mcp-jwks.json")
+	_, orig := get(t, base+"/.well-known/jwks.json")
+	if r.StatusCode != 200 || r.Header.Get("Cache-Control") != "no-store" || jwks != orig || !strings.Contains(jwks, `"kty":"EC"`) {
+		t.Errorf("mcp-jwks.json: %d %q %s", r.StatusCode, r.Header.Get("Cache-Control"), jwks)
+	}
+}

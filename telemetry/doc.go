@@ -1,0 +1,17 @@
+// Package telemetry exports what a serving Warden does: Prometheus metrics
+// on a listener of their own, and OpenTelemetry traces over OTLP/HTTP.
+// Both are off until configured.
+//
+// It plugs into the request path at three points, none of which imports
+// it: mcp.HTTPOptions.Observer (each request of the protocol endpoint),
+// policy.Controls.Observer (tool calls, refusals, store failures) and an
+// mcp.CallHook (a span per tool call). A Telemetry value serves all three.
+//
+// # Labels
+//
+// No credential, tenant or argument value is ever a label unless the
+// operator opts in (MetricsOptions.TenantLabels adds the tenant to tool
+// calls). Values that come from clients are bounded: a JSON-RPC method
+// this server does not serve is counted as "other", and tools are named
+// only once the registry has found them.
+package telemetry

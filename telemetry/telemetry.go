@@ -1,0 +1,46 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"github.com/warden-mcp/warden/mcp"
+)
+
+// Telemetry joins the metrics and the tracing, either of which may be
+// nil: it is the mcp.Observer and the policy.Observer of a serving Warden.
+type Telemetry struct {
+	Metrics *Metrics
+	Tracing *Tracing
+}
+
+// Request implements mcp.Observer.
+func (t *Telemetry) Request(ctx context.Context, r mcp.RequestStats) {
+	if t.Metrics != nil {
+		t.Metrics.Request(ctx, r)
+	}
+	if t.Tracing != nil {
+		t.Tracing.request(ctx, r)
+	}
+}
+
+// ToolCall implements policy.Observer.
+func (t *Telemetry) ToolCall(ctx context.Context, tool, outcome string, d time.Duration) {
+	if t.Metrics != nil {
+		t.Metrics.ToolCall(ctx, tool, outcome, d)
+	}
+}
+
+// Refused implements policy.Observer.
+func (t *Telemetry) Refused(ctx context.Context, control, code string) {
+	if t.Metrics != nil {
+		t.Metrics.Refused(ctx, control, code)
+	}
+}
+
+// StoreError implements policy.Observer.
+func (t *Telemetry) StoreError(ctx context.Context, control string) {
+	if t.Metrics != nil {
+		t.Metrics.StoreError(ctx, control)
+	}
+}
