@@ -115,7 +115,7 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, db, time.Now().UnixMicro()); err != nil {
+	if err := migrateRetrying(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite store: migrate: %w", err)
 	}
@@ -281,4 +281,32 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 		}
 		return true, nil
 	})
+}
+
+// migrateRetrying migrates, trying again while another process holds the
+// database busy. Two processes opening a new database at once race to
+// turn it into WAL mode, and SQLite answers the loser SQLITE_BUSY without
+// consulting the busy handler; a short wait and a second try succeed.
+func migrateRetrying(ctx context.Context, db *sql.DB) error {
+	delay := 10 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := migrate(ctx, db, time.Now().UnixMicro())
+		if err == nil || attempt == 8 || !isBusy(err) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		delay *= 2
+	}
+}
+
+// isBusy reports SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	var se interface{ Code() int }
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
