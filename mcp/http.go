@@ -356,6 +356,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.ready(sw, r)
 	default:
 		if x, ok := h.opts.Extra[r.URL.Path]; ok {
+			// The other paths (public documents, the local authorization
+			// server, uploads) get the Host check too; an Origin is theirs
+			// to judge, since browsers fetch metadata across origins.
+			if !h.checkHost(sw, r) {
+				return
+			}
 			x.ServeHTTP(sw, r)
 			return
 		}
@@ -417,13 +423,24 @@ func isLoopbackName(host string) bool {
 	return false
 }
 
+// checkHost refuses, on a loopback listener, a Host other than a loopback
+// name on the listener's own port: a page that rebinds its DNS name to
+// 127.0.0.1 reaches no path of a local server.
+func (h *HTTPHandler) checkHost(w http.ResponseWriter, r *http.Request) bool {
+	if h.opts.LoopbackPort == "" {
+		return true
+	}
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil || port != h.opts.LoopbackPort || !isLoopbackName(host) {
+		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindForbidden, Message: "host not allowed", Data: map[string]string{"code": "host_not_allowed"}})
+		return false
+	}
+	return true
+}
+
 func (h *HTTPHandler) checkHostOrigin(w http.ResponseWriter, r *http.Request) bool {
-	if h.opts.LoopbackPort != "" {
-		host, port, err := net.SplitHostPort(r.Host)
-		if err != nil || port != h.opts.LoopbackPort || !isLoopbackName(host) {
-			writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindForbidden, Message: "host not allowed", Data: map[string]string{"code": "host_not_allowed"}})
-			return false
-		}
+	if !h.checkHost(w, r) {
+		return false
 	}
 	origins := r.Header.Values("Origin")
 	if len(origins) == 0 {
