@@ -40,6 +40,11 @@ func extractAssignment(text string, ks, ke int) (assignment, bool) {
 	if ns > 0 && text[ns-1] == '/' {
 		return a, false // a path component: /etc/passwd
 	}
+	if strings.HasSuffix(text[:ns], "[REDACTED:") {
+		// A redaction marker names what was removed, not what follows
+		// it: redacting already redacted text changes nothing.
+		return a, false
+	}
 	// A value glued to the name: "vendor-secret-<value>", "vendorPRIVATE.<value>".
 	p := ke
 	for p < ne && (text[p] >= 'a' && text[p] <= 'z' || text[p] >= 'A' && text[p] <= 'Z') {

@@ -120,6 +120,7 @@ var genericRules = []*rule{
 			"PersonalAccessTokenRequest *PersonalAccessTokenRequest `json:\"personal_access_token_request,omitempty\"`", // a struct tag
 			`TokenTypeIDToken = "urn:ietf:params:oauth:token-type:id_token"`,                                            // a URN
 			`if (lastSignificantToken === "?NonExpressionParenKeyword") state = 1`,
+			"[REDACTED:github_personal_access_token] 000000789AB12CXY", // a redaction marker
 		},
 	},
 	{
