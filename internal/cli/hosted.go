@@ -154,8 +154,10 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 }
 
 // localAS builds the local authorization server: its issuer is the
-// public URL's origin, its records live in the store when the store keeps
-// them (SQLite) and in memory otherwise.
+// public URL's origin, its records (clients, codes, tokens) live in the
+// store, SQLite or PostgreSQL, so sign-ins outlast a restart and every
+// replica honours them; only a store without them (none today) falls back
+// to memory.
 func (c *controls) localAS(cfg Config, li *auth.LocalIssuer, st limitsStore, logger *slog.Logger) (*localas.Server, error) {
 	u, err := url.Parse(cfg.PublicURL)
 	if err != nil {
