@@ -26,25 +26,12 @@ func (e *env) auditCommand() *cobra.Command {
 			"from now (24h).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(f.config, os.Getenv)
+			cfg, err := f.storeConfig()
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			if f.stateDir != "" {
-				cfg.StateDir = f.stateDir
-			}
-			if f.store != "" {
-				cfg.Store.DSN = f.store
-			}
-			if cfg, err = cfg.withDefaults(); err != nil {
+			if flt.Since, flt.Until, err = parseWindow(since, until, time.Now()); err != nil {
 				return &exitError{code: ExitError, err: err}
-			}
-			now := time.Now()
-			if flt.Since, err = parseWhen(since, now); err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("--since: %w", err)}
-			}
-			if flt.Until, err = parseWhen(until, now); err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("--until: %w", err)}
 			}
 			st, closeStore, err := openStore(cmd.Context(), cfg)
 			if err != nil {
@@ -102,6 +89,33 @@ func (e *env) auditCommand() *cobra.Command {
 }
 
 // parseWhen reads an RFC 3339 time or a duration back from now.
+// storeConfig is the configuration of a command that reads the store
+// (audit, findings, credentials): the file, then --state-dir and --store.
+func (f *serveFlags) storeConfig() (Config, error) {
+	cfg, err := loadConfig(f.config, os.Getenv)
+	if err != nil {
+		return cfg, err
+	}
+	if f.stateDir != "" {
+		cfg.StateDir = f.stateDir
+	}
+	if f.store != "" {
+		cfg.Store.DSN = f.store
+	}
+	return cfg.withDefaults()
+}
+
+// parseWindow reads --since and --until (see parseWhen).
+func parseWindow(since, until string, now time.Time) (from, to time.Time, err error) {
+	if from, err = parseWhen(since, now); err != nil {
+		return from, to, fmt.Errorf("--since: %w", err)
+	}
+	if to, err = parseWhen(until, now); err != nil {
+		return from, to, fmt.Errorf("--until: %w", err)
+	}
+	return from, to, nil
+}
+
 func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil

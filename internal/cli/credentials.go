@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -40,17 +39,8 @@ func (e *env) credentialsCommand() *cobra.Command {
 
 // openRegistry opens the store the flags and configuration name.
 func openRegistry(ctx context.Context, f *serveFlags) (*credential.Registry, Config, func(), error) {
-	cfg, err := loadConfig(f.config, os.Getenv)
+	cfg, err := f.storeConfig()
 	if err != nil {
-		return nil, cfg, nil, err
-	}
-	if f.stateDir != "" {
-		cfg.StateDir = f.stateDir
-	}
-	if f.store != "" {
-		cfg.Store.DSN = f.store
-	}
-	if cfg, err = cfg.withDefaults(); err != nil {
 		return nil, cfg, nil, err
 	}
 	if err := ensureStateDir(cfg.StateDir); err != nil {

@@ -45,26 +45,14 @@ func (e *env) findingsExportCommand() *cobra.Command {
 			if n != 1 {
 				return &exitError{code: ExitError, err: errors.New("choose one of --json, --sarif and --html")}
 			}
-			cfg, err := loadConfig(f.config, os.Getenv)
+			cfg, err := f.storeConfig()
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			if f.stateDir != "" {
-				cfg.StateDir = f.stateDir
-			}
-			if f.store != "" {
-				cfg.Store.DSN = f.store
-			}
-			if cfg, err = cfg.withDefaults(); err != nil {
-				return &exitError{code: ExitError, err: err}
-			}
-			now := time.Now()
 			flt := finding.Filter{Tenant: tenant, MinSeverity: minSeverity, Limit: finding.MaxListLimit}
-			if flt.Since, err = parseWhen(since, now); err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("--since: %w", err)}
-			}
-			if flt.Until, err = parseWhen(until, now); err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("--until: %w", err)}
+			now := time.Now()
+			if flt.Since, flt.Until, err = parseWindow(since, until, now); err != nil {
+				return &exitError{code: ExitError, err: err}
 			}
 			st, closeStore, err := openStore(cmd.Context(), cfg)
 			if err != nil {
