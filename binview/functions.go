@@ -260,12 +260,13 @@ func (v *View) Disassemble(addr uint64, count int, opts *disasm.Options) ([]disa
 		return nil, errUnmapped()
 	}
 	out := make([]disasm.Inst, 0, count)
+	run := dec.Run()
 	for len(out) < count {
 		code := v.codeAt(addr, 16)
 		if len(code) == 0 {
 			break
 		}
-		in := dec.Decode(code, addr)
+		in := run.Decode(code, addr)
 		if in.Len == 0 {
 			break
 		}
@@ -298,6 +299,7 @@ func (v *View) FunctionCFG(st CodeState, addr uint64, opts *disasm.Options) (*fu
 		return nil, err
 	}
 	out := &funcs.FuncCFG{Function: fi.Function, Truncated: fi.Truncated}
+	run := dec.Run()
 	for _, b := range fi.Blocks {
 		cb := funcs.CFGBlock{Block: b}
 		for pc := b.Start; pc < b.End; {
@@ -305,7 +307,7 @@ func (v *View) FunctionCFG(st CodeState, addr uint64, opts *disasm.Options) (*fu
 			if len(code) == 0 {
 				break
 			}
-			in := dec.Decode(code, pc)
+			in := run.Decode(code, pc)
 			if in.Len == 0 {
 				break
 			}
@@ -328,6 +330,7 @@ func (v *View) DisassembleSpans(spans []funcs.Range, skip, count int, opts *disa
 		return nil, 0, err
 	}
 	count = min(max(count, 1), 1000)
+	run := dec.Run()
 	for _, sp := range spans {
 		open := sp.End == 0
 		for pc := sp.Start; open || pc < sp.End; {
@@ -340,11 +343,11 @@ func (v *View) DisassembleSpans(spans []funcs.Range, skip, count int, opts *disa
 			}
 			var n int
 			if total >= skip && len(ins) < count {
-				in := dec.Decode(code, pc)
+				in := run.Decode(code, pc)
 				ins = append(ins, in)
 				n = in.Len
 			} else {
-				n = dec.Flow(code, pc).Len
+				n = run.Flow(code, pc).Len
 			}
 			if n <= 0 {
 				break

@@ -89,12 +89,22 @@ func (b arm64Backend) decode(code []byte, addr uint64, syn Syntax, sym Symbolize
 }
 
 // replacePCRel swaps x/arch's ".+0x10" relative operands for absolute
-// addresses or names, as objdump prints them.
+// addresses or names, as objdump prints them; an ADRP operand is the page
+// (the instruction's address with the low 12 bits clear, plus the
+// operand).
 func replacePCRel(text string, inst *arm64asm.Inst, addr uint64, sym Symbolizer) string {
 	for _, a := range inst.Args {
-		if r, ok := a.(arm64asm.PCRel); ok {
-			text = strings.Replace(text, r.String(), targetText(addr+uint64(int64(r)), sym), 1)
+		r, ok := a.(arm64asm.PCRel)
+		if !ok {
+			continue
 		}
+		if inst.Op == arm64asm.ADRP {
+			// A page, not an address: the instruction that completes the
+			// pair names what it points at.
+			text = strings.Replace(text, r.String(), hex(addr&^0xfff+uint64(int64(r))), 1)
+			continue
+		}
+		text = strings.Replace(text, r.String(), targetText(addr+uint64(int64(r)), sym), 1)
 	}
 	return text
 }

@@ -200,6 +200,39 @@ func (d *Decoder) bad(code []byte) Flow {
 // Decode decodes the instruction at the start of code, which sits at
 // addr, with text in the decoder's syntax. Empty code gives a zero Inst.
 func (d *Decoder) Decode(code []byte, addr uint64) (in Inst) {
+	return d.decode(code, addr, nil)
+}
+
+// A Run decodes the instructions of a listing in address order and adds
+// what one instruction cannot know alone: the address an ARM64 ADRP pair
+// completes (see Pages), as a reference of the instruction that completes
+// it. Other architectures decode as Decoder does. Make one per listing;
+// a Run is not for concurrent use.
+type Run struct {
+	d     *Decoder
+	pages *Pages
+}
+
+// Run starts a run of instructions.
+func (d *Decoder) Run() *Run {
+	r := &Run{d: d}
+	if d.arch == ARM64 {
+		r.pages = &Pages{}
+	}
+	return r
+}
+
+// Decode decodes the next instruction of the run, like Decoder.Decode.
+func (r *Run) Decode(code []byte, addr uint64) Inst { return r.d.decode(code, addr, r.pages) }
+
+// Flow gives the next instruction's facts, like Decoder.Flow.
+func (r *Run) Flow(code []byte, addr uint64) Flow {
+	f := r.d.Flow(code, addr)
+	r.pages.complete(&f, code, addr)
+	return f
+}
+
+func (d *Decoder) decode(code []byte, addr uint64, pages *Pages) (in Inst) {
 	if len(code) == 0 {
 		return Inst{Addr: addr}
 	}
@@ -219,6 +252,7 @@ func (d *Decoder) Decode(code []byte, addr uint64) (in Inst) {
 	if f.Kind == Invalid {
 		mn, ops = "(bad)", ""
 	}
+	pages.complete(&f, code, addr)
 	in = Inst{
 		Addr:        addr,
 		Len:         f.Len,
@@ -291,11 +325,12 @@ func (d *Decoder) showsTargetName() bool { return true }
 // instructions (max <= 0: no limit other than the bytes).
 func (d *Decoder) DecodeRange(code []byte, addr uint64, max int) []Inst {
 	var out []Inst
+	run := d.Run()
 	for off := 0; off < len(code); {
 		if max > 0 && len(out) >= max {
 			break
 		}
-		in := d.Decode(code[off:], addr+uint64(off))
+		in := run.Decode(code[off:], addr+uint64(off))
 		out = append(out, in)
 		off += in.Len
 	}

@@ -262,11 +262,22 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 		s.addrs = append(s.addrs, pc)
 	}
 	slices.Sort(s.addrs)
+	var pages *disasm.Pages // ARM64's two-instruction addresses, for visit
+	if visit != nil && a.arch == disasm.ARM64 {
+		pages = &disasm.Pages{}
+	}
 	var blocks []Block
 	for i, pc := range s.addrs {
 		fl := s.insts[pc]
 		if visit != nil {
-			visit(pc, fl)
+			vfl := fl
+			if pages != nil {
+				code, _ := a.mem.code(pc)
+				if ref, ok := pages.Next(code, pc); ok && !vfl.HasRef {
+					vfl.HasRef, vfl.Ref = true, ref
+				}
+			}
+			visit(pc, vfl)
 		}
 		if i == 0 || s.leaders[pc] || blocks[len(blocks)-1].End != pc {
 			blocks = append(blocks, Block{Start: pc})

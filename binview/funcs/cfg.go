@@ -71,11 +71,12 @@ func (a *Analyzer) FunctionCFG(ctx context.Context, addr uint64, opts *disasm.Op
 	// into the Analyzer.
 	a.mu.Unlock()
 	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Start < blocks[j].Start })
+	run := dec.Run()
 	for _, b := range blocks {
 		cb := CFGBlock{Block: b}
 		for pc := b.Start; pc < b.End; {
 			code, _ := a.mem.code(pc)
-			in := dec.Decode(code, pc)
+			in := run.Decode(code, pc)
 			if in.Len == 0 {
 				break
 			}

@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 const crossProgram = `package main
 
 import "os"
+
+var greeting = "many"
 
 type shape interface{ area() int }
 type sq struct{ n int }
@@ -40,7 +43,7 @@ func main() {
 	case 2, 3:
 		println("some")
 	default:
-		println("many")
+		println(greeting)
 	}
 }
 `
@@ -128,6 +131,39 @@ func TestCrossArchitecture(t *testing.T) {
 			if calls < 500 || float64(onStart) < 0.97*float64(calls) || float64(inside) < 0.999*float64(calls) {
 				t.Errorf("of %d direct calls, %d land on a function start and %d in a function", calls, onStart, inside)
 			}
+			// Data references from code name real addresses: main.main
+			// names main.greeting, and few land on a page boundary (on
+			// arm64 they come from ADRP pairs, and a page taken for the
+			// address would).
+			syms := elfSymbols(t, out)
+			data, paged := 0, 0
+			for _, x := range g.Xrefs {
+				if x.Kind != XrefData {
+					continue
+				}
+				if _, ok := g.Containing(x.From); ok {
+					data++
+					if x.To&0xfff == 0 {
+						paged++
+					}
+				}
+			}
+			mainFn, ok := a.Lookup("main.main")
+			if !ok {
+				t.Fatal("no main.main")
+			}
+			namesGreeting := false
+			for _, x := range g.XrefsTo(syms["main.greeting"]) {
+				if fi, ok := g.Containing(x.From); ok && fi.Addr == mainFn.Addr {
+					namesGreeting = true
+				}
+			}
+			t.Logf("%s: %d data references from code, %d on a page boundary; main.main names main.greeting: %v", goarch, data, paged, namesGreeting)
+			if goarch == "arm64" || goarch == "amd64" {
+				if data < 2000 || paged*20 > data || !namesGreeting {
+					t.Errorf("%d data references from code, %d on a page boundary; main.main names main.greeting: %v", data, paged, namesGreeting)
+				}
+			}
 			// The decoder's text works on every instruction of main.main.
 			f, ok := a.Lookup("main.main")
 			if !ok {
@@ -150,4 +186,23 @@ func TestCrossArchitecture(t *testing.T) {
 			}
 		})
 	}
+}
+
+// elfSymbols maps the symbols of an ELF file to their addresses.
+func elfSymbols(t *testing.T, path string) map[string]uint64 {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]uint64{}
+	for _, s := range syms {
+		out[s.Name] = s.Value
+	}
+	return out
 }

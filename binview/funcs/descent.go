@@ -298,6 +298,7 @@ func (a *Analyzer) pointerScan() {
 	// Code operands: decode the walked instructions again for their
 	// references.
 	var cands []uint64
+	run := a.dec.Run() // in address order: ARM64's adrp+add pairs count
 	for _, ri := range a.mem.exec {
 		r := &a.mem.regions[ri]
 		bits := a.visited.bits[ri]
@@ -306,7 +307,7 @@ func (a *Analyzer) pointerScan() {
 				return
 			}
 			pc := r.Addr + uint64(i)
-			fl := a.dec.Flow(r.Data[i:], pc)
+			fl := run.Flow(r.Data[i:], pc)
 			if fl.HasRef && a.mem.isExec(fl.Ref) {
 				cands = append(cands, fl.Ref)
 			}
