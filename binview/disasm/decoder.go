@@ -204,9 +204,10 @@ func (d *Decoder) Decode(code []byte, addr uint64) (in Inst) {
 }
 
 // A Run decodes the instructions of a listing in address order and adds
-// what one instruction cannot know alone: the address an ARM64 ADRP pair
-// completes (see Pages), as a reference of the instruction that completes
-// it. Other architectures decode as Decoder does. Make one per listing;
+// what one instruction cannot know alone: the address a two-instruction
+// pair completes (arm64 adrp, riscv64 auipc, loong64 pcalau12i; see
+// Pages), as a reference of the instruction that completes it. Other
+// architectures decode as Decoder does. Make one per listing;
 // a Run is not for concurrent use.
 type Run struct {
 	d     *Decoder
@@ -215,11 +216,7 @@ type Run struct {
 
 // Run starts a run of instructions.
 func (d *Decoder) Run() *Run {
-	r := &Run{d: d}
-	if d.arch == ARM64 {
-		r.pages = &Pages{}
-	}
-	return r
+	return &Run{d: d, pages: NewPages(d.arch)}
 }
 
 // Decode decodes the next instruction of the run, like Decoder.Decode.

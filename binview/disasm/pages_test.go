@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // words lays ARM64 instruction words out as little-endian code.
@@ -40,7 +42,7 @@ func TestPagesCompleteGoAddresses(t *testing.T) {
 		base + 32: 0x18a748,
 		base + 40: 0xe0758,
 	}
-	var p Pages
+	p := NewPages(ARM64)
 	for i := 0; i < len(code); i += 4 {
 		pc := uint64(base + i)
 		got, ok := p.Next(code[i:], pc)
@@ -66,7 +68,7 @@ func TestPagesForget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p Pages
+			p := NewPages(ARM64)
 			pc := uint64(0x1000)
 			for i := 0; i < len(tt.code); i += 4 {
 				if tt.gap && i > 0 {
@@ -80,7 +82,7 @@ func TestPagesForget(t *testing.T) {
 		})
 	}
 	// A callee-saved register keeps its page across a call.
-	var p Pages
+	p := NewPages(ARM64)
 	code := words(0x900000b3, 0x94000010, 0x91158273) // adrp x19; bl; add x19, x19, #0x560
 	var got uint64
 	var ok bool
@@ -121,5 +123,88 @@ func TestRunNamesADRPPairs(t *testing.T) {
 	// One instruction alone knows nothing of the page.
 	if in := d.Decode(words(0x9103c37b), 0xa61f0); len(in.Refs) != 0 {
 		t.Errorf("a lone add has refs %#x", in.Refs)
+	}
+}
+
+// code16 lays out riscv64 instructions of 16 and 32 bits.
+func code16(ins ...uint32) []byte {
+	var b []byte
+	for _, w := range ins {
+		if w&3 != 3 {
+			b = binary.LittleEndian.AppendUint16(b, uint16(w))
+			continue
+		}
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b
+}
+
+// The same program's main.main for linux/riscv64 (compressed instructions
+// between the pairs) and linux/loong64, checked against `go tool nm`.
+func TestPagesOtherArchitectures(t *testing.T) {
+	tests := []struct {
+		arch Arch
+		base uint64
+		code []byte
+		want map[uint64]uint64
+	}{
+		{RISCV64, 0x8cf44, code16(
+			0x3971,     // addi sp, sp, -64  (compressed)
+			0x06e0,     // sd ra, 0(sp)      (compressed)
+			0x02f8,     // sd zero, 48(sp)   (compressed)
+			0x02fc,     // sd zero, 56(sp)   (compressed)
+			0x000d8517, // auipc a0, 0xd8
+			0x1d453503, // ld a0, 468(a0)         main.greeting
+			0x000d8597, // auipc a1, 0xd8
+			0x1d45b583, // ld a1, 468(a1)         main.greeting+8
+			0xc94e20ef, // call runtime.convTstring (a0, a1 forgotten)
+			0x0000d297, // auipc t0, 0xd
+			0x4c028293, // addi t0, t0, 1216
+			0x16f8,     // sd t5, 48(sp)     (compressed)
+			0x2afc,     // sd a0, 56(sp)     (compressed)
+			0x000dd597, // auipc a1, 0xdd
+			0x7fc5b583, // ld a1, 2044(a1)        os.Stdout
+			0x00033517, // auipc a0, 0x33
+			0x24450513, // addi a0, a0, 580       go:itab.*os.File,io.Writer
+		), map[uint64]uint64{0x8cf50: 0x165120, 0x8cf58: 0x165128, 0x8cf64: 0x9a420, 0x8cf70: 0x16a768, 0x8cf78: 0xc01b8}},
+		{LOONG64, 0xb4690, words(
+			0x1a001e3e, // pcalau12i $r30, 241
+			0x28c343c4, // ld.d $r4, $r30, 208    main.greeting
+			0x1a001e3e, // pcalau12i $r30, 241
+			0x28c363c5, // ld.d $r5, $r30, 216    main.greeting+8
+			0x5583f3ff, // bl runtime.convTstring ($r30 kept)
+			0x1a0002c6, // pcalau12i $r6, 22
+			0x02d580c6, // addi.d $r6, $r6, 1376
+			0x29c0c066, // st.d $r6, $r3, 48
+			0x29c0e064, // st.d $r4, $r3, 56
+			0x1a001ede, // pcalau12i $r30, 246
+			0x28dca3c5, // ld.d $r5, $r30, 1832   os.Stdout
+			0x1a000784, // pcalau12i $r4, 60
+			0x02db6084, // addi.d $r4, $r4, 1752  go:itab.*os.File,io.Writer
+			0x02c0c066, // addi.d $r6, $r3, 48    ($r3: no page)
+		), map[uint64]uint64{0xb4694: 0x1a50d0, 0xb469c: 0x1a50d8, 0xb46a8: 0xca560, 0xb46b8: 0x1aa728, 0xb46c0: 0xf06d8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arch.String(), func(t *testing.T) {
+			p := NewPages(tt.arch)
+			got := map[uint64]uint64{}
+			for off := 0; off < len(tt.code); {
+				pc := tt.base + uint64(off)
+				if ref, ok := p.Next(tt.code[off:], pc); ok {
+					got[pc] = ref
+				}
+				if tt.code[off]&3 != 3 && tt.arch == RISCV64 {
+					off += 2
+				} else {
+					off += 4
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("completed addresses (-want +got):\n%s", d)
+			}
+		})
+	}
+	if NewPages(X86_64) != nil {
+		t.Error("x86-64 addresses take one instruction; it needs no Pages")
 	}
 }

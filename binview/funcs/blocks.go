@@ -262,9 +262,9 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 		s.addrs = append(s.addrs, pc)
 	}
 	slices.Sort(s.addrs)
-	var pages *disasm.Pages // ARM64's two-instruction addresses, for visit
-	if visit != nil && a.arch == disasm.ARM64 {
-		pages = &disasm.Pages{}
+	var pages *disasm.Pages // two-instruction addresses (arm64 adrp ...), for visit
+	if visit != nil {
+		pages = disasm.NewPages(a.arch)
 	}
 	var blocks []Block
 	for i, pc := range s.addrs {
