@@ -7,6 +7,11 @@ package disasm
 //	arm64    adrp x0, 0xe0000            add  x0, x0, #0x758
 //	riscv64  auipc a0, 0x2               addi a0, a0, -1234   (ld, sd, flw ...)
 //	loong64  pcalau12i $a0, 0x2          addi.d $a0, $a0, 0x758   (ld.d, st.w ...)
+//	ppc64    lis r5, 25                  addi r5, r5, 20720   (ld, stw, ori ...)
+//
+// ppc64's pairs are absolute (lis is addis from r0), as Go and non-PIC code
+// write them; TOC-relative pairs (addis from r2) need the TOC's value and
+// are not completed.
 //
 // Fed each instruction of a run in address order, Next returns the address
 // an instruction completes. A register keeps its page until an instruction
@@ -27,7 +32,7 @@ type Pages struct {
 // nil Pages completes nothing.
 func NewPages(arch Arch) *Pages {
 	switch arch {
-	case ARM64, RISCV64, LOONG64:
+	case ARM64, RISCV64, LOONG64, PPC64, PPC64LE:
 		return &Pages{arch: arch}
 	}
 	return nil
@@ -70,8 +75,12 @@ func (p *Pages) Next(code []byte, addr uint64) (uint64, bool) {
 		return p.arm64(x, addr)
 	case RISCV64:
 		return p.riscv64(x, addr)
-	default:
+	case LOONG64:
 		return p.loong64(x, addr)
+	case PPC64:
+		return p.ppc64(x>>24 | x>>8&0xff00 | x<<8&0xff0000 | x<<24)
+	default:
+		return p.ppc64(x)
 	}
 }
 
@@ -217,6 +226,66 @@ func (p *Pages) loong64(x uint32, addr uint64) (uint64, bool) {
 		// Other branches (BEQZ, BEQ ...) write nothing.
 	default:
 		p.clear(rd)
+	}
+	return 0, false
+}
+
+func (p *Pages) ppc64(x uint32) (uint64, bool) {
+	rd, ra := (x>>21)&31, (x>>16)&31
+	d := int64(int16(x))
+	switch op := x >> 26; op {
+	case 15: // ADDIS; from r0 it is lis, an absolute high half
+		if ra == 0 {
+			p.set(rd, uint64(d<<16))
+		} else {
+			p.clear(rd)
+		}
+	case 14: // ADDI; from r0 it is li
+		var ref uint64
+		ok := false
+		if ra != 0 {
+			ref, ok = p.offset(ra, d)
+		}
+		p.clear(rd)
+		return ref, ok
+	case 24: // ORI rA, rS, UIMM (lis then ori builds a 32-bit address)
+		ref, ok := p.offset(rd, int64(0))
+		if ok {
+			ref |= uint64(x & 0xffff)
+		}
+		p.clear(ra)
+		return ref, ok
+	case 32, 34, 40, 42, 48, 50: // lwz, lbz, lhz, lha, lfs, lfd
+		ref, ok := p.offset(ra, d)
+		if op < 48 {
+			p.clear(rd)
+		}
+		return ref, ok
+	case 36, 38, 44, 52, 54: // stw, stb, sth, stfs, stfd
+		return p.offset(ra, d)
+	case 58, 62: // ld, lwa (DS form); std
+		ref, ok := p.offset(ra, int64(int16(x&^3)))
+		if op == 58 {
+			p.clear(rd)
+		}
+		if x&3 == 1 {
+			p.clear(ra) // ldu, stdu write the address back
+		}
+		return ref, ok
+	case 18: // b, bl
+		if x&1 == 1 {
+			p.valid &^= 1 | 0x1ff8 // a call: r0, r3-r12 may be clobbered
+		} else {
+			p.valid = 0
+		}
+	case 19: // bclr, bcctr (returns, indirect jumps and calls)
+		p.valid = 0
+	case 16: // bc writes no register
+	default:
+		// Most instructions write bits 21-25 (D form) or 16-20 (X-form
+		// logical, update forms): forget both.
+		p.clear(rd)
+		p.clear(ra)
 	}
 	return 0, false
 }

@@ -126,6 +126,15 @@ func TestRunNamesADRPPairs(t *testing.T) {
 	}
 }
 
+// bigEndian lays out big-endian instruction words.
+func bigEndian(ws ...uint32) []byte {
+	var b []byte
+	for _, w := range ws {
+		b = binary.BigEndian.AppendUint32(b, w)
+	}
+	return b
+}
+
 // code16 lays out riscv64 instructions of 16 and 32 bits.
 func code16(ins ...uint32) []byte {
 	var b []byte
@@ -140,7 +149,8 @@ func code16(ins ...uint32) []byte {
 }
 
 // The same program's main.main for linux/riscv64 (compressed instructions
-// between the pairs) and linux/loong64, checked against `go tool nm`.
+// between the pairs), linux/loong64 and linux/ppc64 (both byte orders),
+// checked against `go tool nm`.
 func TestPagesOtherArchitectures(t *testing.T) {
 	tests := []struct {
 		arch Arch
@@ -183,6 +193,28 @@ func TestPagesOtherArchitectures(t *testing.T) {
 			0x02db6084, // addi.d $r4, $r4, 1752  go:itab.*os.File,io.Writer
 			0x02c0c066, // addi.d $r6, $r3, 48    ($r3: no page)
 		), map[uint64]uint64{0xb4694: 0x1a50d0, 0xb469c: 0x1a50d8, 0xb46a8: 0xca560, 0xb46b8: 0x1aa728, 0xb46c0: 0xf06d8}},
+		{PPC64LE, 0xb77e8, words(
+			0x3ca00019, // lis r5, 25
+			0x38a550f0, // addi r5, r5, 20720     main.greeting
+			0xe8650000, // ld r3, 0(r5)           (r5 holds the address, not a page)
+			0xe8850008, // ld r4, 8(r5)
+			0x4bfd83f9, // bl runtime.convTstring
+			0x3ca0000d, // lis r5, 13
+			0x38a5a400, // addi r5, r5, -23552
+			0xf8a10048, // std r5, 72(r1)
+			0xf8610050, // std r3, 80(r1)
+			0x3c80001a, // lis r4, 26
+			0xe884a748, // ld r4, -22712(r4)      os.Stdout
+			0x3c60000f, // lis r3, 15
+			0x38630378, // addi r3, r3, 888       go:itab.*os.File,io.Writer
+			0x38a10048, // addi r5, r1, 72        (r1: no page)
+		), map[uint64]uint64{0xb77ec: 0x1950f0, 0xb7800: 0xca400, 0xb7810: 0x19a748, 0xb7818: 0xf0378}},
+		{PPC64, 0xb53fc, bigEndian(
+			0x3c80001a, // lis r4, 26
+			0xe884a748, // ld r4, -22712(r4)      os.Stdout
+			0x3c60000f, // lis r3, 15
+			0x3863fea8, // addi r3, r3, -344      go:itab.*os.File,io.Writer
+		), map[uint64]uint64{0xb5400: 0x19a748, 0xb5408: 0xefea8}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.arch.String(), func(t *testing.T) {
