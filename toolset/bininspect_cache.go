@@ -8,9 +8,11 @@ import (
 )
 
 // viewCache keeps built views in this process, least recently used
-// first out, bounded by the size of their files. A view is immutable, so
-// every caller whose row names it shares one; access is decided by the
-// rows, never by the cache.
+// first out, bounded by their footprints: the file's bytes and what the
+// code analysis kept, which grows after a view is put, so each use
+// measures the view again and makes room. A view is immutable, so every
+// caller whose row names it shares one; access is decided by the rows,
+// never by the cache.
 type viewCache struct {
 	mu    sync.Mutex
 	max   int64
@@ -37,13 +39,26 @@ func (c *viewCache) get(key string) *binview.View {
 		return nil
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*cached).view
+	ent := e.Value.(*cached)
+	if size := ent.view.Footprint() + 1; size != ent.size {
+		c.bytes += size - ent.size
+		ent.size = size
+		if size > c.max {
+			// Grown past the whole bound: the caller keeps it, the
+			// cache lets it go (its analysis stops at its own budgets).
+			c.order.Remove(e)
+			delete(c.byKey, key)
+			c.bytes -= size
+		}
+		c.evictLocked()
+	}
+	return ent.view
 }
 
 // put keeps v, dropping the least recently used views past the bound. A
 // view larger than the bound is not kept.
 func (c *viewCache) put(key string, v *binview.View) {
-	size := v.Size() + 1
+	size := v.Footprint() + 1
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[key]; ok {
@@ -53,7 +68,15 @@ func (c *viewCache) put(key string, v *binview.View) {
 	if size > c.max {
 		return
 	}
-	for c.bytes+size > c.max {
+	c.byKey[key] = c.order.PushFront(&cached{key: key, view: v, size: size})
+	c.bytes += size
+	c.evictLocked()
+}
+
+// evictLocked drops the least recently used views until the rest fit,
+// never the most recent one; c.mu is held.
+func (c *viewCache) evictLocked() {
+	for c.bytes > c.max && c.order.Len() > 1 {
 		last := c.order.Back()
 		old := last.Value.(*cached)
 		c.order.Remove(last)
@@ -63,6 +86,4 @@ func (c *viewCache) put(key string, v *binview.View) {
 		// was found.
 		old.view.Close()
 	}
-	c.byKey[key] = c.order.PushFront(&cached{key: key, view: v, size: size})
-	c.bytes += size
 }

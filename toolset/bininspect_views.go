@@ -99,8 +99,9 @@ type BinaryOptions struct {
 	BlobTTL time.Duration
 	// CacheTTL is how long an analysis stays cached. Zero: 7 days.
 	CacheTTL time.Duration
-	// CacheBytes bounds the built views kept in this process, by file
-	// size. Zero: twice MaxFileSize, at least 256 MiB.
+	// CacheBytes bounds the built views kept in this process, by their
+	// footprint (binview.View.Footprint: the file's bytes and what code
+	// analysis kept). Zero: twice MaxFileSize, at least 256 MiB.
 	CacheBytes int64
 	// DetachAbove makes an open that must analyse a file larger than
 	// this run as a task, for clients that support tasks. Zero: 8 MiB.

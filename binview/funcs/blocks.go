@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/warden-mcp/warden/binview/disasm"
 )
@@ -513,4 +514,24 @@ func cmpU64(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// Bytes estimates the memory g holds: its functions, blocks, edges,
+// call-graph lists and cross-references (names share the file's
+// strings and are not counted).
+func (g *Graph) Bytes() int64 {
+	if g == nil {
+		return 0
+	}
+	n := int64(cap(g.Functions))*int64(unsafe.Sizeof(FuncInfo{})) +
+		int64(cap(g.Xrefs))*int64(unsafe.Sizeof(Xref{})) + int64(cap(g.byFrom))*4
+	for i := range g.Functions {
+		f := &g.Functions[i]
+		n += int64(cap(f.Blocks))*int64(unsafe.Sizeof(Block{})) +
+			int64(cap(f.Callees)+cap(f.Callers))*8 + int64(cap(f.Sources))
+		for j := range f.Blocks {
+			n += int64(cap(f.Blocks[j].Succs)) * int64(unsafe.Sizeof(Edge{}))
+		}
+	}
+	return n
 }
