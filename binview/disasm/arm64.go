@@ -63,9 +63,16 @@ func (b arm64Backend) flow(code []byte, addr uint64) Flow {
 	}
 	inst, err := arm64asm.Decode(code)
 	if err != nil {
+		if _, _, ok := lse(le32(code)); ok {
+			return Flow{Len: 4, Kind: Plain, FallThrough: true}
+		}
 		return Flow{Len: 4, Kind: Invalid}
 	}
 	return b.facts(&inst, addr)
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 func (b arm64Backend) decode(code []byte, addr uint64, syn Syntax, sym Symbolizer) (string, string, Flow) {
@@ -74,6 +81,9 @@ func (b arm64Backend) decode(code []byte, addr uint64, syn Syntax, sym Symbolize
 	}
 	inst, err := arm64asm.Decode(code)
 	if err != nil {
+		if mn, ops, ok := lse(le32(code)); ok {
+			return mn, ops, Flow{Len: 4, Kind: Plain, FallThrough: true}
+		}
 		return "(bad)", "", Flow{Len: 4, Kind: Invalid}
 	}
 	f := b.facts(&inst, addr)

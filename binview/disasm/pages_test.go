@@ -240,3 +240,34 @@ func TestPagesOtherArchitectures(t *testing.T) {
 		t.Error("x86-64 addresses take one instruction; it needs no Pages")
 	}
 }
+
+// The ARMv8.1 atomics x/arch cannot decode, as binutils 2.40 prints them.
+func TestARM64Atomics(t *testing.T) {
+	d, err := New(ARM64, &Options{Syntax: GNU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, want := range map[uint32]string{
+		0x88fbfc41: "casal w27, w1, [x2]",
+		0xf8e400a6: "ldaddal x4, x6, [x5]",
+		0xb8e18002: "swpal w1, w2, [x0]",
+		0x38e13002: "ldsetalb w1, w2, [x0]",
+		0xb8fb1085: "ldclral w27, w5, [x4]",
+		0xb861001f: "staddl w1, [x0]",
+		0xc8e1ffe2: "casal x1, x2, [sp]",
+		0x7860001f: "staddlh w0, [x0]",
+		0x38a08020: "swpab w0, w0, [x1]",
+		0x08a07c41: "casb w0, w1, [x2]",
+		0x48e0fc41: "casalh w0, w1, [x2]",
+		0xf8ff803f: "swpal xzr, xzr, [x1]",
+		0xf8a0c3e1: "(bad)", // LDAPR needs Rs = 31: undefined
+	} {
+		in := d.Decode(words(w), 0x1000)
+		if in.Text != want {
+			t.Errorf("%#08x: %q, want %q", w, in.Text, want)
+		}
+		if want != "(bad)" && (in.Kind != Plain || !in.FallThrough || in.Len != 4) {
+			t.Errorf("%#08x: kind %v, falls through %v, length %d", w, in.Kind, in.FallThrough, in.Len)
+		}
+	}
+}
