@@ -75,6 +75,9 @@ func (armBackend) facts(inst *armasm.Inst, addr uint64) Flow {
 				off = -off
 			}
 			f.HasRef, f.Ref = true, uint64(uint32(addr)+8+uint32(off))
+			if r, ok := inst.Args[0].(armasm.Reg); ok && base == "LDR" && r != armasm.PC {
+				f.Literal = true
+			}
 		}
 	}
 	return f

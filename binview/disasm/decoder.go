@@ -87,6 +87,7 @@ type Flow struct {
 	Target      uint64 // direct branch or call target
 	HasRef      bool   // Ref is valid
 	Ref         uint64 // address of a memory operand (PC-relative or absolute)
+	Literal     bool   // Ref is a literal-pool word loaded into a register (A32 ldr rN, [pc, #n]): often an address itself
 	HasImm      bool   // Imm is valid
 	Imm         uint64 // an immediate operand (it may be an address, or a switch bound)
 	HasTable    bool   // Table is valid

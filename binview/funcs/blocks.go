@@ -380,6 +380,9 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 			}
 			if fl.HasRef && a.mem.mapped(fl.Ref) {
 				xref(Xref{pc, fl.Ref, XrefData})
+				if v, ok := a.literal(fl); ok {
+					xref(Xref{pc, v, XrefData})
+				}
 			}
 			if imm && fl.HasImm && fl.Imm >= 0x10000 && fl.Kind == disasm.Plain && a.mem.mapped(fl.Imm) {
 				xref(Xref{pc, fl.Imm, XrefData})
@@ -409,6 +412,26 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 		err = ctxErr(ctx)
 	}
 	return err
+}
+
+// literal returns the address a literal-pool load brings into a register
+// (A32 code loads every address it uses that way): the 32-bit word at
+// fl.Ref, when it is mapped.
+func (a *Analyzer) literal(fl disasm.Flow) (uint64, bool) {
+	if !fl.Literal {
+		return 0, false
+	}
+	i := a.mem.find(fl.Ref)
+	if i < 0 {
+		return 0, false
+	}
+	r := &a.mem.regions[i]
+	off := fl.Ref - r.Addr
+	if off+4 > uint64(len(r.Data)) {
+		return 0, false
+	}
+	v := uint64(a.byteOrder().Uint32(r.Data[off:]))
+	return v, v != 0 && a.mem.mapped(v)
 }
 
 // dataPointers records pointers stored in data that point at a known
