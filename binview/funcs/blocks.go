@@ -90,6 +90,7 @@ type Graph struct {
 	Xrefs     []Xref     // sorted by To, then From
 	byFrom    []int32    // indices into Xrefs sorted by From
 	Warnings  []string
+	bytes     int64 // measure's answer, once the graph is built
 }
 
 // Function returns the function starting at addr.
@@ -407,6 +408,7 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 		g.Warnings = append(g.Warnings, w)
 	}
 	slices.Sort(g.Warnings)
+	g.bytes = g.measure()
 	a.graph = g
 	if err == nil {
 		err = ctxErr(ctx)
@@ -541,11 +543,16 @@ func cmpU64(a, b uint64) int {
 
 // Bytes estimates the memory g holds: its functions, blocks, edges,
 // call-graph lists and cross-references (names share the file's
-// strings and are not counted).
+// strings and are not counted). It is measured once, when the graph is
+// built.
 func (g *Graph) Bytes() int64 {
 	if g == nil {
 		return 0
 	}
+	return g.bytes
+}
+
+func (g *Graph) measure() int64 {
 	n := int64(cap(g.Functions))*int64(unsafe.Sizeof(FuncInfo{})) +
 		int64(cap(g.Xrefs))*int64(unsafe.Sizeof(Xref{})) + int64(cap(g.byFrom))*4
 	for i := range g.Functions {
