@@ -17,9 +17,11 @@ package disasm
 // an instruction completes. A register keeps its page until an instruction
 // may write it; a call forgets the registers the calling convention lets
 // the callee clobber, and a gap in the addresses, an unconditional branch
-// or a return forgets them all, so a page never leaks into code it does not
-// reach by falling through. Pages may miss a pair (a page kept across a
-// branch) but does not invent one. A Pages is not for concurrent use.
+// or a return forgets them all, so a page is joined only to code it reaches
+// by falling through. Code that a jump also reaches could see another
+// value there; compilers keep the two instructions together, so that is
+// rare, and a page kept across a branch is missed rather than guessed. A
+// Pages is not for concurrent use.
 type Pages struct {
 	arch  Arch
 	page  [32]uint64
