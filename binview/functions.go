@@ -244,7 +244,17 @@ func (v *View) decoder(opts *disasm.Options) (*disasm.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return disasm.New(a, opts)
+	o := disasm.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Word == nil {
+		o.Word = func(addr uint64) (uint32, bool) {
+			w, err := v.Read(addr, 4)
+			return uint32(w), err == nil
+		}
+	}
+	return disasm.New(a, &o)
 }
 
 // Disassemble decodes up to count instructions (at most 1000) linearly

@@ -117,6 +117,11 @@ type Options struct {
 	Syntax Syntax
 	// Symbolizer names branch targets and referenced addresses. Nil: none.
 	Symbolizer Symbolizer
+	// Word reads the 32-bit word at addr in the file's byte order, so that
+	// an A32 literal-pool load (ldr r0, [pc, #8]) lists the address it
+	// loads among its Refs and names it in its comment ("=main.greeting").
+	// Nil: only the pool's slot is a reference.
+	Word func(addr uint64) (uint32, bool)
 }
 
 // backend is one architecture's decoder.
@@ -266,6 +271,10 @@ func (d *Decoder) decode(code []byte, addr uint64, pages *Pages) (in Inst) {
 	if f.HasRef {
 		in.Refs = append(in.Refs, f.Ref)
 	}
+	loaded, hasLoaded := d.literal(f)
+	if hasLoaded {
+		in.Refs = append(in.Refs, loaded)
+	}
 	if f.HasImm && f.Imm > 0xfff && d.opts.Symbolizer != nil {
 		if _, _, ok := d.opts.Symbolizer(f.Imm); ok {
 			in.Refs = append(in.Refs, f.Imm)
@@ -281,6 +290,16 @@ func (d *Decoder) decode(code []byte, addr uint64, pages *Pages) (in Inst) {
 	return in
 }
 
+// literal returns the address an A32 literal-pool load brings into its
+// register, read through Options.Word.
+func (d *Decoder) literal(f Flow) (uint64, bool) {
+	if !f.Literal || d.opts.Word == nil {
+		return 0, false
+	}
+	w, ok := d.opts.Word(f.Ref)
+	return uint64(w), ok && w != 0
+}
+
 // comment names the referenced addresses that the operand text shows as
 // numbers.
 func (d *Decoder) comment(f Flow) string {
@@ -289,12 +308,12 @@ func (d *Decoder) comment(f Flow) string {
 		return ""
 	}
 	var out string
-	add := func(addr uint64, exactShown bool) {
+	add := func(prefix string, addr uint64, exactShown bool) {
 		name, base, ok := sym(addr)
 		if !ok || (exactShown && addr == base) {
 			return
 		}
-		s := name
+		s := prefix + name
 		if addr != base {
 			s += "+0x" + strconv.FormatUint(addr-base, 16)
 		}
@@ -304,13 +323,15 @@ func (d *Decoder) comment(f Flow) string {
 		out += s
 	}
 	if f.HasTarget {
-		add(f.Target, d.showsTargetName())
+		add("", f.Target, d.showsTargetName())
 	}
-	if f.HasRef {
-		add(f.Ref, false)
+	if loaded, ok := d.literal(f); ok {
+		add("=", loaded, false) // what the pool's slot holds, as objdump writes it
+	} else if f.HasRef {
+		add("", f.Ref, false)
 	}
 	if f.HasImm && f.Imm > 0xfff {
-		add(f.Imm, false)
+		add("", f.Imm, false)
 	}
 	return out
 }

@@ -271,3 +271,33 @@ func TestARM64Atomics(t *testing.T) {
 		}
 	}
 }
+
+// An A32 literal-pool load lists and names the address its slot holds.
+func TestARMLiteralLoad(t *testing.T) {
+	sym := func(a uint64) (string, uint64, bool) {
+		if a >= 0x20000 && a < 0x20010 {
+			return "main.greeting", 0x20000, true
+		}
+		return "", 0, false
+	}
+	pool := map[uint64]uint32{0x1010: 0x20004}
+	d, err := New(ARM, &Options{Syntax: GNU, Symbolizer: sym, Word: func(a uint64) (uint32, bool) {
+		w, ok := pool[a]
+		return w, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := d.Decode(words(0xe59f0008), 0x1000) // ldr r0, [pc, #8]: the slot at 0x1010
+	if len(in.Refs) != 2 || in.Refs[0] != 0x1010 || in.Refs[1] != 0x20004 {
+		t.Errorf("refs %#x, want the slot and the address it holds", in.Refs)
+	}
+	if !strings.HasSuffix(in.Text, "; =main.greeting+0x4") {
+		t.Errorf("text %q", in.Text)
+	}
+	// Without Word, only the slot.
+	d, _ = New(ARM, &Options{Syntax: GNU, Symbolizer: sym})
+	if in := d.Decode(words(0xe59f0008), 0x1000); len(in.Refs) != 1 || strings.Contains(in.Text, "=") {
+		t.Errorf("without Word: refs %#x, text %q", in.Refs, in.Text)
+	}
+}
