@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -374,41 +375,7 @@ func testReplicaElicit(t *testing.T, c client, a, b *replica) {
 // stopped (drained: the call finishes and its outcome is kept); the
 // client resumes the stream on b and receives the rest.
 func testReplicaResume(t *testing.T, c client, rt *replicaTools, a, b *replica, st statestore.Store) {
-	sid := openLegacy(t, c, a)
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", a.ts.URL+"/mcp",
-		strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"rep_slow","_meta":{"progressToken":"p"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("X-Test-Caller", c.caller)
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := make(chan [2]string, 16)
-	go sseEvents(resp.Body, events)
-	wait(t, rt.started, "rep_slow's start")
-	ev := wait(t, events, "the progress event")
-	last := ev[0]
-	cancel() // the client loses its stream
-	resp.Body.Close()
-	for range events {
-	}
-	// Once a notices, it marks the stream in the store as going on
-	// without its client.
-	stream, _, _ := strings.Cut(last, "-")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		msgs, err := st.Messages(context.Background(), "events:"+sid+":"+stream, 0, time.Now(), 10)
-		if err == nil && len(msgs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a never marked the stream it lost: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition, bounded
-	}
+	sid, last := dropSlowCall(t, c, rt, a, st, 7)
 	// a is stopped for a rolling restart: no new requests, the call that
 	// lost its client finishes, then a's sessions end.
 	a.h.Drain()
@@ -422,22 +389,71 @@ func testReplicaResume(t *testing.T, c client, rt *replicaTools, a, b *replica, 
 	a.ts.Close()
 	a.h.Close()
 
-	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer rcancel()
-	greq, _ := http.NewRequestWithContext(rctx, "GET", b.ts.URL+"/mcp", nil)
-	greq.Header.Set("Accept", "text/event-stream")
-	greq.Header.Set("X-Test-Caller", c.caller)
-	greq.Header.Set("Mcp-Session-Id", sid)
-	greq.Header.Set("Last-Event-ID", last)
-	gresp, err := http.DefaultClient.Do(greq)
+	status, body, timedOut := resumeOn(t, c, b, sid, last)
+	if timedOut || status != 200 || !strings.Contains(body, "slow done") || !strings.Contains(body, `"id":7`) {
+		t.Errorf("resumed on b after a stopped: %d %q", status, body)
+	}
+}
+
+// dropSlowCall starts rep_slow as legacy call id on a, reads its first
+// progress event, then drops the stream as a client that goes away does,
+// and waits until a marks the stream in st as going on without its
+// client. It returns the session and the last event id the client saw.
+func dropSlowCall(t *testing.T, c client, rt *replicaTools, a *replica, st statestore.Store, id int) (sid, last string) {
+	t.Helper()
+	sid = openLegacy(t, c, a)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"rep_slow","_meta":{"progressToken":"p"}}}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", a.ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Test-Caller", c.caller)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(gresp.Body)
-	gresp.Body.Close()
-	if rctx.Err() != nil || gresp.StatusCode != 200 || !strings.Contains(string(body), "slow done") || !strings.Contains(string(body), `"id":7`) {
-		t.Errorf("resumed on b after a stopped: %d %q", gresp.StatusCode, body)
+	events := make(chan [2]string, 16)
+	go sseEvents(resp.Body, events)
+	wait(t, rt.started, "rep_slow's start")
+	last = wait(t, events, "the progress event")[0]
+	cancel() // the client loses its stream
+	resp.Body.Close()
+	for range events {
 	}
+	stream, _, _ := strings.Cut(last, "-")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msgs, err := st.Messages(context.Background(), "events:"+sid+":"+stream, 0, time.Now(), 10)
+		if err == nil && len(msgs) > 0 {
+			return sid, last
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a never marked the stream it lost: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, bounded
+	}
+}
+
+// resumeOn resumes session sid's stream on r after event last, as a
+// client does, and reads it to its end (at most 10 s).
+func resumeOn(t *testing.T, c client, r *replica, sid, last string) (status int, body string, timedOut bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.ts.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("X-Test-Caller", c.caller)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Last-Event-ID", last)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(b), ctx.Err() != nil
 }
 
 func dropSchema(t *testing.T, dsn, schema string) {
@@ -521,38 +537,7 @@ func TestReplicaCrash(t *testing.T) {
 			json.Unmarshal([]byte(body), &res)
 			id := res.Result.TaskID
 
-			sid := openLegacy(t, c, a)
-			ctx, cancel := context.WithCancel(context.Background())
-			req, _ := http.NewRequestWithContext(ctx, "POST", a.ts.URL+"/mcp",
-				strings.NewReader(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"rep_slow","_meta":{"progressToken":"p"}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("X-Test-Caller", c.caller)
-			req.Header.Set("Mcp-Session-Id", sid)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events := make(chan [2]string, 16)
-			go sseEvents(resp.Body, events)
-			wait(t, rt.started, "rep_slow's start")
-			last := wait(t, events, "the progress event")[0]
-			cancel()
-			resp.Body.Close()
-			for range events {
-			}
-			stream, _, _ := strings.Cut(last, "-")
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				msgs, err := sb.Messages(context.Background(), "events:"+sid+":"+stream, 0, time.Now(), 10)
-				if err == nil && len(msgs) > 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("a never marked the stream it lost: %v", err)
-				}
-				time.Sleep(10 * time.Millisecond) // polling a condition, bounded
-			}
+			sid, last := dropSlowCall(t, c, rt, a, sb, 8)
 
 			// a crashes.
 			cut.cut.Store(true)
@@ -565,20 +550,8 @@ func TestReplicaCrash(t *testing.T) {
 			if res.Result.Status != "failed" || !strings.Contains(res.Result.Error.Message, "replica") {
 				t.Errorf("the crashed replica's task, on b: %s", body)
 			}
-			rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer rcancel()
-			greq, _ := http.NewRequestWithContext(rctx, "GET", b.ts.URL+"/mcp", nil)
-			greq.Header.Set("Accept", "text/event-stream")
-			greq.Header.Set("X-Test-Caller", c.caller)
-			greq.Header.Set("Mcp-Session-Id", sid)
-			greq.Header.Set("Last-Event-ID", last)
-			gresp, err := http.DefaultClient.Do(greq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gbody, _ := io.ReadAll(gresp.Body)
-			gresp.Body.Close()
-			if rctx.Err() != nil || !strings.Contains(string(gbody), `"id":8`) || !strings.Contains(string(gbody), "replica_lost") {
+			_, gbody, timedOut := resumeOn(t, c, b, sid, last)
+			if timedOut || !strings.Contains(gbody, `"id":8`) || !strings.Contains(gbody, "replica_lost") {
 				t.Errorf("the crashed replica's stream, resumed on b: %q", gbody)
 			}
 			close(rt.release) // a's call ends; it can write nothing
