@@ -134,3 +134,21 @@ func TestUploadEndpoint(t *testing.T) {
 		t.Errorf("data_base64 over the allowance: %s", r.raw)
 	}
 }
+
+// TestUploadQuotaPerTenant: the daily allowance is kept under the issuer,
+// the tenant and the credential together, as every other limit is: the
+// same subject signed in to another tenant has an allowance of its own.
+func TestUploadQuotaPerTenant(t *testing.T) {
+	b := newViews(t, BinaryOptions{MaxFileSize: 1024, UploadQuota: 1024})
+	s := newServer(t, b)
+	acme := auth.Principal{Issuer: "https://issuer.example", Tenant: "acme", Subject: "dana"}
+	globex := auth.Principal{Issuer: "https://issuer.example", Tenant: "globex", Subject: "dana"}
+	full := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 1000))
+	s.must(as(acme), "bininspect_open", `{"data_base64":"`+full+`","format":"raw","arch":"arm64"}`)
+	if r := s.call(as(acme), "bininspect_open", `{"data_base64":"`+full+`","format":"raw","arch":"arm64","name":"again"}`); r.code != CodeUploadQuota {
+		t.Fatalf("acme's allowance is spent, yet: %s", r.raw)
+	}
+	if r := s.call(as(globex), "bininspect_open", `{"data_base64":"`+full+`","format":"raw","arch":"arm64"}`); r.code != "" {
+		t.Errorf("dana in another tenant was charged acme's uploads: %s", r.raw)
+	}
+}

@@ -90,9 +90,9 @@ type BinaryOptions struct {
 	// Analyze analyses a file; the wiring gives hosted servers the
 	// isolated runner's. Nil: binview.Analyze in this process.
 	Analyze func(ctx context.Context, data []byte, opts *binview.Options) (*binview.Analysis, error)
-	// UploadQuota is how many bytes one credential may upload (PUT
-	// /uploads and data_base64) per UTC day. Zero: 1 GiB; negative: no
-	// limit.
+	// UploadQuota is how many bytes one caller (issuer, tenant and
+	// credential) may upload (PUT /uploads and data_base64) per UTC day.
+	// Zero: 1 GiB; negative: no limit.
 	UploadQuota int64
 	// BlobTTL is how long an upload, and a tenant's right to a file it
 	// opened, last unused. Zero: 24 hours.
