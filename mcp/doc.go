@@ -53,7 +53,9 @@
 // pages, subscriptions and tasks are all bounded, and each authenticated
 // caller gets a bounded share of the server-wide caps. A request's body is
 // read under a deadline before it takes an in-flight slot. Nothing a
-// client sends can panic the server or make it hang.
+// client sends can panic the server or make it hang. CallerShares and
+// PaceBody are the same two mechanisms for the other paths a server
+// mounts beside the endpoint (uploads).
 //
 // # Errors
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/viewstore"
 )
@@ -41,6 +42,7 @@ const (
 	CodeBlobNotFound     = "blob_not_found"
 	CodeTooManyViews     = "too_many_views"
 	CodeUploadQuota      = "upload_quota_exceeded"
+	CodeUploadTooSlow    = "upload_too_slow"
 	CodeViewsUnavailable = "views_unavailable"
 	CodeNoSession        = "no_session"
 )
@@ -59,6 +61,11 @@ const (
 	DefaultCacheTTL    = 7 * 24 * time.Hour
 	DefaultUploadQuota = 1 << 30
 	DefaultDetachAbove = 8 << 20
+	DefaultMaxUploads  = 4
+	// DefaultUploadMinRate is 1 Mbit/s: a 64 MiB upload may take at
+	// most about nine minutes.
+	DefaultUploadMinRate = 128 << 10
+	DefaultUploadGrace   = 10 * time.Second
 	// maxCachedSnapshot bounds the analyses written to the store.
 	maxCachedSnapshot = 64 << 20
 	// maxActiveSessions bounds the legacy sessions' active views.
@@ -94,6 +101,20 @@ type BinaryOptions struct {
 	// credential) may upload (PUT /uploads and data_base64) per UTC day.
 	// Zero: 1 GiB; negative: no limit.
 	UploadQuota int64
+	// MaxUploads caps the uploads received at once, server-wide; each
+	// is held in memory, up to MaxFileSize. Zero: 4.
+	MaxUploads int
+	// MaxUploadsPerCaller caps one caller's uploads at once, so that a
+	// few callers cannot take every place. Zero: MaxUploads/4, at least 1.
+	MaxUploadsPerCaller int
+	// UploadMinRate is the slowest an upload's body may arrive, in bytes
+	// per second, once UploadGrace has passed (mcp.BodyPace): a slower
+	// client is answered 408 upload_too_slow and gives its place back.
+	// Zero: 128 KiB/s (1 Mbit/s).
+	UploadMinRate int64
+	// UploadGrace is the time an upload's body gets before UploadMinRate
+	// counts. Zero: 10 s.
+	UploadGrace time.Duration
 	// BlobTTL is how long an upload, and a tenant's right to a file it
 	// opened, last unused. Zero: 24 hours.
 	BlobTTL time.Duration
@@ -133,7 +154,8 @@ type BinaryViews struct {
 	inflight map[string]*flight
 	active   map[string]activeView // legacy session key → its active view
 
-	uploads chan struct{} // concurrent uploads
+	uploads      chan struct{}    // uploads received now, server-wide
+	uploadShares mcp.CallerShares // and by each caller
 }
 
 type activeView struct{ caller, id string }
@@ -170,6 +192,18 @@ func NewBinaryViews(o BinaryOptions) (*BinaryViews, error) {
 	if o.DetachAbove <= 0 {
 		o.DetachAbove = DefaultDetachAbove
 	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = DefaultMaxUploads
+	}
+	if o.MaxUploadsPerCaller <= 0 {
+		o.MaxUploadsPerCaller = max(1, o.MaxUploads/4)
+	}
+	if o.UploadMinRate <= 0 {
+		o.UploadMinRate = DefaultUploadMinRate
+	}
+	if o.UploadGrace <= 0 {
+		o.UploadGrace = DefaultUploadGrace
+	}
 	if o.Analyze == nil {
 		o.Analyze = binview.Analyze
 	}
@@ -180,7 +214,7 @@ func NewBinaryViews(o BinaryOptions) (*BinaryViews, error) {
 		o.Now = time.Now
 	}
 	b := &BinaryViews{o: o, store: o.Store, log: o.Logger, inflight: map[string]*flight{},
-		active: map[string]activeView{}, uploads: make(chan struct{}, 4)}
+		active: map[string]activeView{}, uploads: make(chan struct{}, o.MaxUploads)}
 	if b.store == nil {
 		b.store = viewstore.NewMemory(0)
 	}
