@@ -51,6 +51,7 @@ const (
 	KindPKCE    Kind = "pkce"    // the PKCE challenge of a code, keyed like the code
 	KindAccess  Kind = "access"  // access token, keyed by its jti
 	KindRefresh Kind = "refresh" // refresh token, keyed by its HMAC signature
+	KindConsent Kind = "consent" // a consent page decided, keyed by its random name: each decides once
 )
 
 // Token is the record behind one code or token. Every token of one
@@ -116,7 +117,7 @@ func CheckClient(c Client) error {
 // CheckToken reports a token record that breaks the bounds.
 func CheckToken(t Token) error {
 	switch {
-	case t.Kind != KindCode && t.Kind != KindPKCE && t.Kind != KindAccess && t.Kind != KindRefresh:
+	case t.Kind != KindCode && t.Kind != KindPKCE && t.Kind != KindAccess && t.Kind != KindRefresh && t.Kind != KindConsent:
 		return errors.New("asstore: unknown token kind")
 	case t.Signature == "" || len(t.Signature) > MaxIDBytes || t.GrantID == "" || len(t.GrantID) > MaxIDBytes || len(t.ClientID) > MaxIDBytes:
 		return errors.New("asstore: signature, grant id and client id must be 1–256 bytes")

@@ -75,13 +75,14 @@ func TestConsentDecisionChecks(t *testing.T) {
 		}
 
 		// Deny sends the client access_denied.
+		_, unused := h.consent(authQuery(client, newPKCE("t")))
 		r := h.decide(fields, "deny")
 		if loc, _ := url.Parse(r.header.Get("Location")); r.status != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" {
 			t.Fatalf("deny: %d %q", r.status, r.header.Get("Location"))
 		}
 		// A page left open past its lifetime no longer grants.
 		time.Sleep(consentLifetime + time.Second)
-		if r := h.decide(fields, "allow"); r.status != 403 {
+		if r := h.decide(unused, "allow"); r.status != 403 {
 			t.Fatalf("stale consent page: %d", r.status)
 		}
 	})
@@ -247,5 +248,30 @@ func TestNoState(t *testing.T) {
 	loc, _ = url.Parse(r.header.Get("Location"))
 	if loc.Query().Get("error") != "invalid_request" || loc.Query().Has("state") {
 		t.Fatalf("error without state: %q", r.header.Get("Location"))
+	}
+}
+
+// TestConsentTokenSingleUse: a consent page decides once. Its form posted
+// again (allowed or denied before) is refused, and grants no second code.
+func TestConsentTokenSingleUse(t *testing.T) {
+	h := newHarness(t, nil)
+	client := h.register("c", testRedirect)
+	for _, first := range []string{"allow", "deny"} {
+		_, fields := h.consent(authQuery(client, newPKCE("s")))
+		if r := h.decide(fields, first); r.status != http.StatusSeeOther {
+			t.Fatalf("%s: %d %s", first, r.status, r.body)
+		}
+		if r := h.decide(fields, "allow"); r.status != http.StatusForbidden || r.header.Get("Location") != "" {
+			t.Errorf("the page's form posted again after %s: %d %q %s", first, r.status, r.header.Get("Location"), r.body)
+		}
+	}
+	// Two pages for the same request are two decisions.
+	q := authQuery(client, newPKCE("u"))
+	_, a := h.consent(q)
+	_, b := h.consent(q)
+	for _, fields := range []url.Values{a, b} {
+		if r := h.decide(fields, "allow"); r.status != http.StatusSeeOther {
+			t.Errorf("a fresh page of the same request: %d %s", r.status, r.body)
+		}
 	}
 }

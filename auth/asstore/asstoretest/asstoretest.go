@@ -116,6 +116,15 @@ func Run(t *testing.T, s asstore.Store) {
 		if _, err := s.Token(ctx, asstore.KindRefresh, "r2"); !errors.Is(err, asstore.ErrNotFound) {
 			t.Fatalf("deleted token: %v", err)
 		}
+		// A consent page's record is written once: the second write of
+		// the same page is how its second use is found.
+		page := asstore.Token{Kind: asstore.KindConsent, Signature: "p1", GrantID: "p1", ClientID: "c1", ExpiresAt: now.Add(10 * time.Minute)}
+		if err := s.PutToken(ctx, page); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutToken(ctx, page); !errors.Is(err, asstore.ErrExists) {
+			t.Fatalf("a consent page recorded twice: %v, want ErrExists", err)
+		}
 		bad := tok
 		bad.Signature = "big"
 		bad.Data = make([]byte, asstore.MaxTokenDataSize+1)
