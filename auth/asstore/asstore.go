@@ -74,8 +74,12 @@ type Token struct {
 // for concurrent use and fail closed: an error other than the ones above
 // means the state could not be read or written.
 type Store interface {
-	// CreateClient stores a new client, unless max clients are stored
-	// already (ErrTooManyClients) or the id is taken (ErrExists).
+	// CreateClient stores a new client, unless the id is taken
+	// (ErrExists). With max clients stored already, the oldest clients
+	// that hold no token record (registered and never used, or every
+	// grant of theirs lapsed) are removed to make room, so that unused
+	// registrations cannot lock new clients out; ErrTooManyClients, with
+	// nothing removed, when too few hold none.
 	CreateClient(ctx context.Context, c Client, max int) error
 	// Client returns the client with that id, or ErrNotFound.
 	Client(ctx context.Context, id string) (Client, error)
