@@ -17,6 +17,7 @@ import (
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
+	"github.com/warden-mcp/warden/tool/addrexpr"
 	"github.com/warden-mcp/warden/viewstore"
 )
 
@@ -49,8 +50,9 @@ const (
 
 // Warning codes.
 const (
-	WarnImplicitView = "implicit_view"
-	WarnPartialRead  = "partial_read"
+	WarnImplicitView  = "implicit_view"
+	WarnPartialRead   = "partial_read"
+	WarnBytesWithheld = "bytes_withheld"
 )
 
 // Defaults of BinaryOptions.
@@ -131,6 +133,14 @@ type BinaryOptions struct {
 	// Resolve returns, so that they resolve in address expressions. Nil:
 	// no names.
 	Annotations *AnnotationLayer
+	// MemoryRead reports whether a call's caller may read a file's bytes
+	// raw; the wiring answers whether bininspect_memory_read may run for
+	// it. Where it may not, the other tools withhold the same bytes:
+	// bininspect_address_info's preview and bininspect_search_bytes'
+	// matched bytes are left empty (warning bytes_withheld), and memory
+	// reads ([...]) in every address expression are refused
+	// (read_refused). Nil: always.
+	MemoryRead func(ctx context.Context) bool
 	// Principal returns a call's caller. Nil: auth.PrincipalFrom.
 	Principal func(ctx context.Context) (auth.Principal, bool)
 	// Logger receives causes that never reach a client. Nil discards.
@@ -300,6 +310,27 @@ type boundView struct {
 	meta    viewMeta
 	handle  string
 	overlay *binview.Overlay
+	// withheld: the caller may not read the file's bytes raw
+	// (BinaryOptions.MemoryRead).
+	withheld bool
+}
+
+// Read reads memory for [e] in address expressions, unless the caller
+// may not read the file's bytes raw.
+func (bv *boundView) Read(addr uint64, size int) (uint64, error) {
+	if bv.withheld {
+		return 0, addrexpr.ErrReadRefused
+	}
+	return bv.View.Read(addr, size)
+}
+
+// withholdBytes warns that bytes the result would show are withheld,
+// and reports whether they are.
+func (bv *boundView) withholdBytes(call *tool.Call) bool {
+	if bv.withheld {
+		call.Warn(WarnBytesWithheld, "the file's bytes are not shown: bininspect_memory_read is off for this caller")
+	}
+	return bv.withheld
 }
 
 // Symbol resolves a name the caller's tenant set first, then the file's
@@ -562,6 +593,7 @@ func (b *BinaryViews) Resolve(ctx context.Context, handle, session string) (tool
 		}
 		v.overlay = o
 	}
+	v.withheld = b.o.MemoryRead != nil && !b.o.MemoryRead(ctx)
 	b.touch(ctx, rec, now)
 	return v, warnings, nil
 }
