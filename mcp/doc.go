@@ -56,9 +56,9 @@
 // pages, subscriptions and tasks are all bounded, and each authenticated
 // caller gets a bounded share of the server-wide caps. A request's body is
 // read under a deadline before it takes an in-flight slot. Nothing a
-// client sends can panic the server or make it hang. CallerShares and
-// PaceBody are the same two mechanisms for the other paths a server
-// mounts beside the endpoint (uploads).
+// client sends can panic the server or make it hang. The shares and the
+// body deadline are package internal/httplimit's, which the upload
+// endpoint uses too.
 //
 // # Errors
 //

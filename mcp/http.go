@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // The streamable HTTP transport, by concern:
@@ -146,7 +148,7 @@ type HTTPHandler struct {
 	opts     HTTPOptions
 	log      *slog.Logger
 	sem      chan struct{}
-	shares   CallerShares
+	shares   httplimit.CallerShares
 	mcp      http.Handler
 	draining atomic.Bool
 	streams  streamRoom

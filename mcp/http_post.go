@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // readBody reads at most max bytes; a longer body, announced or chunked,
@@ -96,7 +98,7 @@ func (h *HTTPHandler) readPostBody(w http.ResponseWriter, r *http.Request) ([]by
 		// may be the shorter bound; the deadline replaces it.
 		limit = min(limit, srv.ReadTimeout)
 	}
-	body := PaceBody(w, r, BodyPace{Timeout: limit})
+	body := httplimit.PaceBody(w, r, httplimit.BodyPace{Timeout: limit})
 	b, tooLarge, err := readBody(r.ContentLength, body, h.opts.MaxBodyBytes)
 	if err == nil && !tooLarge {
 		body.Done()
@@ -106,7 +108,7 @@ func (h *HTTPHandler) readPostBody(w http.ResponseWriter, r *http.Request) ([]by
 			Data: map[string]any{"code": "request_too_large", "limitBytes": h.opts.MaxBodyBytes}})
 		return nil, false
 	}
-	if IsBodyTimeout(err) {
+	if httplimit.IsBodyTimeout(err) {
 		w.Header().Set("Connection", "close")
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindTimeout, Message: "the request body was not sent in time",
 			Data: map[string]any{"code": "request_timeout", "limitSeconds": h.opts.BodyReadTimeout.Seconds()}})

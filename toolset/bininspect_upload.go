@@ -13,7 +13,7 @@ import (
 
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
-	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // UploadPath is where a hosted server accepts file uploads.
@@ -95,8 +95,8 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 			Message: "too many uploads at once; try again shortly", RetryAfter: 2 * time.Second})
 		return
 	}
-	pace := mcp.BodyPace{Timeout: b.o.UploadGrace, MinRate: b.o.UploadMinRate}
-	paced := mcp.PaceBody(w, r, pace)
+	pace := httplimit.BodyPace{Timeout: b.o.UploadGrace, MinRate: b.o.UploadMinRate}
+	paced := httplimit.PaceBody(w, r, pace)
 	// A large body on a slow link outlasts the server's own write
 	// timeout, which runs from the request's start.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(pace.Longest(max) + time.Minute))
@@ -116,7 +116,7 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if mcp.IsBodyTimeout(err) {
+		if httplimit.IsBodyTimeout(err) {
 			b.log.LogAttrs(ctx, slog.LevelInfo, "upload too slow", slog.Int64("received", paced.Received()))
 			w.Header().Set("Connection", "close")
 			writeUploadError(w, http.StatusRequestTimeout, errcode.New(CodeUploadTooSlow,

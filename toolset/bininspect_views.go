@@ -15,7 +15,7 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
-	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/internal/httplimit"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/tool/addrexpr"
 	"github.com/warden-mcp/warden/viewstore"
@@ -110,7 +110,7 @@ type BinaryOptions struct {
 	// few callers cannot take every place. Zero: MaxUploads/4, at least 1.
 	MaxUploadsPerCaller int
 	// UploadMinRate is the slowest an upload's body may arrive, in bytes
-	// per second, once UploadGrace has passed (mcp.BodyPace): a slower
+	// per second, once UploadGrace has passed (httplimit.BodyPace): a slower
 	// client is answered 408 upload_too_slow and gives its place back.
 	// Zero: 128 KiB/s (1 Mbit/s).
 	UploadMinRate int64
@@ -164,8 +164,8 @@ type BinaryViews struct {
 	inflight map[string]*flight
 	active   map[string]activeView // legacy session key → its active view
 
-	uploads      chan struct{}    // uploads received now, server-wide
-	uploadShares mcp.CallerShares // and by each caller
+	uploads      chan struct{}          // uploads received now, server-wide
+	uploadShares httplimit.CallerShares // and by each caller
 }
 
 type activeView struct{ caller, id string }

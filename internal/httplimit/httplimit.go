@@ -1,4 +1,12 @@
-package mcp
+// Package httplimit holds what an HTTP handler does against slow and
+// greedy clients: each caller gets a bounded share of a server-wide cap
+// (CallerShares), taken before its body is read, and a body must arrive
+// within a deadline that moves on only as its bytes come in (PaceBody),
+// so that a client that stalls or trickles loses its place instead of
+// holding it. The MCP endpoint (package mcp) and the upload endpoint
+// (package toolset) use it both, so the two paths hold slow clients to
+// one mechanism.
+package httplimit
 
 import (
 	"errors"
@@ -8,13 +16,6 @@ import (
 	"sync"
 	"time"
 )
-
-// What the protocol endpoint does against slow and greedy clients, for
-// the other paths a server mounts beside it (uploads) to do the same:
-// each caller gets a bounded share of a server-wide cap (CallerShares),
-// taken before its body is read, and a body must arrive within a deadline
-// that moves on only as its bytes come in (PaceBody), so that a client
-// that stalls or trickles loses its place instead of holding it.
 
 // CallerShares counts each caller's requests in flight, so that one
 // caller holds at most its share of a server-wide cap. The zero value is
