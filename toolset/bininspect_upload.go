@@ -129,11 +129,12 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	paced.Done()
 	if int64(len(buf)) > max {
+		// The deadline stays, so net/http does not wait for the rest.
 		writeUploadError(w, http.StatusRequestEntityTooLarge, errFileTooLarge(max))
 		return
 	}
+	paced.Done()
 	if len(buf) == 0 {
 		writeUploadError(w, http.StatusBadRequest, errcode.New("empty_upload", "the upload is empty; send the file as the request body"))
 		return

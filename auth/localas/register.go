@@ -70,7 +70,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	if wait, ok := s.regRate.take(sourceOf(r), now); !ok {
-		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: registration refused: too many from one address")
+		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: registration refused: too many from one address")
 		secs := int64(wait/time.Second) + 1
 		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 		writeJSONError(w, http.StatusTooManyRequests, "temporarily_unavailable",

@@ -286,7 +286,7 @@ func (s *Server) localCORS(next http.Handler) http.Handler {
 		origins := r.Header.Values("Origin")
 		if len(origins) > 0 {
 			if len(origins) != 1 || !loopbackOrigin(origins[0]) {
-				s.log.LogAttrs(r.Context(), slog.LevelWarn, "oauth: registration refused: a web page's origin")
+				s.log.LogAttrs(r.Context(), slog.LevelInfo, "oauth: registration refused: a web page's origin")
 				writeJSONError(w, http.StatusForbidden, "access_denied", "clients register from this machine, not from web pages")
 				return
 			}
