@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 )
 
 // Request-scoped values, behind typed accessors: the correlation id every
@@ -37,6 +38,17 @@ func Caller(ctx context.Context) string { return callerOf(ctx) }
 func callerOf(ctx context.Context) string {
 	id, _ := ctx.Value(callerKey{}).(string)
 	return id
+}
+
+// logStoreFailure logs a state store call that failed while serving the
+// request of ctx: at ERROR, unless the request's client has left, which
+// ended the call; a client leaving is not a server error.
+func logStoreFailure(ctx context.Context, log *slog.Logger, msg string, err error) {
+	if ctx.Err() != nil {
+		log.LogAttrs(ctx, slog.LevelDebug, msg+": the client left", slog.String("cause", err.Error()))
+		return
+	}
+	log.LogAttrs(ctx, slog.LevelError, msg, slog.String("cause", err.Error()))
 }
 
 // newID returns a random 128-bit id in hex: correlation ids, session ids,

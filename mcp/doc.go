@@ -30,7 +30,10 @@
 // returns an InputRequiredResult whose requestState is sealed with
 // AES-256-GCM and bound to the method, target, arguments, caller and an
 // expiry, and runs the handler again when the client retries with answers.
-// Progress and log notifications go on the request's own stream (SSE on
+// An answer counts only for the very question the server asked under its
+// key, and only once: the first retry that delivers answers spends its
+// requestState in Options.State, so a replay on any replica is asked
+// again (mrtr.go). Progress and log notifications go on the request's own stream (SSE on
 // HTTP, stdout on stdio). With Options.Tasks, tools that support the
 // io.modelcontextprotocol/tasks extension answer with a task id once their
 // handler calls Call.Detach.
@@ -53,7 +56,9 @@
 // pages, subscriptions and tasks are all bounded, and each authenticated
 // caller gets a bounded share of the server-wide caps. A request's body is
 // read under a deadline before it takes an in-flight slot. Nothing a
-// client sends can panic the server or make it hang.
+// client sends can panic the server or make it hang. The shares and the
+// body deadline are package internal/httplimit's, which the upload
+// endpoint uses too.
 //
 // # Errors
 //

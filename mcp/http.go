@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // The streamable HTTP transport, by concern:
@@ -146,7 +148,7 @@ type HTTPHandler struct {
 	opts     HTTPOptions
 	log      *slog.Logger
 	sem      chan struct{}
-	shares   callerShares
+	shares   httplimit.CallerShares
 	mcp      http.Handler
 	draining atomic.Bool
 	streams  streamRoom
@@ -491,7 +493,7 @@ func (h *HTTPHandler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	caller := callerOf(r.Context())
-	if !h.shares.take(caller, h.opts.MaxInFlightPerCaller) {
+	if !h.shares.Take(caller, h.opts.MaxInFlightPerCaller) {
 		// The body is left unread: closing the connection keeps net/http
 		// from waiting for it before it answers.
 		w.Header().Set("Connection", "close")
@@ -545,42 +547,7 @@ func (r *slotRelease) release() {
 	if r.slot {
 		<-r.h.sem
 	}
-	r.h.shares.give(r.caller)
-}
-
-// callerShares counts each authenticated caller's requests in flight.
-type callerShares struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-// take makes room for one more request of caller, or reports false at
-// the cap. The unauthenticated caller "" is not counted.
-func (c *callerShares) take(caller string, max int) bool {
-	if caller == "" {
-		return true
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n[caller] >= max {
-		return false
-	}
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[caller]++
-	return true
-}
-
-func (c *callerShares) give(caller string) {
-	if caller == "" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n[caller]--; c.n[caller] <= 0 {
-		delete(c.n, caller)
-	}
+	r.h.shares.Give(r.caller)
 }
 
 func methodNotAllowed(w http.ResponseWriter) {

@@ -39,7 +39,7 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request, id json.Ra
 		writeJSONError(w, id, rpcErr(CodeInvalidRequest, KindNotFound, "session not found"))
 		return nil, false
 	case err != nil:
-		h.log.Error("session state unavailable", "cause", err.Error())
+		logStoreFailure(r.Context(), h.log, "session state unavailable", err)
 		writeBusy(w, id, "session state unavailable", 2)
 		return nil, false
 	}

@@ -2,22 +2,21 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strings"
-	"time"
+
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // readBody reads at most max bytes; a longer body, announced or chunked,
 // is refused without being buffered whole.
-func readBody(r *http.Request, max int64) ([]byte, bool, error) {
-	if r.ContentLength > max {
+func readBody(declared int64, body io.Reader, max int64) ([]byte, bool, error) {
+	if declared > max {
 		return nil, true, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	b, err := io.ReadAll(io.LimitReader(body, max+1))
 	if err != nil {
 		return nil, false, err
 	}
@@ -93,29 +92,23 @@ func checkPostHeaders(w http.ResponseWriter, r *http.Request) (okSSE, ok bool) {
 // that does not send it within BodyReadTimeout is answered 408. It
 // answers the request and reports false when the body is refused.
 func (h *HTTPHandler) readPostBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	rc := http.NewResponseController(w)
 	limit := h.opts.BodyReadTimeout
 	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 {
 		// The server's own read timeout, set when the request began,
 		// may be the shorter bound; the deadline replaces it.
 		limit = min(limit, srv.ReadTimeout)
 	}
-	timed := rc.SetReadDeadline(time.Now().Add(limit)) == nil
-	body, tooLarge, err := readBody(r, h.opts.MaxBodyBytes)
-	if timed && err == nil && !tooLarge {
-		// The body is in; the connection's reads (net/http watches for
-		// the client leaving) must not end with the short deadline. A
-		// body refused keeps it, so that net/http does not wait for the
-		// rest of it.
-		_ = rc.SetReadDeadline(time.Time{})
+	body := httplimit.PaceBody(w, r, httplimit.BodyPace{Timeout: limit})
+	b, tooLarge, err := readBody(r.ContentLength, body, h.opts.MaxBodyBytes)
+	if err == nil && !tooLarge {
+		body.Done()
 	}
 	if tooLarge {
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindTooLarge, Message: "request body too large",
 			Data: map[string]any{"code": "request_too_large", "limitBytes": h.opts.MaxBodyBytes}})
 		return nil, false
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if httplimit.IsBodyTimeout(err) {
 		w.Header().Set("Connection", "close")
 		writeJSONError(w, nil, &Error{Code: CodeInvalidRequest, Kind: KindTimeout, Message: "the request body was not sent in time",
 			Data: map[string]any{"code": "request_timeout", "limitSeconds": h.opts.BodyReadTimeout.Seconds()}})
@@ -125,7 +118,7 @@ func (h *HTTPHandler) readPostBody(w http.ResponseWriter, r *http.Request) ([]by
 		writeJSONError(w, nil, rpcErr(CodeParseError, KindInvalid, "parse error: the body could not be read"))
 		return nil, false
 	}
-	return body, true
+	return b, true
 }
 
 // post parses a POST body, then hands the message to the era it belongs

@@ -7,11 +7,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -22,6 +24,17 @@ import (
 // sealed with AES-256-GCM: the client can neither read nor alter it, and
 // it is bound to the method, the target (tool, prompt or URI), a digest of
 // the arguments, the caller and an expiry.
+//
+// Answers count only for the questions the server asked: the state
+// records a digest of each question under its key, and a retry's
+// inputResponses are taken only for the questions its state left open
+// (others are ignored, as the revision asks); an answer reaches the
+// handler only if the handler asks that very question again. Answers sent
+// without a requestState answer nothing. A state is spent once its answers
+// reach a handler: the first retry to use it claims its id in the state
+// store, which replicas share, and a replay (here or on another replica)
+// finds the claim and is asked again rather than run twice. When the
+// store cannot be reached the answers are not taken (input_unavailable).
 
 // maxStateBytes caps an incoming requestState.
 const maxStateBytes = 256 << 10
@@ -42,6 +55,10 @@ func newSealer(key []byte) *sealer {
 
 // roundState is the sealed content of a requestState.
 type roundState struct {
+	// ID names the state for its single use; Asked holds a digest of
+	// every question whose answer it carries or awaits, by key.
+	ID      []byte                     `json:"i"`
+	Asked   map[string][]byte          `json:"q,omitempty"`
 	Method  string                     `json:"m"`
 	Target  string                     `json:"t"`
 	Digest  []byte                     `json:"d"`
@@ -107,6 +124,16 @@ type rounds struct {
 	caller   string
 	answers  map[string]json.RawMessage
 	state    []byte
+	// checked: answers are given only to the questions in asked (a
+	// round of the stateless revision; a task's answers were matched to
+	// its questions when they came). stateID and expires are those of
+	// the requestState the answers came with, which the first use
+	// claims.
+	checked bool
+	asked   map[string][]byte
+	stateID []byte
+	expires int64
+	claimed bool
 }
 
 // argsDigest returns the digest that binds a requestState to the
@@ -122,7 +149,7 @@ func (r *rounds) argsDigest() []byte {
 // Structurally invalid input responses and tampered or foreign state are
 // protocol errors.
 func (s *Server) beginRounds(ctx context.Context, method, target string, args json.RawMessage, p *params) (*rounds, *Error) {
-	r := &rounds{s: s, method: method, target: target, args: args, hashArgs: true, caller: callerOf(ctx)}
+	r := &rounds{s: s, method: method, target: target, args: args, hashArgs: true, caller: callerOf(ctx), checked: true}
 	if len(p.requestState) > 0 && !jsonwalk.IsNull(p.requestState) {
 		tok, ok := jsonwalk.Unquote(p.requestState)
 		if !ok {
@@ -138,7 +165,12 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 		if time.Now().Unix() > st.Expires {
 			return nil, rpcErr(CodeInvalidParams, KindInvalid, "invalid params: requestState has expired")
 		}
-		r.answers, r.state = st.Answers, st.State
+		if len(st.ID) == 0 {
+			// A state sealed before states had ids cannot be spent
+			// once: its answers are dropped and the handler asks again.
+			st = &roundState{}
+		}
+		r.answers, r.state, r.asked, r.stateID, r.expires = st.Answers, st.State, st.Asked, st.ID, st.Expires
 	}
 	if len(p.inputResponses) > 0 {
 		if jsonwalk.Kind(p.inputResponses) != "object" {
@@ -150,6 +182,12 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 			if !ok || jsonwalk.Kind(v) != "object" {
 				bad = true
 				return nil
+			}
+			if _, asked := r.asked[key]; !asked {
+				return nil // not a question of this round: ignored
+			}
+			if _, answered := r.answers[key]; answered {
+				return nil // answered in an earlier round
 			}
 			if r.answers == nil {
 				r.answers = map[string]json.RawMessage{}
@@ -164,15 +202,36 @@ func (s *Server) beginRounds(ctx context.Context, method, target string, args js
 	return r, nil
 }
 
-// input is the modern CallEnv.Input: answers already given are returned;
-// any other question makes the call return ErrInputRequired.
-func (r *rounds) input(_ context.Context, reqs map[string]tool.InputRequest) (map[string]json.RawMessage, error) {
+// input is the modern CallEnv.Input: answers already given to these very
+// questions are returned, once the requestState they came with is
+// claimed; any other question makes the call return ErrInputRequired.
+func (r *rounds) input(ctx context.Context, reqs map[string]tool.InputRequest) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(reqs))
 	missing := false
-	for k := range reqs {
-		if a, ok := r.answers[k]; ok {
+	for k, q := range reqs {
+		a, ok := r.answers[k]
+		if ok && r.checked && string(r.asked[k]) != string(questionDigest(q)) {
+			// An answer to another question under this key.
+			delete(r.answers, k)
+			ok = false
+		}
+		if ok {
 			out[k] = a
 		} else {
+			missing = true
+		}
+	}
+	if len(out) > 0 && r.stateID != nil && !r.claimed {
+		spent, err := r.claim(ctx)
+		if err != nil {
+			logStoreFailure(ctx, r.s.log, "input round state unavailable", err)
+			return nil, &tool.Error{Code: "input_unavailable", Message: "the answers cannot be checked now; try again shortly", RetryAfter: 2 * time.Second}
+		}
+		r.claimed = true
+		if spent {
+			// A replay: its answers were used already. Ask again.
+			r.answers = nil
+			clear(out)
 			missing = true
 		}
 	}
@@ -182,13 +241,55 @@ func (r *rounds) input(_ context.Context, reqs map[string]tool.InputRequest) (ma
 	return out, nil
 }
 
+// claim records the use of the round's requestState in the state store,
+// shared by every replica; spent is true when it was used before.
+func (r *rounds) claim(ctx context.Context) (spent bool, err error) {
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	// Kept a minute past the state's expiry, for replicas' clocks.
+	_, err = r.s.state.PutState(sctx, statestore.Record{Kind: "round", ID: hex.EncodeToString(r.stateID), Owner: r.caller,
+		Data: []byte("{}"), Expires: time.Unix(r.expires, 0).Add(time.Minute)})
+	if errors.Is(err, statestore.ErrConflict) {
+		return true, nil
+	}
+	return false, err
+}
+
+// questionDigest binds an answer to the question it answers.
+func questionDigest(q tool.InputRequest) []byte {
+	h := sha256.New()
+	h.Write([]byte(q.Method))
+	h.Write([]byte{0})
+	h.Write(q.Params)
+	return h.Sum(nil)[:12]
+}
+
 // inputRequired renders an InputRequiredResult for the call's pending
 // questions.
 func (r *rounds) inputRequired(pending map[string]tool.InputRequest, handlerState []byte) ([]byte, *Error) {
+	id := make([]byte, 16)
+	_, _ = rand.Read(id)
+	// The answers carried on keep the questions they answered; the
+	// questions now open are recorded for the answers to come.
+	asked := make(map[string][]byte, len(r.answers)+len(pending))
+	var answers map[string]json.RawMessage
+	for k, a := range r.answers {
+		if d, ok := r.asked[k]; ok {
+			asked[k] = d
+			if answers == nil {
+				answers = map[string]json.RawMessage{}
+			}
+			answers[k] = a
+		}
+	}
+	for k, q := range pending {
+		asked[k] = questionDigest(q)
+	}
 	st := &roundState{
+		ID: id, Asked: asked,
 		Method: r.method, Target: r.target, Digest: r.argsDigest(), Caller: r.caller,
 		Expires: time.Now().Add(r.s.opts.StateTTL).Unix(),
-		Answers: r.answers, State: handlerState,
+		Answers: answers, State: handlerState,
 	}
 	tok, err := r.s.sealer.seal(st)
 	if err != nil {

@@ -388,7 +388,7 @@ func (s *Server) taskMethod(ctx context.Context, x *exchange, m *Message, p *par
 		if errors.Is(err, statestore.ErrNotFound) {
 			return nil, rpcErr(CodeInvalidParams, KindAnswer, "unknown task")
 		}
-		s.log.Error("task state unavailable", "cause", err.Error())
+		logStoreFailure(ctx, s.log, "task state unavailable", err)
 		return nil, rpcErr(CodeInternalError, KindUnavailable, "task state unavailable; retry later")
 	}
 	switch m.Method {

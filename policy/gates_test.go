@@ -345,3 +345,29 @@ func TestInScope(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalNotForgedNorReplayed: on the stateless revision a
+// confirm_each tool runs only on an answer to the question Warden asked,
+// once: answers sent without the round's requestState ask the question,
+// and an accepted retry sent again asks it again rather than running the
+// tool a second time.
+func TestApprovalNotForgedNorReplayed(t *testing.T) {
+	f := newGateFixture(t, CatalogConfig{}, carol)
+	args := `{"note":"rm -rf"}`
+	yes := `{"action":"accept","content":{"approve":true}}`
+	forged := f.modern(t, "tools/call", `"name":"acme_write","arguments":`+args+`,"inputResponses":{"`+approvalKey+`":`+yes+`},`, elicitCaps)
+	if res, _ := forged["result"].(map[string]any); res["resultType"] != "input_required" {
+		t.Fatalf("an approval nobody was asked for ran the tool: %v", forged)
+	}
+	first := f.modern(t, "tools/call", `"name":"acme_write","arguments":`+args+`,`, elicitCaps)
+	if got := resultText(answerRetry(t, f, "acme_write", args, first, yes)); got != "ran acme_write" {
+		t.Fatalf("accepted: %q", got)
+	}
+	replay := answerRetry(t, f, "acme_write", args, first, yes)
+	if res, _ := replay["result"].(map[string]any); res["resultType"] != "input_required" {
+		t.Errorf("a replayed approval ran the tool again: %v", replay)
+	}
+	if n := len(f.ran); n != 1 {
+		t.Errorf("acme_write ran %d times on one approval", n)
+	}
+}

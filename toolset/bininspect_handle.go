@@ -83,12 +83,11 @@ type handle struct {
 }
 
 // caller is who a call comes from: the digest views are kept under, the
-// tenant grants are kept under, and the credential digest uploads are
-// charged to.
+// tenant grants are kept under, and the digest uploads are charged to.
 type caller struct {
 	digest     [16]byte
 	tenant     string
-	credential string // hex digest of issuer and credential
+	credential string // hex digest of issuer, tenant and credential
 }
 
 func (c caller) key() string { return hex.EncodeToString(c.digest[:]) }
@@ -104,7 +103,10 @@ func callerOf(p auth.Principal) caller {
 		cred = p.Subject
 	}
 	d := lengthPrefixed("warden-view-caller", p.Issuer, p.Tenant, cred)
-	u := lengthPrefixed("warden-upload-credential", p.Issuer, cred)
+	// Uploads are charged to the same three parts every limit binds (the
+	// policy's caller key): the same subject in two tenants is two
+	// callers with an allowance each.
+	u := lengthPrefixed("warden-upload-caller", p.Issuer, p.Tenant, cred)
 	c := caller{tenant: p.Tenant, credential: hex.EncodeToString(u[:16])}
 	copy(c.digest[:], d[:16])
 	return c

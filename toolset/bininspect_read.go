@@ -13,7 +13,9 @@ import (
 )
 
 // The tools that read at addresses: eval, memory_read, search_bytes and
-// address_info.
+// address_info. The raw bytes the last three show, and memory reads in
+// expressions, follow whether memory_read may run for the caller
+// (BinaryOptions.MemoryRead).
 
 // viewTool defines a view-scoped tool that is not a list.
 func viewTool[A, R any](name, title, desc string, fn func(ctx context.Context, call *tool.Call, v *boundView, in A) (R, error)) (*tool.Tool, error) {
@@ -131,7 +133,7 @@ type SearchMatch struct {
 	FileOffset int64  `json:"file_offset"`
 	Section    string `json:"section,omitempty" privacy:"plain"`
 	Location   string `json:"location,omitempty" privacy:"plain" desc:"symbol+offset."`
-	Bytes      string `json:"bytes" privacy:"plain" desc:"The matched bytes, hex."`
+	Bytes      string `json:"bytes" privacy:"plain" desc:"The matched bytes, hex; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
 
 	addr uint64
 }
@@ -187,6 +189,9 @@ func searchBytesTool() (*tool.Tool, error) {
 				items = append(items, m)
 			}
 			page := pageOf(items, in.Offset, in.Limit)
+			if v.withholdBytes(call) {
+				return page, nil
+			}
 			for i := range page.Items {
 				b, _ := v.Bytes(page.Items[i].addr, p.Len())
 				page.Items[i].Bytes = hex.EncodeToString(b)
@@ -215,7 +220,7 @@ type AddressInfoResult struct {
 	Function      *GoFuncInfo   `json:"go_function,omitempty" desc:"The Go function that holds the address, with the source position of its entry."`
 	Import        *ImportItem   `json:"import,omitempty" desc:"Set when the address is an import's slot or stub."`
 	String        *StringAtInfo `json:"string,omitempty" desc:"Set when the address lies in a string."`
-	Preview       string        `json:"preview" privacy:"plain" desc:"Bytes from the address, hex."`
+	Preview       string        `json:"preview" privacy:"plain" desc:"Bytes from the address, hex; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
 }
 
 // GoFuncInfo is a Go function from the function table.
@@ -239,7 +244,11 @@ func addressInfoTool() (*tool.Tool, error) {
 		"Say what is at an address: file offset, permissions, segment and section (with the offset into it), the symbol that holds it as symbol+offset, the Go function and its source file and line, the import whose slot or stub it is, the string it lies in, and a preview of the bytes.",
 		func(ctx context.Context, call *tool.Call, v *boundView, in addressInfoArgs) (AddressInfoResult, error) {
 			a := uint64(in.Address)
-			info, err := v.AddressInfo(a, in.Preview)
+			preview := in.Preview
+			if preview > 0 && v.withholdBytes(call) {
+				preview = 0
+			}
+			info, err := v.AddressInfo(a, preview)
 			if err != nil {
 				return AddressInfoResult{}, err
 			}

@@ -13,13 +13,11 @@ import (
 
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/internal/httplimit"
 )
 
 // UploadPath is where a hosted server accepts file uploads.
 const UploadPath = "/uploads"
-
-// uploadReadTime bounds how long one upload's body may take to arrive.
-const uploadReadTime = 10 * time.Minute
 
 // UploadResult is the answer to an upload: the blob reference that
 // bininspect_open takes, the size and when the blob lapses unused.
@@ -37,6 +35,12 @@ type UploadResult struct {
 // endpoint; a request without a principal is refused. Browsers are
 // refused (a request with an Origin header): uploads come from
 // warden upload and scripts, never from web pages.
+//
+// Uploads are held in memory, so the server receives at most MaxUploads
+// at once, and one caller at most MaxUploadsPerCaller of them (503
+// server_busy beyond either). A body must keep arriving at UploadMinRate
+// after UploadGrace (408 upload_too_slow otherwise), so a slow or stalled
+// client gives its place back instead of holding it.
 func (b *BinaryViews) UploadHandler() http.Handler {
 	return http.HandlerFunc(b.serveUpload)
 }
@@ -70,25 +74,39 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The caller's share is taken first, then a place in the server's
+	// pool; the body must then keep arriving at the minimum rate, so
+	// that neither one caller nor a few slow links hold every place.
+	if !b.uploadShares.Take(who.key(), b.o.MaxUploadsPerCaller) {
+		// The body is left unread: closing the connection keeps net/http
+		// from waiting for it before it answers.
+		w.Header().Set("Connection", "close")
+		writeUploadError(w, http.StatusServiceUnavailable, &errcode.Error{Code: "server_busy",
+			Message: "you have as many uploads running as this server lets one caller run; wait for one to finish", RetryAfter: 2 * time.Second})
+		return
+	}
+	defer b.uploadShares.Give(who.key())
 	select {
 	case b.uploads <- struct{}{}:
 		defer func() { <-b.uploads }()
 	default:
+		w.Header().Set("Connection", "close")
 		writeUploadError(w, http.StatusServiceUnavailable, &errcode.Error{Code: "server_busy",
 			Message: "too many uploads at once; try again shortly", RetryAfter: 2 * time.Second})
 		return
 	}
-	// A large body on a slow link outlasts the server's request timeouts.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(uploadReadTime))
-	_ = rc.SetWriteDeadline(time.Now().Add(uploadReadTime + time.Minute))
+	pace := httplimit.BodyPace{Timeout: b.o.UploadGrace, MinRate: b.o.UploadMinRate}
+	paced := httplimit.PaceBody(w, r, pace)
+	// A large body on a slow link outlasts the server's own write
+	// timeout, which runs from the request's start.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(pace.Longest(max) + time.Minute))
 	h := sha256.New()
 	size := r.ContentLength
 	if size < 0 || size > max {
 		size = 0
 	}
 	buf := make([]byte, 0, size+1)
-	body := io.TeeReader(io.LimitReader(r.Body, max+1), h)
+	body := io.TeeReader(io.LimitReader(paced, max+1), h)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -98,6 +116,13 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if httplimit.IsBodyTimeout(err) {
+			b.log.LogAttrs(ctx, slog.LevelInfo, "upload too slow", slog.Int64("received", paced.Received()))
+			w.Header().Set("Connection", "close")
+			writeUploadError(w, http.StatusRequestTimeout, errcode.New(CodeUploadTooSlow,
+				"the upload arrived slower than "+sizeWords(b.o.UploadMinRate)+" a second; send it over a faster link"))
+			return
+		}
 		if err != nil {
 			b.log.LogAttrs(ctx, slog.LevelInfo, "upload not received", slog.String("cause", err.Error()))
 			writeUploadError(w, http.StatusBadRequest, errcode.New("upload_incomplete", "the upload did not arrive whole; try again"))
@@ -105,9 +130,11 @@ func (b *BinaryViews) serveUpload(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if int64(len(buf)) > max {
+		// The deadline stays, so net/http does not wait for the rest.
 		writeUploadError(w, http.StatusRequestEntityTooLarge, errFileTooLarge(max))
 		return
 	}
+	paced.Done()
 	if len(buf) == 0 {
 		writeUploadError(w, http.StatusBadRequest, errcode.New("empty_upload", "the upload is empty; send the file as the request body"))
 		return

@@ -15,7 +15,9 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/internal/httplimit"
 	"github.com/warden-mcp/warden/tool"
+	"github.com/warden-mcp/warden/tool/addrexpr"
 	"github.com/warden-mcp/warden/viewstore"
 )
 
@@ -41,14 +43,16 @@ const (
 	CodeBlobNotFound     = "blob_not_found"
 	CodeTooManyViews     = "too_many_views"
 	CodeUploadQuota      = "upload_quota_exceeded"
+	CodeUploadTooSlow    = "upload_too_slow"
 	CodeViewsUnavailable = "views_unavailable"
 	CodeNoSession        = "no_session"
 )
 
 // Warning codes.
 const (
-	WarnImplicitView = "implicit_view"
-	WarnPartialRead  = "partial_read"
+	WarnImplicitView  = "implicit_view"
+	WarnPartialRead   = "partial_read"
+	WarnBytesWithheld = "bytes_withheld"
 )
 
 // Defaults of BinaryOptions.
@@ -59,6 +63,11 @@ const (
 	DefaultCacheTTL    = 7 * 24 * time.Hour
 	DefaultUploadQuota = 1 << 30
 	DefaultDetachAbove = 8 << 20
+	DefaultMaxUploads  = 4
+	// DefaultUploadMinRate is 1 Mbit/s: a 64 MiB upload may take at
+	// most about nine minutes.
+	DefaultUploadMinRate = 128 << 10
+	DefaultUploadGrace   = 10 * time.Second
 	// maxCachedSnapshot bounds the analyses written to the store.
 	maxCachedSnapshot = 64 << 20
 	// maxActiveSessions bounds the legacy sessions' active views.
@@ -90,10 +99,24 @@ type BinaryOptions struct {
 	// Analyze analyses a file; the wiring gives hosted servers the
 	// isolated runner's. Nil: binview.Analyze in this process.
 	Analyze func(ctx context.Context, data []byte, opts *binview.Options) (*binview.Analysis, error)
-	// UploadQuota is how many bytes one credential may upload (PUT
-	// /uploads and data_base64) per UTC day. Zero: 1 GiB; negative: no
-	// limit.
+	// UploadQuota is how many bytes one caller (issuer, tenant and
+	// credential) may upload (PUT /uploads and data_base64) per UTC day.
+	// Zero: 1 GiB; negative: no limit.
 	UploadQuota int64
+	// MaxUploads caps the uploads received at once, server-wide; each
+	// is held in memory, up to MaxFileSize. Zero: 4.
+	MaxUploads int
+	// MaxUploadsPerCaller caps one caller's uploads at once, so that a
+	// few callers cannot take every place. Zero: MaxUploads/4, at least 1.
+	MaxUploadsPerCaller int
+	// UploadMinRate is the slowest an upload's body may arrive, in bytes
+	// per second, once UploadGrace has passed (httplimit.BodyPace): a slower
+	// client is answered 408 upload_too_slow and gives its place back.
+	// Zero: 128 KiB/s (1 Mbit/s).
+	UploadMinRate int64
+	// UploadGrace is the time an upload's body gets before UploadMinRate
+	// counts. Zero: 10 s.
+	UploadGrace time.Duration
 	// BlobTTL is how long an upload, and a tenant's right to a file it
 	// opened, last unused. Zero: 24 hours.
 	BlobTTL time.Duration
@@ -110,6 +133,14 @@ type BinaryOptions struct {
 	// Resolve returns, so that they resolve in address expressions. Nil:
 	// no names.
 	Annotations *AnnotationLayer
+	// MemoryRead reports whether a call's caller may read a file's bytes
+	// raw; the wiring answers whether bininspect_memory_read may run for
+	// it. Where it may not, the other tools withhold the same bytes:
+	// bininspect_address_info's preview and bininspect_search_bytes'
+	// matched bytes are left empty (warning bytes_withheld), and memory
+	// reads ([...]) in every address expression are refused
+	// (read_refused). Nil: always.
+	MemoryRead func(ctx context.Context) bool
 	// Principal returns a call's caller. Nil: auth.PrincipalFrom.
 	Principal func(ctx context.Context) (auth.Principal, bool)
 	// Logger receives causes that never reach a client. Nil discards.
@@ -133,7 +164,8 @@ type BinaryViews struct {
 	inflight map[string]*flight
 	active   map[string]activeView // legacy session key → its active view
 
-	uploads chan struct{} // concurrent uploads
+	uploads      chan struct{}          // uploads received now, server-wide
+	uploadShares httplimit.CallerShares // and by each caller
 }
 
 type activeView struct{ caller, id string }
@@ -170,6 +202,18 @@ func NewBinaryViews(o BinaryOptions) (*BinaryViews, error) {
 	if o.DetachAbove <= 0 {
 		o.DetachAbove = DefaultDetachAbove
 	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = DefaultMaxUploads
+	}
+	if o.MaxUploadsPerCaller <= 0 {
+		o.MaxUploadsPerCaller = max(1, o.MaxUploads/4)
+	}
+	if o.UploadMinRate <= 0 {
+		o.UploadMinRate = DefaultUploadMinRate
+	}
+	if o.UploadGrace <= 0 {
+		o.UploadGrace = DefaultUploadGrace
+	}
 	if o.Analyze == nil {
 		o.Analyze = binview.Analyze
 	}
@@ -180,7 +224,7 @@ func NewBinaryViews(o BinaryOptions) (*BinaryViews, error) {
 		o.Now = time.Now
 	}
 	b := &BinaryViews{o: o, store: o.Store, log: o.Logger, inflight: map[string]*flight{},
-		active: map[string]activeView{}, uploads: make(chan struct{}, 4)}
+		active: map[string]activeView{}, uploads: make(chan struct{}, o.MaxUploads)}
 	if b.store == nil {
 		b.store = viewstore.NewMemory(0)
 	}
@@ -266,6 +310,27 @@ type boundView struct {
 	meta    viewMeta
 	handle  string
 	overlay *binview.Overlay
+	// withheld: the caller may not read the file's bytes raw
+	// (BinaryOptions.MemoryRead).
+	withheld bool
+}
+
+// Read reads memory for [e] in address expressions, unless the caller
+// may not read the file's bytes raw.
+func (bv *boundView) Read(addr uint64, size int) (uint64, error) {
+	if bv.withheld {
+		return 0, addrexpr.ErrReadRefused
+	}
+	return bv.View.Read(addr, size)
+}
+
+// withholdBytes warns that bytes the result would show are withheld,
+// and reports whether they are.
+func (bv *boundView) withholdBytes(call *tool.Call) bool {
+	if bv.withheld {
+		call.Warn(WarnBytesWithheld, "the file's bytes are not shown: bininspect_memory_read is off for this caller")
+	}
+	return bv.withheld
 }
 
 // Symbol resolves a name the caller's tenant set first, then the file's
@@ -528,6 +593,7 @@ func (b *BinaryViews) Resolve(ctx context.Context, handle, session string) (tool
 		}
 		v.overlay = o
 	}
+	v.withheld = b.o.MemoryRead != nil && !b.o.MemoryRead(ctx)
 	b.touch(ctx, rec, now)
 	return v, warnings, nil
 }

@@ -51,6 +51,7 @@ const (
 	KindPKCE    Kind = "pkce"    // the PKCE challenge of a code, keyed like the code
 	KindAccess  Kind = "access"  // access token, keyed by its jti
 	KindRefresh Kind = "refresh" // refresh token, keyed by its HMAC signature
+	KindConsent Kind = "consent" // a consent page decided, keyed by its random name: each decides once
 )
 
 // Token is the record behind one code or token. Every token of one
@@ -73,8 +74,12 @@ type Token struct {
 // for concurrent use and fail closed: an error other than the ones above
 // means the state could not be read or written.
 type Store interface {
-	// CreateClient stores a new client, unless max clients are stored
-	// already (ErrTooManyClients) or the id is taken (ErrExists).
+	// CreateClient stores a new client, unless the id is taken
+	// (ErrExists). With max clients stored already, the oldest clients
+	// that hold no token record (registered and never used, or every
+	// grant of theirs lapsed) are removed to make room, so that unused
+	// registrations cannot lock new clients out; ErrTooManyClients, with
+	// nothing removed, when too few hold none.
 	CreateClient(ctx context.Context, c Client, max int) error
 	// Client returns the client with that id, or ErrNotFound.
 	Client(ctx context.Context, id string) (Client, error)
@@ -116,7 +121,7 @@ func CheckClient(c Client) error {
 // CheckToken reports a token record that breaks the bounds.
 func CheckToken(t Token) error {
 	switch {
-	case t.Kind != KindCode && t.Kind != KindPKCE && t.Kind != KindAccess && t.Kind != KindRefresh:
+	case t.Kind != KindCode && t.Kind != KindPKCE && t.Kind != KindAccess && t.Kind != KindRefresh && t.Kind != KindConsent:
 		return errors.New("asstore: unknown token kind")
 	case t.Signature == "" || len(t.Signature) > MaxIDBytes || t.GrantID == "" || len(t.GrantID) > MaxIDBytes || len(t.ClientID) > MaxIDBytes:
 		return errors.New("asstore: signature, grant id and client id must be 1–256 bytes")

@@ -3,6 +3,7 @@ package asstore
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -40,8 +41,29 @@ func (m *Memory) CreateClient(_ context.Context, c Client, max int) error {
 	if _, ok := m.clients[c.ID]; ok {
 		return ErrExists
 	}
-	if len(m.clients) >= max {
-		return ErrTooManyClients
+	if over := len(m.clients) - max + 1; over > 0 {
+		holding := map[string]bool{}
+		for _, t := range m.tokens {
+			holding[t.ClientID] = true
+		}
+		var unused []Client
+		for _, o := range m.clients {
+			if !holding[o.ID] {
+				unused = append(unused, o)
+			}
+		}
+		if len(unused) < over {
+			return ErrTooManyClients
+		}
+		slices.SortFunc(unused, func(a, b Client) int {
+			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		for _, o := range unused[:over] {
+			delete(m.clients, o.ID)
+		}
 	}
 	c.RedirectURIs = slices.Clone(c.RedirectURIs)
 	m.clients[c.ID] = c

@@ -3,10 +3,13 @@ package localas
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"html/template"
 	"log/slog"
 	"maps"
@@ -18,6 +21,8 @@ import (
 	"time"
 
 	"github.com/ory/fosite"
+
+	"github.com/warden-mcp/warden/auth/asstore"
 )
 
 // authorize serves the authorization endpoint. GET validates the request
@@ -117,26 +122,43 @@ func (w *stripState) WriteHeader(code int) {
 }
 
 // consentToken binds a consent page to one authorization request for a
-// few minutes: 8 bytes of expiry and an HMAC over it and the request.
+// few minutes, once: 8 bytes of expiry, 16 random bytes that name this
+// page, and an HMAC over both and the request. The decision spends the
+// name (see decide), so the page's form cannot be posted twice.
 func (s *Server) consentToken(canonical string, exp time.Time) string {
 	head := binary.BigEndian.AppendUint64(nil, uint64(exp.Unix()))
+	head = append(head, make([]byte, consentNonceLen)...)
+	rand.Read(head[8:])
+	return base64.RawURLEncoding.EncodeToString(s.consentMAC(head, canonical))
+}
+
+const consentNonceLen = 16
+
+// consentMAC appends to head (expiry and nonce) its HMAC with the request.
+func (s *Server) consentMAC(head []byte, canonical string) []byte {
 	m := hmac.New(sha256.New, s.csrfKey)
 	m.Write(head)
 	m.Write([]byte(canonical))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(head))
+	return m.Sum(head)
 }
 
-func (s *Server) checkConsentToken(canonical, tok string) bool {
+// checkConsentToken reports whether tok is a live consent token of this
+// server for the request, and returns the page's name and expiry.
+func (s *Server) checkConsentToken(canonical, tok string) (name string, exp time.Time, ok bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(raw) != 8+sha256.Size {
-		return false
+	const head = 8 + consentNonceLen
+	if err != nil || len(raw) != head+sha256.Size {
+		return "", time.Time{}, false
 	}
-	exp := time.Unix(int64(binary.BigEndian.Uint64(raw[:8])), 0)
+	exp = time.Unix(int64(binary.BigEndian.Uint64(raw[:8])), 0)
 	if !time.Now().Before(exp) {
-		return false
+		return "", time.Time{}, false
 	}
-	want, _ := base64.RawURLEncoding.DecodeString(s.consentToken(canonical, exp))
-	return subtle.ConstantTimeCompare(raw, want) == 1
+	want := s.consentMAC(append([]byte(nil), raw[:head]...), canonical)
+	if subtle.ConstantTimeCompare(raw, want) != 1 {
+		return "", time.Time{}, false
+	}
+	return hex.EncodeToString(raw[8:head]), exp, true
 }
 
 // decide takes the person's decision from the consent page.
@@ -164,7 +186,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_request", "unreadable authorization request")
 		return
 	}
-	if !s.checkConsentToken(q.Encode(), r.PostForm.Get("consent")) {
+	page, exp, ok := s.checkConsentToken(q.Encode(), r.PostForm.Get("consent"))
+	if !ok {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: consent refused: bad or expired consent token")
 		writeJSONError(w, http.StatusForbidden, "access_denied", "the consent page expired or was not this server's; start the connection again")
 		return
@@ -176,6 +199,19 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := ar.GetClient().GetID()
+	// A page decides once, whatever it decides: its name is recorded
+	// until the page would have expired, and a second post finds it.
+	switch err := s.st.PutToken(ctx, asstore.Token{Kind: asstore.KindConsent, Signature: page, GrantID: page, ClientID: client,
+		ExpiresAt: exp}); {
+	case errors.Is(err, asstore.ErrExists):
+		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: consent refused: the page was used already", slog.String("client_id", client))
+		writeJSONError(w, http.StatusForbidden, "access_denied", "this consent page was used already; start the connection again")
+		return
+	case err != nil:
+		s.log.LogAttrs(ctx, slog.LevelError, "oauth: recording a consent failed", slog.String("cause", err.Error()))
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the decision cannot be recorded now; retry later")
+		return
+	}
 	if r.PostForm.Get("decision") != "allow" {
 		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access denied at the consent page", slog.String("client_id", client))
 		s.writeAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("Access was denied on the consent page."))

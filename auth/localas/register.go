@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -67,14 +68,22 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, code, err.Error())
 		return
 	}
+	now := time.Now()
+	if wait, ok := s.regRate.take(sourceOf(r), now); !ok {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: registration refused: too many from one address")
+		secs := int64(wait/time.Second) + 1
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		writeJSONError(w, http.StatusTooManyRequests, "temporarily_unavailable",
+			"too many registrations from this address; retry in "+strconv.FormatInt(secs, 10)+" seconds")
+		return
+	}
 	var id [16]byte
 	rand.Read(id[:])
-	now := time.Now()
 	c := asstore.Client{ID: base64.RawURLEncoding.EncodeToString(id[:]), Name: name, RedirectURIs: reg.RedirectURIs, CreatedAt: now}
 	switch err := s.st.CreateClient(ctx, c, s.opts.MaxClients); {
 	case errors.Is(err, asstore.ErrTooManyClients):
 		s.log.LogAttrs(ctx, slog.LevelWarn, "oauth: registration refused: too many clients", slog.Int("max", s.opts.MaxClients))
-		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "too many registered clients; they are pruned after 90 idle days")
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "too many registered clients hold a sign-in; revoke one, or wait until one is idle for 30 days")
 		return
 	case err != nil:
 		s.log.LogAttrs(ctx, slog.LevelError, "oauth: storing a client failed", slog.String("cause", err.Error()))

@@ -3,6 +3,7 @@ package localas
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -75,13 +76,14 @@ func TestConsentDecisionChecks(t *testing.T) {
 		}
 
 		// Deny sends the client access_denied.
+		_, unused := h.consent(authQuery(client, newPKCE("t")))
 		r := h.decide(fields, "deny")
 		if loc, _ := url.Parse(r.header.Get("Location")); r.status != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" {
 			t.Fatalf("deny: %d %q", r.status, r.header.Get("Location"))
 		}
 		// A page left open past its lifetime no longer grants.
 		time.Sleep(consentLifetime + time.Second)
-		if r := h.decide(fields, "allow"); r.status != 403 {
+		if r := h.decide(unused, "allow"); r.status != 403 {
 			t.Fatalf("stale consent page: %d", r.status)
 		}
 	})
@@ -222,9 +224,21 @@ func TestRegistrationRefusals(t *testing.T) {
 	if r := h.do("POST", RegisterPath, strings.NewReader(`{}`), "Content-Type", "text/plain"); r.status != 400 {
 		t.Errorf("non-JSON registration: %d", r.status)
 	}
-	// Five clients were registered above; the cap is five.
+	// Five clients were registered above and the cap is five, but none
+	// was used: the oldest makes room.
+	if r := post(map[string]any{"redirect_uris": []string{testRedirect}}); r.status != http.StatusCreated {
+		t.Errorf("registration past the cap of unused clients: %d %s", r.status, r.body)
+	}
+	// Clients that signed in are never pushed out: past the cap of
+	// those, 503.
+	h = newHarness(t, func(o *Options) { o.MaxClients = 2 })
+	for _, name := range []string{"a", "b"} {
+		c := h.register(name, testRedirect)
+		p := newPKCE(name)
+		tokens(t, h.exchange(c, h.code(c, p), p.verifier))
+	}
 	if r := post(map[string]any{"redirect_uris": []string{testRedirect}}); r.status != http.StatusServiceUnavailable {
-		t.Errorf("registration past the cap: %d %s", r.status, r.body)
+		t.Errorf("registration past the cap of signed-in clients: %d %s", r.status, r.body)
 	}
 }
 
@@ -248,4 +262,106 @@ func TestNoState(t *testing.T) {
 	if loc.Query().Get("error") != "invalid_request" || loc.Query().Has("state") {
 		t.Fatalf("error without state: %q", r.header.Get("Location"))
 	}
+}
+
+// TestConsentTokenSingleUse: a consent page decides once. Its form posted
+// again (allowed or denied before) is refused, and grants no second code.
+func TestConsentTokenSingleUse(t *testing.T) {
+	h := newHarness(t, nil)
+	client := h.register("c", testRedirect)
+	for _, first := range []string{"allow", "deny"} {
+		_, fields := h.consent(authQuery(client, newPKCE("s")))
+		if r := h.decide(fields, first); r.status != http.StatusSeeOther {
+			t.Fatalf("%s: %d %s", first, r.status, r.body)
+		}
+		if r := h.decide(fields, "allow"); r.status != http.StatusForbidden || r.header.Get("Location") != "" {
+			t.Errorf("the page's form posted again after %s: %d %q %s", first, r.status, r.header.Get("Location"), r.body)
+		}
+	}
+	// Two pages for the same request are two decisions.
+	q := authQuery(client, newPKCE("u"))
+	_, a := h.consent(q)
+	_, b := h.consent(q)
+	for _, fields := range []url.Values{a, b} {
+		if r := h.decide(fields, "allow"); r.status != http.StatusSeeOther {
+			t.Errorf("a fresh page of the same request: %d %s", r.status, r.body)
+		}
+	}
+}
+
+// TestRegistrationNotFromWebPages: a web page cannot register clients:
+// registration answers no CORS to a page of another origin and refuses
+// its requests, preflight or not. Pages served from this machine
+// (loopback origins, the Inspector's web UI) may.
+func TestRegistrationNotFromWebPages(t *testing.T) {
+	h := newHarness(t, nil)
+	body := `{"redirect_uris":["` + testRedirect + `"]}`
+	for _, origin := range []string{"https://evil.example", "http://evil.example:8787", "null", "http://127.0.0.1.evil.example"} {
+		pre := h.do("OPTIONS", RegisterPath, nil, "Origin", origin, "Access-Control-Request-Method", "POST",
+			"Access-Control-Request-Headers", "content-type")
+		if got := pre.header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("preflight from %s allowed %q", origin, got)
+		}
+		r := h.do("POST", RegisterPath, strings.NewReader(body), "Content-Type", "application/json", "Origin", origin)
+		if r.status != http.StatusForbidden || r.header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("registration from %s: %d %q %s", origin, r.status, r.header.Get("Access-Control-Allow-Origin"), r.body)
+		}
+	}
+	for _, origin := range []string{"http://localhost:6274", "http://127.0.0.1:3000"} {
+		pre := h.do("OPTIONS", RegisterPath, nil, "Origin", origin, "Access-Control-Request-Method", "POST")
+		if got := pre.header.Get("Access-Control-Allow-Origin"); got != origin {
+			t.Errorf("preflight from %s: %d, allowed %q", origin, pre.status, got)
+		}
+		r := h.do("POST", RegisterPath, strings.NewReader(body), "Content-Type", "application/json", "Origin", origin)
+		if r.status != http.StatusCreated || r.header.Get("Access-Control-Allow-Origin") != origin {
+			t.Errorf("registration from %s: %d %q %s", origin, r.status, r.header.Get("Access-Control-Allow-Origin"), r.body)
+		}
+	}
+}
+
+// TestRegistrationFlood: registrations from one address are rate
+// limited, and at the cap the oldest never-used registration makes room:
+// a flood can neither fill the cap for good nor push out a client that
+// signed in.
+func TestRegistrationFlood(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(o *Options) { o.MaxClients = 4 })
+		from := func(addr string) int {
+			req := httptest.NewRequest("POST", RegisterPath, strings.NewReader(`{"redirect_uris":["`+testRedirect+`"]}`))
+			req.Host = "127.0.0.1:8787"
+			req.RemoteAddr = addr
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			h.mux.ServeHTTP(rec, req)
+			return rec.Code
+		}
+		// A client that signs in holds a grant.
+		used := h.register("used", testRedirect)
+		p := newPKCE("v")
+		_, refresh := tokens(t, h.exchange(used, h.code(used, p), p.verifier))
+
+		// A burst from one address, then 429 until time passes.
+		n := 1
+		for ; n < 100 && from("127.0.0.1:5000") == http.StatusCreated; n++ {
+			time.Sleep(time.Millisecond)
+		}
+		if n >= 100 || n < 4 {
+			t.Fatalf("one address registered %d clients in a burst", n)
+		}
+		if got := from("127.0.0.1:5001"); got != http.StatusTooManyRequests {
+			t.Errorf("the same address on another port: %d, want 429", got)
+		}
+		if got := from("[::1]:5000"); got != http.StatusCreated {
+			t.Errorf("another address: %d, want 201", got)
+		}
+		time.Sleep(time.Minute)
+		if got := from("127.0.0.1:5000"); got != http.StatusCreated {
+			t.Errorf("a minute later: %d, want 201", got)
+		}
+		// Many more than the cap were registered; the client that signed
+		// in is still there and refreshes.
+		if _, rt := tokens(t, h.refresh(used, refresh)); rt == "" {
+			t.Fatal("no refresh token")
+		}
+	})
 }

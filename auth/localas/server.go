@@ -75,7 +75,10 @@ type Options struct {
 	// RefreshTokenLifetime is how long a refresh token lives; each use
 	// gives a new one with the full lifetime. Zero: 30 days.
 	RefreshTokenLifetime time.Duration
-	// MaxClients bounds registered clients. Zero: 1000.
+	// MaxClients bounds registered clients. Zero: 1000. At the cap, the
+	// oldest clients that never signed in (or whose every grant lapsed)
+	// make room for new ones; past a cap of clients that hold grants,
+	// registration answers 503.
 	MaxClients int
 	// Logger receives one line per grant, refusal and revocation of note,
 	// never a token or code. Zero: nothing is logged.
@@ -93,6 +96,7 @@ type Server struct {
 	strat   *strategy
 	csrfKey []byte
 	log     *slog.Logger
+	regRate sourceRate // registrations by source address
 }
 
 // New returns the server for opts.
@@ -187,7 +191,7 @@ func (s *Server) Handlers() map[string]http.Handler {
 		MetadataPath:  s.guard(http.HandlerFunc(s.metadata), "GET, HEAD"),
 		AuthorizePath: s.guard(http.HandlerFunc(s.authorize), "GET, POST"),
 		TokenPath:     s.guard(s.cors(http.HandlerFunc(s.token)), "POST"),
-		RegisterPath:  s.guard(s.cors(http.HandlerFunc(s.register)), "POST"),
+		RegisterPath:  s.guard(s.localCORS(http.HandlerFunc(s.register)), "POST"),
 		RevokePath:    s.guard(s.cors(http.HandlerFunc(s.revoke)), "POST"),
 	}
 }
@@ -250,8 +254,10 @@ func (s *Server) hostAllowed(hostport string) bool {
 }
 
 // cors lets browser-based clients (the Inspector's web UI) call the
-// endpoints that carry no ambient credential: registration, token and
-// revocation answer any origin, and never read cookies.
+// endpoints that carry no ambient credential and change nothing without
+// a code or token the page cannot have: token and revocation answer any
+// origin, and never read cookies. Registration, which needs nothing, is
+// served to this machine's pages only (localCORS).
 func (s *Server) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -265,6 +271,43 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// localCORS serves registration to pages of this machine only: a request
+// from a loopback origin (the Inspector's web UI on localhost) is
+// answered with that origin allowed; one from any other origin, web
+// pages on the internet included, is refused, and its preflight allows
+// nothing. Otherwise any page a person visits could register clients
+// until the cap. Native clients send no Origin and are not concerned.
+func (s *Server) localCORS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		origins := r.Header.Values("Origin")
+		if len(origins) > 0 {
+			if len(origins) != 1 || !loopbackOrigin(origins[0]) {
+				s.log.LogAttrs(r.Context(), slog.LevelInfo, "oauth: registration refused: a web page's origin")
+				writeJSONError(w, http.StatusForbidden, "access_denied", "clients register from this machine, not from web pages")
+				return
+			}
+			h.Set("Access-Control-Allow-Origin", origins[0])
+		}
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "POST")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, MCP-Protocol-Version")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackOrigin reports whether an Origin names a page served from this
+// machine: http or https on a loopback name, any port.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && u.User == nil && loopbackName(u.Hostname())
 }
 
 func loopbackName(h string) bool {

@@ -102,8 +102,9 @@ type BininspectConfig struct {
 	AnalysisTimeout Duration `yaml:"analysis_timeout"`
 	// AnalysisMemoryBytes is the child's memory limit (RLIMIT_DATA).
 	AnalysisMemoryBytes int64 `yaml:"analysis_memory_bytes"`
-	// UploadQuotaBytes is what one credential may upload (PUT /uploads
-	// and data_base64) per UTC day; -1 means no limit.
+	// UploadQuotaBytes is what one caller (issuer, tenant and
+	// credential) may upload (PUT /uploads and data_base64) per UTC day;
+	// -1 means no limit.
 	UploadQuotaBytes int64 `yaml:"upload_quota_bytes"`
 	// Isolate runs every analysis in a child process, also on a local
 	// server (a hosted one always does).

@@ -82,6 +82,19 @@ func wire(o wireOptions) (*wired, error) {
 		return nil, err
 	}
 	bo.Annotations = deps.Annotations
+	// Raw reads of a file's bytes, in any tool, follow whether
+	// bininspect_memory_read may run for the caller: its switch in
+	// tools.disable and the caller's entitlement to it.
+	bo.MemoryRead = func(ctx context.Context) bool {
+		t, ok := reg.Lookup("bininspect_memory_read")
+		switch {
+		case !ok || gates == nil:
+			return false
+		case o.controls != nil:
+			return o.controls.policy.Visible(ctx, t)
+		}
+		return gates.Status(t) == nil
+	}
 	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
 		return nil, err
 	}

@@ -33,6 +33,7 @@ var rules = []struct {
 	{"approval/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/..."}, "a domain package: the stores implement it"},
 	{"annotation/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "binview/..."}, "a domain package: the stores implement it, the tools use it"},
 	{"internal/jsonwalk/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/..."}, "a leaf"},
+	{"internal/httplimit/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/..."}, "a leaf: the protocol and the upload endpoint share it"},
 	{"tool", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the SDK knows nothing of the protocol or the tools"},
 	{"tool/tooltest/...", []string{"toolset/...", "internal/cli/..."}, "the author harness serves any registry"},
 	{"mcp/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the protocol serves any registry"},

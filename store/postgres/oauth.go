@@ -36,23 +36,35 @@ func (s *Store) CreateClient(ctx context.Context, c asstore.Client, max int) err
 		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(bool_or(id = $1), false) FROM oauth_client`, c.ID).Scan(&n, &exists); err != nil {
 			return err
 		}
-		switch {
-		case exists:
+		if exists {
 			refusal = asstore.ErrExists
 			return nil
-		case n >= max:
-			refusal = asstore.ErrTooManyClients
-			return nil
+		}
+		if over := n - max + 1; over > 0 {
+			// The oldest clients that hold no token make room.
+			tag, err := tx.Exec(ctx, `DELETE FROM oauth_client WHERE id IN (SELECT c.id FROM oauth_client c
+				WHERE NOT EXISTS (SELECT 1 FROM oauth_token t WHERE t.client_id = c.id) ORDER BY c.created_us, c.id LIMIT $1)`, over)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() < int64(over) {
+				refusal = asstore.ErrTooManyClients
+				return errRollback
+			}
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO oauth_client (id, name, redirect_uris, created_us) VALUES ($1, $2, $3, $4)`,
 			c.ID, c.Name, string(uris), c.CreatedAt.UnixMicro())
 		return err
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errRollback) {
 		return err
 	}
 	return refusal
 }
+
+// errRollback ends a transaction without an error of its own: the
+// refusal it records is the answer.
+var errRollback = errors.New("rolled back")
 
 // Client implements asstore.Store.
 func (s *Store) Client(ctx context.Context, id string) (asstore.Client, error) {

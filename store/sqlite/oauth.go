@@ -32,13 +32,21 @@ func (s *Store) CreateClient(ctx context.Context, c asstore.Client, max int) err
 		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(id = ?), 0) FROM oauth_client`, c.ID).Scan(&n, &exists); err != nil {
 			return false, err
 		}
-		switch {
-		case exists:
+		if exists {
 			refusal = asstore.ErrExists
 			return false, nil
-		case n >= max:
-			refusal = asstore.ErrTooManyClients
-			return false, nil
+		}
+		if over := n - max + 1; over > 0 {
+			// The oldest clients that hold no token make room.
+			res, err := tx.ExecContext(ctx, `DELETE FROM oauth_client WHERE id IN (SELECT id FROM oauth_client
+				WHERE id NOT IN (SELECT client_id FROM oauth_token) ORDER BY created_us, id LIMIT ?)`, over)
+			if err != nil {
+				return false, err
+			}
+			if gone, _ := res.RowsAffected(); gone < int64(over) {
+				refusal = asstore.ErrTooManyClients
+				return false, nil
+			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO oauth_client (id, name, redirect_uris, created_us) VALUES (?, ?, ?, ?)`,
 			c.ID, c.Name, string(uris), c.CreatedAt.UnixMicro())

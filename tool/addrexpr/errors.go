@@ -1,6 +1,7 @@
 package addrexpr
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -38,12 +39,21 @@ const (
 	CodeDivisionByZero = "division_by_zero"
 	// CodeReadFailed: the target could not read memory for [e].
 	CodeReadFailed = "read_failed"
+	// CodeReadRefused: the target does not let this caller read memory
+	// at all: its Read returned ErrReadRefused.
+	CodeReadRefused = "read_refused"
 	// CodeTooManyReads: evaluation would perform more than MaxReads
 	// memory reads.
 	CodeTooManyReads = "too_many_reads"
 	// CodeCanceled: the context ended during evaluation.
 	CodeCanceled = "canceled"
 )
+
+// ErrReadRefused is what a Target's Read returns when memory may not be
+// read at all (an operator turned raw reads off for the caller): the
+// expression then fails with CodeReadRefused, which says so, rather than
+// CodeReadFailed, which blames the address.
+var ErrReadRefused = errors.New("addrexpr: memory reads are refused")
 
 // Error is the error returned by every function of this package.
 //

@@ -41,7 +41,7 @@ func TestCodesAreSnakeCase(t *testing.T) {
 	for _, c := range []string{
 		CodeSyntax, CodeTooLong, CodeTooManyTokens, CodeTooDeep, CodeOverflow,
 		CodeUnknownMagic, CodeUnknownSymbol, CodeUnknownSection, CodeNoTarget,
-		CodeHereUnset, CodeDivisionByZero, CodeReadFailed, CodeTooManyReads,
+		CodeHereUnset, CodeDivisionByZero, CodeReadFailed, CodeReadRefused, CodeTooManyReads,
 		CodeCanceled,
 	} {
 		if !isCode(c) {

@@ -2,6 +2,7 @@ package addrexpr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -239,6 +240,9 @@ func (ev *evaluator) read(n *node) (uint64, *Error) {
 	// Addresses are address-sized even in 64-bit integer expressions.
 	addr &= widthMask(ev.asize)
 	v, rerr := ev.t.Read(addr, size)
+	if errors.Is(rerr, ErrReadRefused) {
+		return 0, &Error{Code: CodeReadRefused, Pos: int(n.pos), Message: "memory reads ([...]) are turned off for this caller", Err: rerr}
+	}
 	if rerr != nil {
 		return 0, &Error{Code: CodeReadFailed, Pos: int(n.pos),
 			Message: fmt.Sprintf("cannot read %d bytes at %#x", size, addr), Err: rerr}

@@ -321,6 +321,24 @@ func TestEvalErrors(t *testing.T) {
 	}
 }
 
+// refusingTarget reads nothing: its operator turned memory reads off.
+type refusingTarget struct{ *fakeTarget }
+
+func (refusingTarget) Read(uint64, int) (uint64, error) { return 0, ErrReadRefused }
+
+// TestEvalReadRefused: a target that refuses every read makes [e] fail
+// with read_refused, which says reads are off rather than blaming the
+// address; expressions without reads still evaluate.
+func TestEvalReadRefused(t *testing.T) {
+	for _, tt := range []errCase{{"[main]", CodeReadRefused, 0}, {"main+[ptr].d", CodeReadRefused, 5}} {
+		_, err := Evaluate(context.Background(), tt.in, refusingTarget{newFake(8)})
+		checkErr(t, "Evaluate", tt, err)
+	}
+	if got, err := Evaluate(context.Background(), "main+0x10", refusingTarget{newFake(8)}); err != nil || got != 0x401010 {
+		t.Errorf("main+0x10 = %#x, %v", got, err)
+	}
+}
+
 func TestEvalTargetErrors(t *testing.T) {
 	nilTests := []errCase{
 		{"main", CodeNoTarget, 0},

@@ -33,15 +33,39 @@ func Run(t *testing.T, s asstore.Store) {
 		if err := s.CreateClient(ctx, c, 2); !errors.Is(err, asstore.ErrExists) {
 			t.Fatalf("duplicate id: %v, want ErrExists", err)
 		}
+		// At the cap, the oldest client that holds no token makes room;
+		// one that holds a token never does.
 		c2 := c
-		c2.ID = "c2"
+		c2.ID, c2.CreatedAt = "c2", now.Add(-time.Hour)
 		if err := s.CreateClient(ctx, c2, 2); err != nil {
 			t.Fatal(err)
 		}
 		c3 := c
 		c3.ID = "c3"
-		if err := s.CreateClient(ctx, c3, 2); !errors.Is(err, asstore.ErrTooManyClients) {
-			t.Fatalf("third client with max 2: %v, want ErrTooManyClients", err)
+		if err := s.CreateClient(ctx, c3, 2); err != nil {
+			t.Fatalf("third client with max 2, two unused: %v", err)
+		}
+		if _, err := s.Client(ctx, "c2"); !errors.Is(err, asstore.ErrNotFound) {
+			t.Fatalf("the oldest unused client was kept at the cap: %v", err)
+		}
+		for _, id := range []string{"c1", "c3"} {
+			if _, err := s.Client(ctx, id); err != nil {
+				t.Fatalf("client %s: %v", id, err)
+			}
+			hold := asstore.Token{Kind: asstore.KindAccess, Signature: "hold-" + id, GrantID: "g-" + id, ClientID: id, Active: true, ExpiresAt: now.Add(time.Hour)}
+			if err := s.PutToken(ctx, hold); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c4 := c
+		c4.ID = "c4"
+		if err := s.CreateClient(ctx, c4, 2); !errors.Is(err, asstore.ErrTooManyClients) {
+			t.Fatalf("a client with max 2, both holding tokens: %v, want ErrTooManyClients", err)
+		}
+		for _, id := range []string{"c1", "c3"} {
+			if _, err := s.Client(ctx, id); err != nil {
+				t.Fatalf("client %s holding a token was removed: %v", id, err)
+			}
 		}
 		if _, err := s.Client(ctx, "nope"); !errors.Is(err, asstore.ErrNotFound) {
 			t.Fatalf("unknown client: %v", err)
@@ -115,6 +139,15 @@ func Run(t *testing.T, s asstore.Store) {
 		}
 		if _, err := s.Token(ctx, asstore.KindRefresh, "r2"); !errors.Is(err, asstore.ErrNotFound) {
 			t.Fatalf("deleted token: %v", err)
+		}
+		// A consent page's record is written once: the second write of
+		// the same page is how its second use is found.
+		page := asstore.Token{Kind: asstore.KindConsent, Signature: "p1", GrantID: "p1", ClientID: "c1", ExpiresAt: now.Add(10 * time.Minute)}
+		if err := s.PutToken(ctx, page); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutToken(ctx, page); !errors.Is(err, asstore.ErrExists) {
+			t.Fatalf("a consent page recorded twice: %v, want ErrExists", err)
 		}
 		bad := tok
 		bad.Signature = "big"
