@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +35,8 @@ func (e *env) uploadCommand() *cobra.Command {
 			"sha256:..., which bininspect_open takes as blob. The reference works for your\n" +
 			"tenant only and lapses after a day unused. The bearer token comes from\n" +
 			"WARDEN_TOKEN, else from --token-file, else from the development token that\n" +
-			"warden serve leaves in the state directory; it is never a command-line argument.",
+			"warden serve leaves in the state directory for the server's port\n" +
+			"(dev-token-8787 for the default listener); it is never a command-line argument.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.upload(cmd, args[0], f)
@@ -42,7 +44,7 @@ func (e *env) uploadCommand() *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.url, "url", "", "the server's MCP endpoint or upload URL (default: the configured public URL)")
-	fl.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: WARDEN_TOKEN, then the state directory's dev-token)")
+	fl.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token (default: WARDEN_TOKEN, then the state directory's dev-token-PORT for the server's port)")
 	fl.StringVar(&f.config, "config", "", "configuration file (YAML) naming the server's public URL")
 	fl.StringVar(&f.stateDir, "state-dir", "", "state directory holding the development token")
 	fl.BoolVar(&f.asJSON, "json", false, "print the server's JSON answer")
@@ -90,7 +92,11 @@ func (e *env) upload(cmd *cobra.Command, path string, f uploadFlags) error {
 	if token == "" {
 		tf := f.tokenFile
 		if tf == "" {
-			tf = filepath.Join(cfg.StateDir, tokenFileName)
+			// The development token of the server at the target's port.
+			u, _ := url.Parse(target)
+			if tf, err = devTokenFile(cfg.StateDir, net.JoinHostPort(u.Hostname(), strconv.Itoa(int(effectivePort(u))))); err != nil {
+				return fail(err)
+			}
 		}
 		b, err := os.ReadFile(tf)
 		if err != nil {
