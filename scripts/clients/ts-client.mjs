@@ -111,6 +111,7 @@ async function warden() {
   const bad = await client.callTool({ name: tool, arguments: { text, no_such_argument: true } });
   check(bad.isError === true, 'invalid arguments give an error result', bad);
   check(typeof bad.content?.[0]?.text === 'string' && bad.content[0].text.startsWith('invalid_params:'), 'error text starts with invalid_params:', bad.content);
+  check(/unexpected parameter "no_such_argument"; the parameters are .*\btext\b/.test(bad.content?.[0]?.text ?? ''), 'the error names the valid parameters', bad.content);
 
   await approvals(list);
   await oversized(text);
