@@ -208,14 +208,18 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		access += "; loopback only"
 	}
 	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()),
-		slog.String("access", access), slog.String("profile", string(ctl.profile)))
+		slog.String("access", access), slog.String("profile", string(ctl.profile)), slog.Any("unsafe_tools_on", w.unsafeOn()))
 	logBinaryRoots(logger, w.binary)
 	if ctl.local != nil {
 		fmt.Fprintf(e.stdout, "Warden is listening on %s (loopback only).\n", cfg.PublicURL)
 	} else {
 		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
 	}
-	fmt.Fprintf(e.stdout, "Profile: %s\n\n", ctl.describe())
+	fmt.Fprintf(e.stdout, "Profile: %s\n", ctl.describe())
+	if line := unsafeBanner(w.unsafeOn(), cfg); line != "" {
+		fmt.Fprintln(e.stdout, line)
+	}
+	fmt.Fprintln(e.stdout)
 	var token, tokenFile string
 	if ctl.local != nil {
 		token, err = ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
