@@ -167,7 +167,9 @@ func (r *lineOf) Read(p []byte) (int, error) {
 }
 
 // An oversized line costs no more memory than the cap: 64 MiB through a
-// 64 KiB cap allocates well under a MiB, and is still answered by id.
+// 64 KiB cap allocates a small fraction of it (the scan keeps a few
+// bytes; the slack is for the test binary's other goroutines), and is
+// still answered by id.
 func TestStdioOversizeMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -177,7 +179,9 @@ func TestStdioOversizeMemory(t *testing.T) {
 	if !strings.Contains(out, `"id":5,`) || !strings.Contains(out, "request_too_large") {
 		t.Errorf("reply %.300s", out)
 	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > 2<<20 {
+	d := after.TotalAlloc - before.TotalAlloc
+	if d > 8<<20 {
 		t.Errorf("a 64 MiB line through a 64 KiB cap allocated %d bytes", d)
 	}
+	t.Logf("a 64 MiB line through a 64 KiB cap: %d bytes allocated", d)
 }
