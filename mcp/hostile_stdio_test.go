@@ -101,7 +101,7 @@ func TestHostileStdio(t *testing.T) {
 		id   string // the id the error must carry
 		code int
 	}{
-		{"over-long line", `{"jsonrpc":"2.0","id":1,"method":"tools/list","x":"` + strings.Repeat("a", mcp.MaxMessageBytes) + `"}` + "\n", "null", mcp.CodeInvalidRequest},
+		{"over-long line", `{"jsonrpc":"2.0","id":1,"method":"tools/list","x":"` + strings.Repeat("a", mcp.MaxMessageBytes) + `"}` + "\n", "1", mcp.CodeInvalidRequest},
 		{"invalid JSON", `{"jsonrpc":"2.0","id":2,` + "\n", "null", mcp.CodeParseError},
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"\xff\"}\n", "null", mcp.CodeParseError},
 		{"NUL byte", "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"\x00}\n", "null", mcp.CodeParseError},

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
 )
 
@@ -83,9 +84,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 	br := bufio.NewReaderSize(r, 64<<10)
 	var readErr error
 	for {
-		line, tooLong, err := readLine(br, o.MaxMessageBytes)
-		if tooLong {
-			_ = out.Send(appendError(nil, nil, rpcErr(CodeInvalidRequest, KindInvalid, "invalid request: message too large")))
+		line, over, err := readLine(br, o.MaxMessageBytes)
+		if over != nil {
+			st.tooLarge(ctx, over, o.MaxMessageBytes)
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			st.handleLine(ctx, line)
 		}
@@ -107,21 +108,53 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 }
 
 // readLine reads one line of at most max bytes. An over-long line is
-// consumed and reported, never buffered whole.
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+// consumed and never buffered whole: what was read of it is dropped, and
+// the rest streams through an idScan, which over reports.
+func readLine(br *bufio.Reader, max int) (line []byte, over *idScan, err error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > max+1 {
-			tooLong = true
-			buf = buf[:0]
-		} else if !tooLong {
+		if over == nil && len(buf)+len(chunk) > max+1 {
+			over = &idScan{}
+			over.feed(buf)
+			buf = nil
+		}
+		if over != nil {
+			over.feed(chunk)
+		} else {
 			buf = append(buf, chunk...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		return buf, tooLong, err
+		return buf, over, err
+	}
+}
+
+// tooLarge answers a message over the size cap. A request whose id could
+// be read gets request_too_large with that id, so the client's call ends
+// at once instead of at its timeout; a message that cannot be answered
+// by id (no id, an id that cannot be read, a notification or a response)
+// is reported in the log, and, unless it is a notification or response,
+// answered with a null id as JSON-RPC prescribes.
+func (st *stdioState) tooLarge(ctx context.Context, over *idScan, max int) {
+	e := &Error{Code: CodeInvalidRequest, Kind: KindTooLarge, Message: "request too large",
+		Data: map[string]any{"code": "request_too_large", "limitBytes": max}}
+	if id, ok := over.requestID(); ok {
+		_ = st.out.Send(appendError(nil, id, e))
+		return
+	}
+	what := "its id could not be read, so the client cannot match the error to its request"
+	switch {
+	case over.response:
+		what = "it was a response to the server, which waits for it until its own deadline"
+	case over.method && over.ids == 0:
+		what = "it was a notification, which gets no answer"
+	}
+	st.s.log.LogAttrs(ctx, slog.LevelWarn, "stdio: a message over the size limit was dropped; "+what,
+		slog.Int("limitBytes", max), slog.Int64("bytes", over.n))
+	if !over.response && !(over.method && over.ids == 0) {
+		_ = st.out.Send(appendError(nil, nil, e))
 	}
 }
 

@@ -16,7 +16,15 @@
 #     settle on modern): tools/list, a
 #     tools/call, and a call with a bad argument, checked by
 #     scripts/clients/check-inspector.mjs; tools/list runs with --strict,
-#     which fails on error-severity schema portability problems;
+#     and any schema portability finding it reports, warnings included,
+#     fails the check;
+#   - every input and output schema of every tool of the build (warden
+#     tools --json; the lean edition's tools are a subset of the full
+#     edition's, built from the same definitions) through the TypeScript
+#     client's own JSON Schema validators (Ajv, Node's default, and
+#     CfWorker), its Ajv 2020-12 engine in strict mode, and the portable
+#     subset every client in docs/clients.md accepts
+#     (scripts/clients/check-schemas.mjs);
 #   - the TypeScript client's own OAuth provider against `warden serve`
 #     with no token (scripts/clients/oauth-client.mjs): discovery,
 #     dynamic registration, authorization code with PKCE, the consent page
@@ -104,10 +112,15 @@ inspector="$clients/node_modules/.bin/inspector"
 [[ -x "$inspector" ]] || die "the inspector binary is missing at $inspector"
 
 # The scripts resolve the client package from the directory they run in.
-cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$root/scripts/clients/oauth-client.mjs" "$clients/"
+cp "$root/scripts/clients/ts-client.mjs" "$root/scripts/clients/check-inspector.mjs" "$root/scripts/clients/oauth-client.mjs" \
+	"$root/scripts/clients/check-schemas.mjs" "$clients/"
 
 # The Inspector keeps its catalog and client config under $HOME: give it a
-# private one so runs neither read nor write the user's.
+# private one so runs neither read nor write the user's. Go keeps its
+# module and build caches (and its settings) under $HOME by default: pin
+# them to the user's first, or every run would download every module and
+# build everything again in the private home.
+export GOMODCACHE="$(go env GOMODCACHE)" GOCACHE="$(go env GOCACHE)" GOENV="$(go env GOENV)"
 export HOME="$clients/home"
 mkdir -p "$HOME"
 
@@ -255,6 +268,15 @@ inspect() {
 	fi
 }
 
+# Every published schema, before any client lists it.
+if "$bin" tools --json >"$work/tools.json" 2>"$work/tools.err" &&
+	(cd "$clients" && "$node" check-schemas.mjs schemas <"$work/tools.json"); then
+	pass "schemas: every tool's input and output schema in the TypeScript SDK's validators, strict, portable"
+else
+	sed 's/^/  /' "$work/tools.err" | head -n 20
+	fail "schemas: every tool's input and output schema in the TypeScript SDK's validators, strict, portable"
+fi
+
 text="interop: no secrets in this text"
 for era in modern legacy; do
 	ts_client http "$url" "$era"
@@ -265,7 +287,7 @@ for era in modern legacy auto; do
 	http=("$url" --transport http --header "Authorization: Bearer $token")
 	stdio=("$stdio_bin" stdio)
 	# --strict: exit 6 if any tool schema has an error-severity portability
-	# problem (warnings only print).
+	# problem; check-inspector.mjs fails on warnings too.
 	inspect http "$era" list -- "${http[@]}" --method tools/list --strict
 	inspect http "$era" call "${#text}" -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "text=$text"
 	inspect http "$era" call-error -- "${http[@]}" --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1"

@@ -58,6 +58,45 @@ func displayName(s string) string {
 	return strconv.Quote(s)
 }
 
+// paramList names the parameters an object takes, for the message that
+// refuses one it does not take: a model that misspelt a name or guessed
+// one reads the right names in the same answer. At most maxListed names
+// and maxListBytes bytes are listed, so a tool with many parameters does
+// not flood the context; the rest are counted.
+func paramList(path string, names []string) string {
+	const maxListed, maxListBytes = 16, 400
+	if len(names) == 0 {
+		if path == "" {
+			return "this tool takes no parameters"
+		}
+		return displayName(path) + " takes no parameters"
+	}
+	var b strings.Builder
+	if path == "" {
+		b.WriteString("the parameters are ")
+	} else {
+		b.WriteString("the parameters of " + displayName(path) + " are ")
+	}
+	start, shown := b.Len(), 0
+	for _, name := range names {
+		if len(name) > 64 {
+			name = name[:64] + "…"
+		}
+		if shown == maxListed || b.Len()-start+len(name) > maxListBytes {
+			break
+		}
+		if shown > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		shown++
+	}
+	if rest := len(names) - shown; rest > 0 {
+		fmt.Fprintf(&b, " and %d more", rest)
+	}
+	return b.String()
+}
+
 // decodeEnv is what argument checking needs from the call: a way to
 // evaluate expressions, and the values decoded so far (for relative).
 type decodeEnv struct {
@@ -109,7 +148,11 @@ func decodeObject(n *node, raw []byte, v reflect.Value, path string, env *decode
 			f = n.byName[key]
 		}
 		if f == nil {
-			return perr("unexpected parameter %s", displayName(join(path, key)))
+			names := make([]string, len(n.fields))
+			for i, f := range n.fields {
+				names[i] = f.name
+			}
+			return perr("unexpected parameter %s; %s", displayName(join(path, key)), paramList(path, names))
 		}
 		i := f.pos
 		if vals[i] != nil {

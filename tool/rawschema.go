@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -21,6 +23,9 @@ type rawSchema struct {
 	headers   []HeaderParam
 	required  map[string]bool   // top-level required parameters
 	props     map[string]string // top-level parameter -> its "type", when a string
+	// doc is the schema as compiled, to name the properties of the
+	// object an unexpected parameter was found in.
+	doc map[string]any
 }
 
 // noLoader refuses every external reference: a schema is checked against
@@ -94,7 +99,7 @@ func compileRawSchema(raw json.RawMessage, viewScoped bool) (*rawSchema, error) 
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, err
 	}
-	rs := &rawSchema{published: buf.Bytes(), schema: sch, required: map[string]bool{}, props: map[string]string{}}
+	rs := &rawSchema{published: buf.Bytes(), schema: sch, required: map[string]bool{}, props: map[string]string{}, doc: obj}
 	if req, ok := obj["required"].([]any); ok {
 		for _, r := range req {
 			if name, ok := r.(string); ok {
@@ -195,6 +200,40 @@ func rawOutputSchema(raw json.RawMessage) (json.RawMessage, error) {
 	return out, nil
 }
 
+// propertiesAt names, sorted, the properties of the object schema at
+// schemaURL (the compiled document's URL and a JSON pointer fragment).
+func (rs *rawSchema) propertiesAt(schemaURL string) []string {
+	ptr, ok := strings.CutPrefix(schemaURL, rawSchemaURL+"#")
+	if !ok {
+		return nil
+	}
+	var cur any = rs.doc
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if tok == "" {
+			continue
+		}
+		if u, err := url.PathUnescape(tok); err == nil {
+			tok = u
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
+			return nil
+		}
+	}
+	obj, _ := cur.(map[string]any)
+	props, _ := obj["properties"].(map[string]any)
+	return slices.Sorted(maps.Keys(props))
+}
+
 // validate returns "" when args are valid, else a short public message
 // naming the first offending parameter.
 func (rs *rawSchema) validate(args json.RawMessage) string {
@@ -225,7 +264,8 @@ func (rs *rawSchema) validate(args json.RawMessage) string {
 		}
 	case *jskind.AdditionalProperties:
 		if len(k.Properties) > 0 {
-			return "unexpected parameter " + displayName(join(loc, k.Properties[0]))
+			return "unexpected parameter " + displayName(join(loc, k.Properties[0])) + "; " +
+				paramList(loc, rs.propertiesAt(leaf.SchemaURL))
 		}
 	}
 	// The library's message may quote the value; keep only its kind.

@@ -431,8 +431,18 @@ func defaultJSON(n *node, d string) (json.RawMessage, error) {
 // jsonSchema is a JSON Schema (2020-12) value. Schemas are built as values
 // and marshalled once; the field order here is the published key order, so
 // the bytes are deterministic.
+//
+// Published schemas keep to what every client accepts: each states one
+// type, or is an anyOf of schemas that each state one. A list of types
+// ("type": ["integer", "string"]) is valid JSON Schema, but clients that
+// map tool schemas onto a single-type dialect (a model provider's function
+// declarations) refuse it or drop the constraint, and a schema with no
+// type at all says nothing they can map. tooltest.Check holds every tool
+// to this in go test, and scripts/clients/check-schemas.mjs runs every
+// published schema through the TypeScript SDK's validators in CI.
 type jsonSchema struct {
-	Type        any             `json:"type,omitempty"` // a string, or a list of strings
+	Type        string          `json:"type,omitempty"`
+	AnyOf       []*jsonSchema   `json:"anyOf,omitempty"`
 	Kind        string          `json:"x-warden-kind,omitempty"`
 	Format      string          `json:"format,omitempty"`
 	Description string          `json:"description,omitempty"`
@@ -482,7 +492,10 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 	case kAddress:
 		s.Type, s.Kind = "string", "address"
 	case kIntExpr:
-		s.Type, s.Kind = []string{"integer", "string"}, "integer-expression"
+		// An integer (bounded) or an expression string: two branches of
+		// one type each.
+		s.Kind = "integer-expression"
+		s.AnyOf = []*jsonSchema{{Type: "integer"}, {Type: "string"}}
 	case kBool:
 		s.Type = "boolean"
 	case kInt, kUint:
@@ -496,6 +509,9 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 	case kRaw:
 		if n.format != "" {
 			s.Type, s.Format = "string", n.format
+		} else {
+			// Any JSON value, spelt as its six types.
+			s.AnyOf = anyValue(mode)
 		}
 	}
 	if f != nil && f.def != nil {
@@ -509,7 +525,11 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 		}
 	}
 	if lo, hi, ok := n.bounds(); ok {
-		s.Minimum, s.Maximum = lo, hi
+		if n.kind == kIntExpr {
+			s.AnyOf[0].Minimum, s.AnyOf[0].Maximum = lo, hi // numbers only
+		} else {
+			s.Minimum, s.Maximum = lo, hi
+		}
 	}
 	if n.minLen >= 0 {
 		s.MinLength = intp(n.minLen)
@@ -596,6 +616,28 @@ func outputSchemaOf(t reflect.Type) (json.RawMessage, *node, error) {
 		return nil, nil, err
 	}
 	return b, n, nil
+}
+
+// anyValue is the anyOf that admits any JSON value: one branch per type.
+// In an input schema the array branch says what its items are, as some
+// clients require of every parameter array: any value but an array, so
+// the schema stays finite (the decoder still takes nested arrays). Output
+// schemas admit every array, so that a client validating a result never
+// refuses a valid one.
+func anyValue(mode schemaMode) []*jsonSchema {
+	scalars := []string{"object", "string", "number", "boolean", "null"}
+	arr := &jsonSchema{Type: "array"}
+	if mode == inputSchema {
+		arr.Items = &jsonSchema{}
+		for _, t := range scalars {
+			arr.Items.AnyOf = append(arr.Items.AnyOf, &jsonSchema{Type: t})
+		}
+	}
+	out := []*jsonSchema{{Type: "object"}, arr}
+	for _, t := range scalars[1:] {
+		out = append(out, &jsonSchema{Type: t})
+	}
+	return out
 }
 
 // warningsSchema describes the reserved warnings member of every result.

@@ -189,3 +189,58 @@ func hasDuplicateKeys(s string) bool {
 	}
 	return walk()
 }
+
+// The kinds whose natural schema is not one type are published as an
+// anyOf of single-type schemas, which every client accepts, not as a list
+// of types or an untyped schema: an integer expression as integer (with
+// its bounds) or string, and any value as its six types, the input form's
+// array saying what its items are.
+func TestPublishedSchemasArePortable(t *testing.T) {
+	type args struct {
+		Address Address         `json:"address"`
+		Length  IntExpr         `json:"length" relative:"address" min:"1" max:"64" desc:"How many bytes."`
+		Base    IntExpr         `json:"base,omitempty" default:"4096"`
+		Raw     json.RawMessage `json:"raw,omitempty"`
+	}
+	type out struct {
+		Value json.RawMessage `json:"value" privacy:"plain"`
+	}
+	tl, err := New(sampleDef("kinds"), func(ctx context.Context, c *Call, in args) (out, error) { return out{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := func(schema []byte) map[string]json.RawMessage {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Properties
+	}
+	in, outp := props(tl.InputSchema()), props(tl.OutputSchema())
+	for _, c := range []struct {
+		name string
+		got  json.RawMessage
+		want string
+	}{
+		{"length", in["length"], `{"anyOf":[{"type":"integer","minimum":1,"maximum":64},{"type":"string"}],"x-warden-kind":"integer-expression","description":"How many bytes."}`},
+		{"base", in["base"], `{"anyOf":[{"type":"integer","minimum":0},{"type":"string"}],"x-warden-kind":"integer-expression","default":4096}`},
+		{"raw", in["raw"], `{"anyOf":[{"type":"object"},{"type":"array","items":{"anyOf":[{"type":"object"},{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]}},{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]}`},
+		{"value", outp["value"], `{"anyOf":[{"type":"object"},{"type":"array"},{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}],"x-warden-privacy":"plain"}`},
+	} {
+		if string(c.got) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, c.got, c.want)
+		}
+	}
+	// The schema and the decoder still agree on integers and strings.
+	sch := compileForTest(t, tl.InputSchema())
+	for _, a := range []string{`{"address":"1","length":1}`, `{"address":"1","length":64}`, `{"address":"1","length":"0x10"}`,
+		`{"address":"1","length":65}`, `{"address":"1","length":0}`, `{"address":"1","length":true}`, `{"address":"1","length":[1]}`,
+		`{"address":"1","length":1,"raw":[[1],{"a":null}]}`, `{"address":"1","length":1,"raw":"x"}`} {
+		r := invoke(t, tl, a)
+		if dec, sv := !r.IsError, schemaAccepts(sch, a); dec != sv && !strings.Contains(a, "[[") {
+			t.Errorf("%s: decoder %v, schema %v (%v)", a, dec, sv, r.Content)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestArgumentChecking(t *testing.T) {
 		{`{"text":1}`, `parameter "text" must be a string`},
 		{`{"text":""}`, `parameter "text" must be at least 1 characters long`},
 		{`{"text":"abcdefghijk"}`, `parameter "text" must be at most 10 characters long`},
-		{`{"text":"a","bogus":1}`, `unexpected parameter "bogus"`},
+		{`{"text":"a","bogus":1}`, `unexpected parameter "bogus"; the parameters are text, mode, limit, ratio, tags, opts, code, flag, count, name, region`},
 		{`{"text":"a","text":"b"}`, `parameter "text" given twice`},
 		{`{"text":"a","mode":"slow"}`, `parameter "mode" must be one of: fast, deep`},
 		{`{"text":"a","limit":0}`, `parameter "limit" must be at least 1`},
@@ -151,14 +152,14 @@ func TestArgumentChecking(t *testing.T) {
 		{`{"text":"a","tags":["a","b","c","d"]}`, `parameter "tags" must have at most 3 items`},
 		{`{"text":"a","tags":[1]}`, `parameter "tags[0]" must be a string`},
 		{`{"text":"a","opts":{"depth":9}}`, `parameter "opts.depth" must be at most 4`},
-		{`{"text":"a","opts":{"nope":1}}`, `unexpected parameter "opts.nope"`},
+		{`{"text":"a","opts":{"nope":1}}`, `unexpected parameter "opts.nope"; the parameters of "opts" are depth, label`},
 		{`{"text":"a","code":"abc"}`, `parameter "code" does not match the required pattern`},
 		{`{"text":"a","flag":"true"}`, `parameter "flag" must be a boolean`},
 		{`{"text":"a","count":300}`, `parameter "count" is out of range`},
 		{`{"text":"a","count":-1}`, `parameter "count" must be at least 0`},
 		{`{"text":"a","name":"   "}`, `parameter "name" must not be empty`},
 		{`{"text":null}`, `parameter "text" is required and cannot be null`},
-		{`{"text":"a",` + strings.Repeat(" ", 3) + `"` + strings.Repeat("k", 100) + `":1}`, `unexpected parameter "` + strings.Repeat("k", 64) + `…"`},
+		{`{"text":"a",` + strings.Repeat(" ", 3) + `"` + strings.Repeat("k", 100) + `":1}`, `unexpected parameter "` + strings.Repeat("k", 64) + `…"; the parameters are text, mode, limit, ratio, tags, opts, code, flag, count, name, region`},
 	}
 	for _, tc := range bad {
 		r := invoke(t, tl, tc.args)
@@ -354,7 +355,7 @@ func TestRawTool(t *testing.T) {
 	for args, want := range map[string]string{
 		`{}`:            `invalid_params: missing required parameter "n"`,
 		`{"n":9}`:       `invalid_params: parameter "n" fails the "maximum" constraint`,
-		`{"n":1,"x":2}`: `invalid_params: unexpected parameter "x"`,
+		`{"n":1,"x":2}`: `invalid_params: unexpected parameter "x"; the parameters are n, who`,
 	} {
 		if r := invoke(t, tl, args); !r.IsError || r.Content[0].Text != want {
 			t.Errorf("%s: got %q want %q", args, r.Content[0].Text, want)
@@ -401,5 +402,65 @@ func TestQuotaToolsMustBegin(t *testing.T) {
 	}
 	if r := Run(context.Background(), good, env, nil).Result; r.ErrorCode != "quota_exceeded" {
 		t.Errorf("refused admission: %+v", r)
+	}
+}
+
+// An unexpected parameter's message lists the valid names, for typed and
+// raw tools alike, nested objects included, and bounded: a model that
+// guessed a name reads the right one in the same answer.
+func TestUnexpectedParameterListsNames(t *testing.T) {
+	raw := json.RawMessage(`{"type":"object","properties":{"target":{"type":"string"},"opts":{"type":"object","properties":{"depth":{"type":"integer"},"a/b":{"type":"string"}},"additionalProperties":false},"list":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string"}},"additionalProperties":false}}},"additionalProperties":false}`)
+	rawTool, err := NewRaw(sampleDef("raw_names"), raw, func(ctx context.Context, c *Call, args json.RawMessage) (*Result, error) {
+		return &Result{Content: []Content{Text("ok")}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := New(sampleDef("none"), func(ctx context.Context, c *Call, _ struct{}) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	type wide struct {
+		A01 string `json:"alpha_parameter_01,omitempty"`
+		A02 string `json:"alpha_parameter_02,omitempty"`
+		A03 string `json:"alpha_parameter_03,omitempty"`
+		A04 string `json:"alpha_parameter_04,omitempty"`
+		A05 string `json:"alpha_parameter_05,omitempty"`
+		A06 string `json:"alpha_parameter_06,omitempty"`
+		A07 string `json:"alpha_parameter_07,omitempty"`
+		A08 string `json:"alpha_parameter_08,omitempty"`
+		A09 string `json:"alpha_parameter_09,omitempty"`
+		A10 string `json:"alpha_parameter_10,omitempty"`
+		A11 string `json:"alpha_parameter_11,omitempty"`
+		A12 string `json:"alpha_parameter_12,omitempty"`
+		A13 string `json:"alpha_parameter_13,omitempty"`
+		A14 string `json:"alpha_parameter_14,omitempty"`
+		A15 string `json:"alpha_parameter_15,omitempty"`
+		A16 string `json:"alpha_parameter_16,omitempty"`
+		A17 string `json:"alpha_parameter_17,omitempty"`
+		A18 string `json:"alpha_parameter_18,omitempty"`
+	}
+	many, err := New(sampleDef("many"), func(ctx context.Context, c *Call, _ wide) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first16 []string
+	for i := 1; i <= 16; i++ {
+		first16 = append(first16, fmt.Sprintf("alpha_parameter_%02d", i))
+	}
+	for _, c := range []struct {
+		tl         *Tool
+		args, want string
+	}{
+		{rawTool, `{"targt":"x"}`, `unexpected parameter "targt"; the parameters are list, opts, target`},
+		{rawTool, `{"opts":{"dept":1}}`, `unexpected parameter "opts.dept"; the parameters of "opts" are a/b, depth`},
+		{rawTool, `{"list":[{"k":"a"},{"j":"b"}]}`, `unexpected parameter "list.1.j"; the parameters of "list.1" are k`},
+		{none, `{"x":1}`, `unexpected parameter "x"; this tool takes no parameters`},
+		{many, `{"x":1}`, `unexpected parameter "x"; the parameters are ` + strings.Join(first16, ", ") + ` and 2 more`},
+	} {
+		r := invoke(t, c.tl, c.args)
+		if want := "invalid_params: " + c.want; !r.IsError || r.Content[0].Text != want {
+			t.Errorf("%s %s:\n got %q\nwant %q", c.tl.Name, c.args, r.Content[0].Text, want)
+		}
 	}
 }

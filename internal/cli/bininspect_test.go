@@ -245,7 +245,8 @@ func TestServeRootsAndUpload(t *testing.T) {
 	}
 	// WARDEN_TOKEN wins over the token file; a bad one is refused.
 	t.Setenv("WARDEN_TOKEN", "not-a-token")
-	if _, errOut, code := run(t, "", "upload", "--url", url, "--state-dir", state, elf); code != ExitError || !strings.Contains(errOut, "401") {
+	if _, errOut, code := run(t, "", "upload", "--url", url, "--state-dir", state, elf); code != ExitError ||
+		!strings.Contains(errOut, "the server answered 401 Unauthorized: invalid_token: ") || strings.Contains(errOut, "not-a-token") {
 		t.Errorf("bad token: exit %d %s", code, errOut)
 	}
 	t.Setenv("WARDEN_TOKEN", "")

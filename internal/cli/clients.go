@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // This file prints how each MCP client connects to a serving Warden. No
@@ -19,10 +23,64 @@ import (
 // tokenEnv is the environment variable every snippet reads the token from.
 const tokenEnv = "WARDEN_TOKEN"
 
-// tokenFileName is where warden serve leaves the development token (0600,
-// in the state directory), so that it can reach the environment without
-// being typed: export WARDEN_TOKEN="$(cat <file>)".
-const tokenFileName = "dev-token"
+// tokenFilePrefix names the files where warden serve leaves its
+// development token (0600, in the state directory), one per listener,
+// named by its port: dev-token-8787 for the default listener. It can then
+// reach the environment without being typed:
+// export WARDEN_TOKEN="$(cat <file>)". Two servers sharing a state
+// directory on different ports each keep their own, so the second to
+// start does not replace the first one's token with a token for itself.
+const tokenFilePrefix = "dev-token-"
+
+// devTokenFile is the development token file of the server listening on
+// listen (host:port) with state directory dir.
+func devTokenFile(dir, listen string) (string, error) {
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q: %w", listen, err)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return "", fmt.Errorf("listen address %q: the port is not a port number from 1 to 65535", listen)
+	}
+	return filepath.Join(dir, tokenFilePrefix+port), nil
+}
+
+// tokenFilePorts lists the ports whose servers left a development token in
+// dir, in ascending order.
+func tokenFilePorts(dir string) []int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var ports []int
+	for _, e := range entries {
+		p, ok := strings.CutPrefix(e.Name(), tokenFilePrefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if n, err := strconv.ParseUint(p, 10, 16); err == nil && n > 0 && strconv.FormatUint(n, 10) == p {
+			ports = append(ports, int(n))
+		}
+	}
+	slices.Sort(ports)
+	return ports
+}
+
+// pruneTokenFiles removes the development token files in dir, other than
+// keep, that are older than the token's lifetime: the tokens in them have
+// expired, and servers on passing ports (--listen 127.0.0.1:0) would
+// otherwise leave one each behind.
+func pruneTokenFiles(dir, keep string, lifetime time.Duration, now time.Time) {
+	for _, port := range tokenFilePorts(dir) {
+		path := filepath.Join(dir, tokenFilePrefix+strconv.Itoa(port))
+		if path == keep {
+			continue
+		}
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > lifetime {
+			_ = os.Remove(path)
+		}
+	}
+}
 
 // clientSnippets are the configurations, by client, for a server at url.
 type clientSnippets struct {

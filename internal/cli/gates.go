@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/pflag"
 )
 
@@ -28,4 +30,30 @@ func (g *gateFlags) apply(fl *pflag.FlagSet, cfg *Config) {
 	if g.approvals != "" {
 		cfg.Approvals = g.approvals
 	}
+}
+
+// unsafeOn names the unsafe tools this configuration lets run, in the
+// registry's order.
+func (w *wired) unsafeOn() []string {
+	var on []string
+	tools, _ := w.reg.Tools()
+	for _, t := range tools {
+		if t.Catalog.Unsafe && (w.gates == nil || w.gates.Status(t) == nil) {
+			on = append(on, t.Name)
+		}
+	}
+	return on
+}
+
+// unsafeBanner is the start banner's line about unsafe tools: which run,
+// and what turned them on; "" when none does.
+func unsafeBanner(on []string, cfg Config) string {
+	if len(on) == 0 {
+		return ""
+	}
+	how := "tools.allow_unsafe"
+	if cfg.Tools.Unsafe {
+		how = "--unsafe"
+	}
+	return "Unsafe tools are on (" + how + "): " + strings.Join(on, ", ") + ". They send traffic or change state."
 }

@@ -157,7 +157,11 @@ func TestServePrintsProfileAndTokenFreeSnippets(t *testing.T) {
 	if n := strings.Count(text, token); n != 1 {
 		t.Errorf("the token appears %d times; only its own line may carry it", n)
 	}
-	file := filepath.Join(state, tokenFileName)
+	port := regexp.MustCompile(`listening on http://127\.0\.0\.1:(\d+)/`).FindStringSubmatch(text)
+	if port == nil {
+		t.Fatalf("no port in the banner:\n%s", text)
+	}
+	file := filepath.Join(state, "dev-token-"+port[1])
 	b, err := os.ReadFile(file)
 	if err != nil || strings.TrimSpace(string(b)) != token {
 		t.Fatalf("token file: %v %q", err, b)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/tool"
@@ -29,6 +30,9 @@ type siteFlags struct {
 	failBelow    string
 	allowPrivate bool
 	allowPorts   []uint
+	// flagSet tells which flags were given, for the Try: line of a
+	// refusal. Nil: none.
+	flagSet *pflag.FlagSet
 }
 
 func (e *env) scanSiteCommand() *cobra.Command {
@@ -58,6 +62,7 @@ func (e *env) scanSiteCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
 	fl.BoolVar(&f.allowPrivate, "allow-private", false, "also reach loopback and private-network addresses and local names (your own development site)")
 	fl.UintSliceVar(&f.allowPorts, "allow-port", nil, "also reach this port besides 80 and 443 (repeatable)")
+	f.flagSet = fl
 	return c
 }
 
@@ -128,7 +133,7 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 	}
 	rep, err := toolset.NewSiteScanner(deps).Scan(ctx, rawURL)
 	if err != nil {
-		return &exitError{code: ExitError, err: explainRefusal(ctx, err, rawURL, fetch)}
+		return &exitError{code: ExitError, err: explainRefusal(ctx, err, rawURL, fetch, f.otherFlags())}
 	}
 	if page != nil {
 		werr := page.Truncate(0)
@@ -159,10 +164,44 @@ func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {
 	return nil
 }
 
+// otherFlags are the flags given other than the ones that widen the fetch
+// policy, as shell words in the order of the flag set (--html report.html,
+// --json), for a command line to repeat.
+func (f siteFlags) otherFlags() []string {
+	if f.flagSet == nil {
+		return nil
+	}
+	var words []string
+	f.flagSet.Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "allow-private", "allow-port":
+			return
+		}
+		if fl.Value.Type() == "bool" {
+			if fl.Value.String() == "true" {
+				words = append(words, "--"+fl.Name)
+			} else {
+				words = append(words, "--"+fl.Name+"=false")
+			}
+			return
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				words = append(words, "--"+fl.Name, shellQuote(v))
+			}
+			return
+		}
+		words = append(words, "--"+fl.Name, shellQuote(fl.Value.String()))
+	})
+	return words
+}
+
 // explainRefusal words a refused target for the person at the keyboard:
 // unlike a tool result, it may name the address a host resolved to, and
-// it names every flag the URL needs, not only the first refusal's.
-func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safehttp.Options) error {
+// it names every flag the URL needs, not only the first refusal's. Its
+// Try: line is the whole command again: the widening flags already given
+// and the ones needed, then the others given (others, as shell words).
+func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safehttp.Options, others []string) error {
 	se, ok := safehttp.AsError(err)
 	var be *safehttp.BlockedError
 	if !ok || !errors.As(err, &be) {
@@ -196,7 +235,15 @@ func explainRefusal(ctx context.Context, err error, rawURL string, fetch *safeht
 		next = validateWith(ctx, want, rawURL)
 	}
 	if next == nil && len(flags) > 0 {
-		lines = append(lines, "Try: warden scan site "+strings.Join(flags, " ")+" "+rawURL)
+		words := []string{"warden", "scan", "site"}
+		if want.AllowPrivate {
+			words = append(words, "--allow-private")
+		}
+		for _, p := range want.AllowPorts {
+			words = append(words, "--allow-port", strconv.Itoa(int(p)))
+		}
+		words = append(words, others...)
+		lines = append(lines, "Try: "+strings.Join(append(words, shellQuote(rawURL)), " "))
 	}
 	return errors.New(strings.Join(lines, "\n  "))
 }

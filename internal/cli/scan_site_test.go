@@ -59,7 +59,7 @@ func TestScanSiteOwnDevSite(t *testing.T) {
 	for _, want := range []string{
 		"blocked_port: port " + port + " is not scanned; Warden scans ports 80 and 443 only unless you pass --allow-port " + port + " (CLI only)",
 		"and then blocked_hostname: localhost is a loopback name; Warden never scans local host names unless you pass --allow-private (CLI only)",
-		"Try: warden scan site --allow-private --allow-port " + port + " " + target,
+		"Try: warden scan site --allow-private --allow-port " + port + " --state-dir " + state + " " + target,
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("refusal lacks %q:\n%s", want, errOut)
@@ -108,10 +108,10 @@ func TestScanSiteExplainsRefusals(t *testing.T) {
 		args      []string
 		want, not string
 	}{
-		{[]string{"http://127.0.0.1/"}, "blocked_ip: 127.0.0.1 is a loopback address; Warden never scans private or loopback addresses unless you pass --allow-private (CLI only)\n  Try: warden scan site --allow-private http://127.0.0.1/", ""},
+		{[]string{"http://127.0.0.1/"}, "blocked_ip: 127.0.0.1 is a loopback address; Warden never scans private or loopback addresses unless you pass --allow-private (CLI only)\n  Try: warden scan site --allow-private --state-dir ", ""},
 		{[]string{"http://169.254.169.254/"}, "blocked_ip: 169.254.169.254 is a cloud-metadata endpoint; Warden never scans it, not even with --allow-private", "Try:"},
 		{[]string{"--allow-private", "http://169.254.169.254/"}, "not even with --allow-private", "Try:"},
-		{[]string{"--allow-private", "http://127.0.0.1:8080/"}, "blocked_port: port 8080 is not scanned", "--allow-private --allow-port"},
+		{[]string{"--allow-private", "http://127.0.0.1:8080/"}, "blocked_port: port 8080 is not scanned; Warden scans ports 80 and 443 only unless you pass --allow-port 8080 (CLI only)\n  Try: warden scan site --allow-private --allow-port 8080 --state-dir ", "and then"},
 		{[]string{"example.com"}, "invalid_scheme: only http and https URLs are scanned; did you mean https://example.com?", ""},
 		{[]string{"--allow-port", "70000", "http://127.0.0.1/"}, "--allow-port 70000: want a port from 1 to 65535", ""},
 	} {
@@ -119,6 +119,54 @@ func TestScanSiteExplainsRefusals(t *testing.T) {
 		if code != ExitError || !strings.Contains(errOut, c.want) || (c.not != "" && strings.Contains(errOut, c.not)) {
 			t.Errorf("%v: exit %d\n%s\nwant %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// The Try: line of a refusal is the whole command again: the flags the
+// user gave, the widening ones among them merged with those the URL needs.
+func TestScanSiteTryKeepsFlags(t *testing.T) {
+	if edition != "full" {
+		t.Skip("the lean edition has no website scan")
+	}
+	srv, hits := devSite(t)
+	port := sitePort(t, srv)
+	target := "http://localhost:" + port + "/"
+	state := t.TempDir()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	spaced := filepath.Join(dir, "my report.html")
+	for _, c := range []struct {
+		args []string
+		url  string
+		want string // after "Try: warden scan site "; "" means no Try line
+	}{
+		{nil, target, "--allow-private --allow-port " + port + " " + target},
+		{[]string{"--json"}, target, "--allow-private --allow-port " + port + " --json " + target},
+		{[]string{"--allow-port", port, "--html", page}, target, "--allow-private --allow-port " + port + " --html " + page + " " + target},
+		{[]string{"--allow-private", "--fail-below", "B"}, target, "--allow-private --allow-port " + port + " --fail-below B " + target},
+		{[]string{"--allow-port", "9999", "--json"}, target, "--allow-private --allow-port 9999 --allow-port " + port + " --json " + target},
+		{[]string{"--allow-port=9999,8443"}, target, "--allow-private --allow-port 9999 --allow-port 8443 --allow-port " + port + " " + target},
+		{[]string{"--html", spaced, "--json=false"}, target, "--allow-private --allow-port " + port + " --html '" + spaced + "' --json=false " + target},
+		{[]string{"--json"}, "http://127.0.0.1/?a=1&b=2", "--allow-private --json 'http://127.0.0.1/?a=1&b=2'"},
+		{[]string{"--allow-private", "--allow-port", port, "--json"}, "http://169.254.169.254:" + port + "/", ""},
+	} {
+		args := append(append([]string{"scan", "site"}, c.args...), "--state-dir", state, c.url)
+		_, errOut, code := run(t, "", args...)
+		if code != ExitError {
+			t.Errorf("%v: exit %d, want %d", c.args, code, ExitError)
+			continue
+		}
+		_, try, found := strings.Cut(errOut, "Try: warden scan site ")
+		switch {
+		case c.want == "" && found:
+			t.Errorf("%v: a Try: line where no flag helps:\n%s", c.args, errOut)
+		case c.want != "" && strings.TrimSpace(try) != strings.Replace(c.want, " "+shellQuote(c.url), " --state-dir "+state+" "+shellQuote(c.url), 1):
+			t.Errorf("%v:\n got Try: warden scan site %s\nwant Try: warden scan site %s", c.args, strings.TrimSpace(try),
+				strings.Replace(c.want, " "+shellQuote(c.url), " --state-dir "+state+" "+shellQuote(c.url), 1))
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("refused scans sent %d requests", hits.Load())
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -209,25 +208,34 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		access += "; loopback only"
 	}
 	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()),
-		slog.String("access", access), slog.String("profile", string(ctl.profile)))
+		slog.String("access", access), slog.String("profile", string(ctl.profile)), slog.Any("unsafe_tools_on", w.unsafeOn()))
 	logBinaryRoots(logger, w.binary)
 	if ctl.local != nil {
 		fmt.Fprintf(e.stdout, "Warden is listening on %s (loopback only).\n", cfg.PublicURL)
 	} else {
 		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
 	}
-	fmt.Fprintf(e.stdout, "Profile: %s\n\n", ctl.describe())
+	fmt.Fprintf(e.stdout, "Profile: %s\n", ctl.describe())
+	if line := unsafeBanner(w.unsafeOn(), cfg); line != "" {
+		fmt.Fprintln(e.stdout, line)
+	}
+	fmt.Fprintln(e.stdout)
 	var token, tokenFile string
 	if ctl.local != nil {
 		token, err = ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
-			Entitlements: []string{"*"}, Lifetime: 12 * time.Hour})
+			Entitlements: []string{"*"}, Lifetime: devTokenLifetime})
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
-		tokenFile = filepath.Join(cfg.StateDir, tokenFileName)
+		// One file per listener: a second server on another port with the
+		// same state directory leaves this one's token alone.
+		if tokenFile, err = devTokenFile(cfg.StateDir, cfg.Listen); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
 		if err := writePrivateFile(tokenFile, []byte(token+"\n")); err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
+		pruneTokenFiles(cfg.StateDir, tokenFile, devTokenLifetime, time.Now())
 	}
 	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile, ctl.as != nil)
 
@@ -259,6 +267,10 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	}
 	return nil
 }
+
+// devTokenLifetime is the lifetime of the development token warden serve
+// prints.
+const devTokenLifetime = 12 * time.Hour
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 

@@ -60,6 +60,10 @@ func (e *env) stdioCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: err}
 			}
 			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()), slog.String("profile", ctl.describe()))
+			if line := unsafeBanner(w.unsafeOn(), cfg); line != "" {
+				// stdout is the protocol's: the banner goes to the log.
+				logger.Warn(line, slog.Any("tools", w.unsafeOn()))
+			}
 			logBinaryRoots(logger, w.binary)
 			pctx, stopPrune := context.WithCancel(cmd.Context())
 			defer stopPrune()

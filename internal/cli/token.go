@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,27 +22,42 @@ func (e *env) tokenCommand() *cobra.Command {
 	var entitle, scopes []string
 	var ttl time.Duration
 	var asJSON bool
+	var port int
 	c := &cobra.Command{
 		Use:   "token",
 		Short: "Mint a bearer token from the local signing key",
 		Long: "Mint a bearer token signed by the local development key in the state\n" +
 			"directory, for a Warden that has no external issuer. The audience is the\n" +
-			"server's public URL, so the token works only with that server. Entitlements\n" +
-			"name tools (keysweep_scan_text), families (keysweep) or everything (*).",
+			"server's public URL, so the token works only with that server: name it with\n" +
+			"--port, --listen or the configuration's listen address, as you started it\n" +
+			"(default 127.0.0.1:8787). Entitlements name tools (keysweep_scan_text),\n" +
+			"families (keysweep) or everything (*).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(f.config, os.Getenv)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			if f.listen != "" {
-				cfg.Listen = f.listen
+			if port < 0 || port > 65535 {
+				return &exitError{code: ExitError, err: fmt.Errorf("--port %d: want a port from 1 to 65535", port)}
 			}
+			switch {
+			case f.listen != "" && port != 0:
+				return &exitError{code: ExitError, err: errors.New("--listen and --port both name the server; give one")}
+			case f.listen != "":
+				cfg.Listen = f.listen
+			case port != 0:
+				cfg.Listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+			}
+			named := cfg.Listen != "" || cfg.PublicURL != ""
 			if f.stateDir != "" {
 				cfg.StateDir = f.stateDir
 			}
 			if cfg, err = cfg.withDefaults(); err != nil {
 				return &exitError{code: ExitError, err: err}
+			}
+			if !named {
+				e.noteOtherServers(cfg)
 			}
 			if cfg.Auth.Issuer != "" {
 				return &exitError{code: ExitError, err: fmt.Errorf("this Warden trusts tokens from %s; mint them there", cfg.Auth.Issuer)}
@@ -74,6 +92,7 @@ func (e *env) tokenCommand() *cobra.Command {
 	fl := c.Flags()
 	fl.StringVar(&f.config, "config", "", "configuration file (YAML)")
 	fl.StringVar(&f.listen, "listen", "", "the server's listen address, which sets the audience (default 127.0.0.1:8787)")
+	fl.IntVar(&port, "port", 0, "the port of a server on 127.0.0.1: --port 9000 is --listen 127.0.0.1:9000")
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory holding the local signing key")
 	fl.StringVar(&tenant, "tenant", "local", "tenant claim")
 	fl.StringVar(&subject, "subject", "dev", "credential identity (sub)")
@@ -82,6 +101,25 @@ func (e *env) tokenCommand() *cobra.Command {
 	fl.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime (at most 24h)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON with the token and its claims")
 	return c
+}
+
+// noteOtherServers warns, on stderr, when no server was named and the
+// state directory shows servers on other ports than the default one's:
+// the token is for the default listener and would be refused by them.
+func (e *env) noteOtherServers(cfg Config) {
+	_, def, _ := net.SplitHostPort(cfg.Listen)
+	var others []string
+	for _, p := range tokenFilePorts(cfg.StateDir) {
+		if s := strconv.Itoa(p); s != def {
+			others = append(others, s)
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	hint := "--port " + others[0]
+	fmt.Fprintf(e.stderr, "warden token: this token is for %s; this state directory also has development tokens of servers on port %s: for one of them, pass %s\n",
+		cfg.PublicURL, strings.Join(others, ", "), hint)
 }
 
 // checkEntitlements refuses an entitlement that names no tool this build

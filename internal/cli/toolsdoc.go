@@ -17,6 +17,7 @@ import (
 // schemaNode is the part of a JSON Schema the reference shows.
 type schemaNode struct {
 	Type        any             `json:"type"`
+	AnyOf       []schemaNode    `json:"anyOf"`
 	Description string          `json:"description"`
 	Default     json.RawMessage `json:"default"`
 	Enum        []any           `json:"enum"`
@@ -82,6 +83,13 @@ func typeName(n schemaNode) string {
 		}
 		return strings.Join(parts, " or ")
 	}
+	if len(n.AnyOf) > 0 && len(n.AnyOf) < 6 { // six branches: any value
+		var parts []string
+		for _, b := range n.AnyOf {
+			parts = append(parts, typeName(b))
+		}
+		return strings.Join(parts, " or ")
+	}
 	return "any"
 }
 
@@ -104,6 +112,11 @@ func constraints(n schemaNode) string {
 		c = append(c, "one of `"+strings.Join(vs, "`, `")+"`")
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, b := range n.AnyOf { // an integer expression's bounds are its integer branch's
+		if n.Minimum == nil && n.Maximum == nil {
+			n.Minimum, n.Maximum = b.Minimum, b.Maximum
+		}
+	}
 	if n.Minimum != nil && n.Maximum != nil {
 		c = append(c, f(*n.Minimum)+" to "+f(*n.Maximum))
 	} else if n.Minimum != nil {

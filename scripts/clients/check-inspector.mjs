@@ -5,7 +5,8 @@
 // Usage: node check-inspector.mjs <list|call|call-error> <modern|legacy> <tool> [text-length]
 //
 //   list        result.tools includes <tool>, each tool with a description
-//               and an object input schema
+//               and an object input schema, and (with --strict) no schema
+//               portability finding, not even a warning
 //   call        a successful <tool> call whose structured text_length is
 //               [text-length]
 //   call-error  an error result whose text starts with invalid_params:
@@ -38,6 +39,11 @@ process.stdin.on('end', () => {
       const tools = Array.isArray(r.tools) ? r.tools : [];
       need(tools.some((t) => t.name === tool), `tools/list lacks ${tool}: ${tools.map((t) => t.name).join(', ')}`);
       need(tools.every((t) => t.description && t.inputSchema && t.inputSchema.type === 'object'), 'a tool lacks a description or an object input schema');
+      for (const { toolName, findings } of out.schemaFindings ?? []) {
+        for (const f of findings) {
+          problems.push(`schema portability ${f.severity}: ${toolName} ${f.schema}${f.path ? '.' + f.path : ''} (${f.rule}): ${f.issue}`);
+        }
+      }
       break;
     }
     case 'call':

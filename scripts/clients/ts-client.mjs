@@ -9,8 +9,8 @@
 //   node ts-client.mjs fixtures http://127.0.0.1:PORT/mcp  [modern|legacy]
 //
 // http and stdio talk to warden itself: discover or initialize, tools/list,
-// tools/call with progress, an invalid-arguments error result and an
-// unknown-tool protocol error. fixtures talks to the conformance fixture
+// tools/call with progress, an invalid-arguments error result, a request
+// over the size cap refused at once and an unknown-tool protocol error. fixtures talks to the conformance fixture
 // server (examples/conformance), whose tools ask for input: an elicitation
 // round (MRTR retry on 2026-07-28, a server request on legacy), progress
 // and a tool error. modern pins the client to 2026-07-28
@@ -111,8 +111,10 @@ async function warden() {
   const bad = await client.callTool({ name: tool, arguments: { text, no_such_argument: true } });
   check(bad.isError === true, 'invalid arguments give an error result', bad);
   check(typeof bad.content?.[0]?.text === 'string' && bad.content[0].text.startsWith('invalid_params:'), 'error text starts with invalid_params:', bad.content);
+  check(/unexpected parameter "no_such_argument"; the parameters are .*\btext\b/.test(bad.content?.[0]?.text ?? ''), 'the error names the valid parameters', bad.content);
 
   await approvals(list);
+  await oversized(text);
 
   let unknown;
   try {
@@ -121,6 +123,30 @@ async function warden() {
     unknown = e;
   }
   check(unknown !== undefined && unknown.code === -32602, 'unknown tool is a -32602 protocol error', unknown && { code: unknown.code, message: unknown.message });
+}
+
+// oversized: a request over the server's 4 MiB message cap is refused at
+// once, not left to the client's timeout: over HTTP the POST is answered
+// 413, over stdio the error response carries the request's id (the
+// client writes the id after params, so the server reads it from the end
+// of the line). The connection then goes on serving.
+async function oversized(text) {
+  const started = Date.now();
+  let err;
+  try {
+    await client.callTool({ name: tool, arguments: { text: 'x'.repeat(6 << 20) } }, { timeout: 45_000 });
+  } catch (e) {
+    err = e;
+  }
+  const took = Date.now() - started;
+  check(err !== undefined && took < 15_000, 'a 6 MiB request is refused at once, not at the client timeout', { took, err: String(err?.message) });
+  if (mode === 'stdio') {
+    check(err?.code === -32600 && err?.data?.code === 'request_too_large', 'the refusal is request_too_large with the request id', err && { code: err.code, data: err.data, message: err.message });
+  } else {
+    check(/413|too large/i.test(String(err?.message)), 'the refusal is 413 request too large', err && String(err.message));
+  }
+  const after = await client.callTool({ name: tool, arguments: { text } });
+  check(after.isError !== true, 'the next request is served', after);
 }
 
 // approvals: the website scan's trust tier is confirm, so Warden asks the

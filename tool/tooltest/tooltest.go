@@ -1,6 +1,8 @@
 // Package tooltest is the harness tool authors run over their own
 // registries. Check holds every tool to the rules Warden's built-ins meet:
-// valid names, descriptions, derivable and closed schemas, all four
+// valid names, descriptions, derivable and closed schemas that keep to
+// the subset every MCP client accepts (one type per schema or an anyOf of
+// them, widely read keywords only; see checkPortable), all four
 // annotation hints, a trust decision, bad arguments mapped to error
 // results, and cancellation honoured. Invoke calls a tool in process and
 // returns exactly what an MCP client would read.
@@ -50,6 +52,13 @@ type Options struct {
 	// x-warden-privacy), plain included, so that a server's privacy mode
 	// knows what each one holds. Warden's own tools meet it.
 	RequirePrivacy bool
+	// AllowUnportableSchemas lets schemas outside the subset every MCP
+	// client accepts pass: a raw schema that needs oneOf or $defs, for
+	// clients known to read them. Zero: every input and output schema
+	// must keep to it (one type per schema, or an anyOf of schemas of one
+	// type each; widely read keywords only; see checkPortable), as
+	// Warden's own tools do.
+	AllowUnportableSchemas bool
 }
 
 // Reply is what a client receives for one tools/call.
@@ -181,7 +190,7 @@ func Check(t TB, reg *tool.Registry, opts *Options) {
 		t.Errorf("tooltest: the registry has no tools")
 	}
 	for _, tl := range tools {
-		checkDefinition(t, tl)
+		checkDefinition(t, tl, !o.AllowUnportableSchemas)
 		if o.RequirePrivacy {
 			checkPrivacy(t, tl)
 		}
@@ -222,7 +231,7 @@ func (refuseLoader) Load(string) (any, error) {
 	return nil, fmt.Errorf("remote references are not loaded")
 }
 
-func checkDefinition(t TB, tl *tool.Tool) {
+func checkDefinition(t TB, tl *tool.Tool, portable bool) {
 	t.Helper()
 	var l struct {
 		Name        string          `json:"name"`
@@ -261,9 +270,15 @@ func checkDefinition(t TB, tl *tool.Tool) {
 	if _, err := compile(l.InputSchema); err != nil {
 		t.Errorf("%s: input schema does not compile as JSON Schema 2020-12: %v", tl.Name, err)
 	}
+	if portable {
+		checkPortable(t, tl.Name, "input schema", l.InputSchema)
+	}
 	if os := tl.OutputSchema(); os != nil {
 		if _, err := compile(os); err != nil {
 			t.Errorf("%s: output schema does not compile: %v", tl.Name, err)
+		}
+		if portable {
+			checkPortable(t, tl.Name, "output schema", os)
 		}
 	}
 }

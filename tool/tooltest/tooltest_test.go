@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
@@ -163,5 +166,64 @@ func TestCheckReachesTheArgumentsOfViewScopedTools(t *testing.T) {
 	Check(r, lax, &Options{ResolveView: resolve})
 	if !strings.Contains(strings.Join(r.errs, "\n"), "an undeclared parameter was accepted") {
 		t.Errorf("the open schema of a view-scoped tool went unnoticed: %v", r.errs)
+	}
+}
+
+// Schemas that are valid JSON Schema but that some clients refuse are
+// findings: a list of types, an untyped value, an unread keyword, a
+// boolean schema, an input array without items. Typed tools, integer
+// expressions and any-value results among them, publish none.
+func TestCheckFindsUnportableSchemas(t *testing.T) {
+	reg := tool.NewRegistry()
+	ok := func(context.Context, *tool.Call, json.RawMessage) (*tool.Result, error) {
+		return &tool.Result{Content: []tool.Content{tool.Text("ok")}}, nil
+	}
+	tool.AddRaw(reg, def("unportable"), json.RawMessage(`{"type":"object","properties":{`+
+		`"length":{"type":["integer","string"]},`+
+		`"anything":{"description":"any value"},`+
+		`"choice":{"oneOf":[{"type":"string"},{"type":"integer"}]},`+
+		`"list":{"type":"array"},`+
+		`"open":{"type":"object","additionalProperties":true},`+
+		`"mixed":{"anyOf":[{"type":"string"},{"minimum":1}]}`+
+		`},"additionalProperties":false}`), ok)
+	type typedArgs struct {
+		Address tool.Address    `json:"address"`
+		Length  *tool.IntExpr   `json:"length,omitempty" relative:"address" min:"1" max:"64"`
+		Raw     json.RawMessage `json:"raw,omitempty"`
+		Tags    []string        `json:"tags,omitempty"`
+	}
+	type typedOut struct {
+		Value json.RawMessage `json:"value" privacy:"plain"`
+	}
+	tool.Add(reg, def("portable"), func(context.Context, *tool.Call, typedArgs) (typedOut, error) { return typedOut{}, nil })
+	var r recorder
+	Check(&r, reg, nil)
+	var got []string
+	for _, e := range r.errs {
+		if strings.Contains(e, "schema") && !strings.Contains(e, "compile") {
+			got = append(got, e)
+		}
+	}
+	want := []string{
+		`unportable: input schema at anything: no type: it accepts any value, which single-type dialects cannot say; state the type, or an anyOf of types`,
+		`unportable: input schema at choice: keyword "oneOf" is not one every client reads`,
+		`unportable: input schema at choice: no type: it accepts any value, which single-type dialects cannot say; state the type, or an anyOf of types`,
+		`unportable: input schema at length: type is [integer string], a list: single-type dialects refuse it; use an anyOf of one type each`,
+		`unportable: input schema at list: an input array does not say what its items are`,
+		`unportable: input schema at mixed.anyOf[1]: an anyOf branch states no single type`,
+		`unportable: input schema at mixed.anyOf[1]: no type: it accepts any value, which single-type dialects cannot say; state the type, or an anyOf of types`,
+		`unportable: input schema at open{}: true where a schema object belongs (only additionalProperties may be false)`,
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	// An author who needs oneOf says so.
+	r = recorder{}
+	Check(&r, reg, &Options{AllowUnportableSchemas: true})
+	for _, e := range r.errs {
+		if strings.Contains(e, "schema at") {
+			t.Errorf("reported with AllowUnportableSchemas: %s", e)
+		}
 	}
 }
