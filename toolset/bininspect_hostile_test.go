@@ -15,6 +15,15 @@ import (
 	"github.com/warden-mcp/warden/tool"
 )
 
+// short cuts a reply for a failure message: a hostile file's answers are
+// long.
+func short(r reply) string {
+	if s := string(r.raw); len(s) > 400 {
+		return s[:400] + "…"
+	}
+	return string(r.raw)
+}
+
 // hostileServer serves the bininspect_ family over b with code tools that
 // wait up to a minute for a stage, so a test reads each stage's outcome
 // rather than analysis_incomplete.
@@ -56,26 +65,26 @@ func TestHostileFilesFailOnlyTheirOwnCall(t *testing.T) {
 
 	r := s.call(ctx, "bininspect_xrefs", `{`+calls+`,"address":"0x401005"}`)
 	if r.code != budget.Code || r.details["limit"] != "bytes" || !strings.Contains(r.message, "bytes limit") {
-		t.Errorf("xrefs on the call flood: %s", r.raw)
+		t.Errorf("xrefs on the call flood: %s", short(r))
 	}
 	// The stage that failed fails every call that needs it, at once.
 	if r := s.call(ctx, "bininspect_function_graph", `{`+calls+`,"function":"0x401000"}`); r.code != budget.Code {
-		t.Errorf("graph on the call flood: %s", r.raw)
+		t.Errorf("graph on the call flood: %s", short(r))
 	}
 	// Linear disassembly needs no analysis the budget stopped.
 	s.must(ctx, "bininspect_disassemble", `{`+calls+`,"address":"0x401000","count":3}`)
 
 	r = s.call(ctx, "bininspect_function_graph", `{`+block+`,"function":"main"}`)
 	if r.code != budget.Code || r.details["limit"] != "output" {
-		t.Errorf("graph of the giant block: %s", r.raw)
+		t.Errorf("graph of the giant block: %s", short(r))
 	}
 	// Its blocks list, paged, is still answered.
 	if bl := s.must(ctx, "bininspect_basic_blocks", `{`+block+`,"function":"main"}`); bl.structured["total"] != float64(1) {
-		t.Errorf("blocks of the giant block: %s", bl.raw)
+		t.Errorf("blocks of the giant block: %s", short(bl))
 	}
 
 	g := s.must(ctx, "bininspect_function_graph", `{`+normal+`,"function":"main"}`)
 	if !strings.HasPrefix(g.str("dot"), "digraph") {
-		t.Errorf("graph of the normal file: %s", g.raw)
+		t.Errorf("graph of the normal file: %s", short(g))
 	}
 }

@@ -37,7 +37,6 @@ func pollCode(t *testing.T, srv *mcp.Server, name, args string) toolReply {
 	}
 }
 
-
 // The reports, through a hosted server: the code analysis of a hostile
 // file runs in the worker (a child per stage), a limit it reaches fails
 // the call that needed it with analysis_limit, and the server's own heap
@@ -92,7 +91,7 @@ func TestHostedCodeAnalysisInTheWorker(t *testing.T) {
 	r := pollCode(t, w.srv, "bininspect_xrefs", `{`+calls+`,"address":"0x401005"}`)
 	close(stop)
 	if r.code != budget.Code || !strings.Contains(r.msg, "bytes limit") {
-		t.Fatalf("xrefs on the call flood: %s", r.raw)
+		t.Fatalf("xrefs on the call flood: %.400s", r.raw)
 	}
 	children, _ := os.ReadDir(marks)
 	if len(children) < 2 { // the parse, the function stages
@@ -108,7 +107,7 @@ func TestHostedCodeAnalysisInTheWorker(t *testing.T) {
 	block := open(hostile.GiantBlock(60_000))
 	r = pollCode(t, w.srv, "bininspect_function_graph", `{`+block+`,"function":"main"}`)
 	if r.code != budget.Code || !strings.Contains(r.msg, "output limit") {
-		t.Errorf("graph of the giant block: %s", r.raw)
+		t.Errorf("graph of the giant block: %.400s", r.raw)
 	}
 	if more, _ := os.ReadDir(marks); len(more) < len(children)+3 {
 		t.Errorf("%d children more for the giant block, want its parse and two code jobs", len(more)-len(children))
