@@ -360,38 +360,34 @@ func (e *elfState) symbols() {
 		}
 		return
 	}
-	syms, err := e.readSymtab(s)
-	if err != nil {
-		e.b.warn(WarnMalformed, "the symbol table is malformed")
-		return
-	}
-	e.symNames = make([]string, len(syms)+1)
-	e.b.reserveSymbols(len(syms))
-	for i, sy := range syms {
-		if i&0xfff == 0 && e.b.ctx.Err() != nil {
-			return
-		}
-		e.symNames[i+1] = sy.Name
+	n, err := e.eachSymtab(s, func(i int, sy elf.Symbol) {
+		e.symNames[i] = sy.Name
 		t := elf.ST_TYPE(sy.Info)
 		if sy.Section == elf.SHN_UNDEF || t == elf.STT_SECTION || t == elf.STT_FILE {
 			if sy.Section == elf.SHN_UNDEF && sy.Name != "" {
 				e.addName(sy.Name)
 			}
-			continue
+			return
 		}
 		e.addName(sy.Name)
 		e.b.addSymbol(Symbol{Name: sy.Name, Addr: sy.Value, Size: sy.Size, Kind: elfSymKind(t),
 			Binding: elfBinding(elf.ST_BIND(sy.Info)), Source: "symtab"})
+	})
+	if err != nil {
+		e.b.warn(WarnMalformed, "the symbol table is malformed")
+		return
 	}
+	e.symNames = e.symNames[:n+1]
 }
 
-// readSymtab reads the symbol table s (SHT_SYMTAB) as debug/elf's
-// Symbols does, without its first, null, entry, but bounded: it reads
-// at most MaxSymbols plus MaxImports entries (a longer table leaves the
-// warning truncated; the symbols kept are cut at MaxSymbols anyway),
-// checks the context as it goes, and makes each name from the string
-// table only once it is read.
-func (e *elfState) readSymtab(s *elf.Section) ([]elf.Symbol, error) {
+// eachSymtab reads the symbol table s (SHT_SYMTAB) as debug/elf's
+// Symbols does, without its first, null, entry, but bounded and without
+// a list of every entry: it calls f with each entry's index (from 1) as
+// it reads it, reads at most MaxSymbols plus MaxImports entries (a
+// longer table leaves the warning truncated; the symbols kept are cut at
+// MaxSymbols anyway), sizes e.symNames and the symbol list once, and
+// stops when the context ends. It returns the entries read.
+func (e *elfState) eachSymtab(s *elf.Section, f func(i int, sy elf.Symbol)) (int, error) {
 	data, _ := e.bytes(s)
 	strs, _ := e.bytes(e.f.Sections[s.Link])
 	size := 16
@@ -399,20 +395,21 @@ func (e *elfState) readSymtab(s *elf.Section) ([]elf.Symbol, error) {
 		size = 24
 	}
 	if len(data)%size != 0 {
-		return nil, fmt.Errorf("symbol table size %d is not a multiple of %d", len(data), size)
+		return 0, fmt.Errorf("symbol table size %d is not a multiple of %d", len(data), size)
 	}
 	n := len(data)/size - 1
 	if n < 0 {
-		return nil, fmt.Errorf("no null symbol")
+		return 0, fmt.Errorf("no null symbol")
 	}
 	if max := e.b.o.MaxSymbols + e.b.o.MaxImports; n > max {
 		e.b.warn(WarnTruncated, "the symbol table is larger than the limits: its end was not read")
 		n = max
 	}
-	out := make([]elf.Symbol, 0, n)
+	e.symNames = make([]string, n+1)
+	e.b.reserveSymbols(n)
 	for i := 1; i <= n; i++ {
 		if i&0xfff == 0 && e.b.ctx.Err() != nil {
-			break
+			return i - 1, nil
 		}
 		ent := data[i*size : (i+1)*size]
 		var sy elf.Symbol
@@ -433,9 +430,9 @@ func (e *elfState) readSymtab(s *elf.Section) ([]elf.Symbol, error) {
 		if int(name) < len(strs) {
 			sy.Name = cString(strs[name:])
 		}
-		out = append(out, sy)
+		f(i, sy)
 	}
-	return out, nil
+	return n, nil
 }
 
 func (e *elfState) dynamicSymbols() {

@@ -37,7 +37,7 @@ type Options struct {
 	// there and the function is marked truncated. Zero: 64 Ki.
 	MaxBlocks int
 	// MaxFunctionInstructions caps the instructions of one function's
-	// walk, likewise. Zero: 1 Mi.
+	// walk, likewise. Zero: 256 Ki.
 	MaxFunctionInstructions int
 	// Heuristics chooses when the pointer and gap heuristics run. Zero
 	// (HeuristicsAuto): only when the image has no metadata.
@@ -173,7 +173,7 @@ func New(img *Image, opts *Options) (*Analyzer, error) {
 		a.opts.MaxBlocks = 64 << 10
 	}
 	if a.opts.MaxFunctionInstructions <= 0 {
-		a.opts.MaxFunctionInstructions = 1 << 20
+		a.opts.MaxFunctionInstructions = 1 << 18
 	}
 	// The address sets: one bit per executable byte, three of them.
 	var execBytes int64
