@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/funcs"
 	"github.com/warden-mcp/warden/errcode"
 )
@@ -305,7 +306,7 @@ func (v *View) discover(ctx context.Context) {
 	for _, stage := range []funcs.Stage{funcs.StageMetadata, funcs.StageDescent} {
 		res, err := an.Run(ctx, stage)
 		c.mu.Lock()
-		if res != nil {
+		if res != nil && keepPartial(err) {
 			c.state.Functions, c.state.Warnings = res.Functions, res.Warnings
 		}
 		if err != nil {
@@ -324,6 +325,15 @@ func (v *View) discover(ctx context.Context) {
 		c.an, c.descended = an, true // for the references stage, when asked for
 	}
 	c.mu.Unlock()
+}
+
+// keepPartial reports whether a stage that ended with err keeps what it
+// found: one cut short by its time does, one stopped by its budget does
+// not (its calls fail with analysis_limit, and what it holds is what the
+// budget refused).
+func keepPartial(err error) bool {
+	_, limited := budget.IsLimit(err)
+	return !limited
 }
 
 func codeProgress(p funcs.Progress) CodeProgress {

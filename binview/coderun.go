@@ -56,7 +56,8 @@ type CodeUpdate struct {
 	Graph     *funcs.Graph
 	Warnings  []string
 	// Partial marks a stage cut short (its time ran out): the result
-	// holds what it found, and the run ends with the reason.
+	// holds what it found, and the run ends with the reason. A stage
+	// stopped by its budget reports nothing.
 	Partial bool
 }
 
@@ -101,7 +102,7 @@ func RunCode(ctx context.Context, job CodeJob, report func(CodeUpdate)) (err err
 	}
 	for _, stage := range []funcs.Stage{funcs.StageMetadata, funcs.StageDescent} {
 		res, err := an.Run(ctx, stage)
-		if job.Stage < CodeReferences && res != nil {
+		if job.Stage < CodeReferences && res != nil && keepPartial(err) {
 			report(CodeUpdate{Progress: prog, Stage: codeStage(stage), Functions: res.Functions,
 				Warnings: res.Warnings, Partial: err != nil})
 		}

@@ -67,8 +67,8 @@ func (k Kind) String() string {
 // Default limits. They fit the largest files a hosted server opens (64
 // MiB): the stripped Go compiler (25 MB, 20,265 functions, 2.4 million
 // instructions decoded for its function list, 556,000 cross-references)
-// holds 63 MiB at most, a quarter of the bytes, and less than a tenth of
-// every other limit.
+// holds 73 MiB at most, under a third of the bytes, and less than a
+// tenth of every other limit.
 const (
 	DefaultInstructions = 64 << 20
 	DefaultFunctions    = 1 << 20

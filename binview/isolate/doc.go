@@ -28,9 +28,10 @@
 //   - [Runner.RunCode] (a binview.CodeRunner) sends the view's snapshot
 //     and file and runs binview.RunCode: the function stages, or all three
 //     stages for the references stage (the analyzer's working state is
-//     not kept between jobs, so the function stages run again, a fifth of
-//     the cost). The child writes frames as it goes: progress, each
-//     stage's result, and an end. Only results cross the boundary (the
+//     not kept between jobs, so the function stages run again: on the go
+//     command the second child takes 1.7 s of CPU, the first 0.6 s). The
+//     child writes frames as it goes: progress, each stage's result, and
+//     an end. Only results cross the boundary (the
 //     function list, then the graph: blocks, edges, cross-references,
 //     callers and callees, in package funcs's compact encoding, about an
 //     eighth of the memory they hold), never the instruction maps and
