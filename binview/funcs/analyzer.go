@@ -342,13 +342,6 @@ func (a *Analyzer) stop(ctx context.Context) error {
 	return a.bud.Err()
 }
 
-// Used returns how much of kind k the analysis has counted so far.
-func (a *Analyzer) Used(k budget.Kind) int64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.bud.Used(k)
-}
-
 // noReturnNames are library functions that never return.
 var noReturnNames = map[string]bool{
 	"abort": true, "exit": true, "_exit": true, "_Exit": true, "quick_exit": true,
