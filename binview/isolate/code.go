@@ -237,6 +237,9 @@ func (r *Runner) RunCode(ctx context.Context, job binview.CodeJob, report func(b
 	h := header{Job: jobCode, Options: o, Memory: l.Memory, CPU: cpuSeconds(l.CPU), Stage: job.Stage, Snapshot: int64(len(snap))}
 	c, err := r.start(ctx, l, h, nil, job.Data, snap)
 	if err != nil {
+		if ctx.Err() != nil {
+			return codeCtxErr(ctx)
+		}
 		return err
 	}
 	defer c.cancel()
@@ -295,13 +298,8 @@ func (r *Runner) RunCode(ctx context.Context, job binview.CodeJob, report func(b
 		c.kill()
 	}
 	werr := c.wait()
-	if err := ctx.Err(); err != nil {
-		// The view's time ran out (or it was closed) first, as in
-		// process.
-		if errors.Is(err, context.DeadlineExceeded) {
-			return errcode.Wrap(binview.CodeAnalysisTimeout, codeCodes[binview.CodeAnalysisTimeout], err).WithDetail("reason", ReasonWallClock)
-		}
-		return errcode.Wrap("analysis_cancelled", codeCodes["analysis_cancelled"], err)
+	if ctx.Err() != nil {
+		return codeCtxErr(ctx)
 	}
 	if end != nil {
 		return end
@@ -313,6 +311,17 @@ func (r *Runner) RunCode(ctx context.Context, job binview.CodeJob, report func(b
 		return failed(ReasonBadOutput, errors.New("the child ended without an end frame"))
 	}
 	return nil
+}
+
+// codeCtxErr is a code job's error when its context ended first: the
+// view's time ran out (analysis_timeout) or the view was closed
+// (analysis_cancelled), as in process.
+func codeCtxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errcode.Wrap(binview.CodeAnalysisTimeout, codeCodes[binview.CodeAnalysisTimeout], err).WithDetail("reason", ReasonWallClock)
+	}
+	return errcode.Wrap("analysis_cancelled", codeCodes["analysis_cancelled"], err)
 }
 
 // countingReader fails past max bytes.
