@@ -165,6 +165,9 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // cancellation is measured in this process's CPU time, which other work
 // on the machine does not inflate.
 func TestSymbolFloodStopsWhenCancelled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector multiplies CPU time")
+	}
 	data := hostile.SymbolFlood(600_000, 24)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
