@@ -3,14 +3,17 @@
 // cross-references kept, the bytes of memory all of that holds, and the
 // bytes of one answer drawn from it (a listing, a DOT or SVG graph).
 //
-// Every stage of the code analysis (package binview/funcs), every graph
-// and listing a tool draws, and the symbol tables, strings and searches of
-// package binview take from one [Budget], counting each thing as it is
-// made, before it is kept: a check is an addition and a comparison. The
-// first limit passed fails the work with the error code analysis_limit
-// ([Code]), whose details name the limit ("limit": "bytes") and its value
-// ("max"), and the budget stays spent: every later Take fails the same
-// way, so the work stops at its next check and keeps what it had.
+// Every stage of the code analysis (package binview/funcs) and every
+// graph or listing drawn from it take from one [Budget], counting each
+// thing as it is made, before it is kept: a check is an addition and a
+// comparison. A limit counted with [Budget.Take] (blocks, edges, bytes,
+// output) fails the work when it is passed, with the error code
+// analysis_limit ([Code]), whose details name the limit ("limit":
+// "bytes") and its value ("max"), and the budget stays spent: every
+// later Take fails the same way, so the work stops at its next check. A
+// limit counted with [Budget.Try] (the instructions decoded, the
+// functions and cross-references kept) only refuses more: the work goes
+// on without it, and says so in a warning.
 //
 // The limits are the same for an analysis in the server's process and in
 // the isolated worker (package binview/isolate): the worker's memory
