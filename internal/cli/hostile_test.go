@@ -113,3 +113,33 @@ func TestHostedCodeAnalysisInTheWorker(t *testing.T) {
 		t.Errorf("%d children more for the giant block, want its parse and two code jobs", len(more)-len(children))
 	}
 }
+
+// bininspect.analysis_limits reaches the budget; values out of range are
+// refused at start-up.
+func TestAnalysisLimitsConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/warden.yaml"
+	os.WriteFile(path, []byte("bininspect:\n  analysis_limits:\n    bytes: 33554432\n    output_bytes: 65536\n    blocks: 1000\n"), 0o600)
+	cfg, err := loadConfig(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Bininspect.AnalysisLimits.limits()
+	if l.Bytes != 32<<20 || l.Output != 64<<10 || l.Blocks != 1000 || l.WithDefaults().Edges != budget.DefaultEdges {
+		t.Errorf("limits %+v", l)
+	}
+	bo, err := binaryOptions(wireOptions{cfg: cfg, stateDir: t.TempDir(), logger: discardLogger()})
+	if err != nil || bo.AnalysisLimits != l {
+		t.Errorf("wired limits %+v, %v", bo.AnalysisLimits, err)
+	}
+	for _, bad := range []AnalysisLimitsConfig{{Bytes: -1}, {Bytes: 1 << 20}, {OutputBytes: 1024}, {Edges: -5}} {
+		c, _ := Config{}.withDefaults()
+		c.Bininspect.AnalysisLimits = bad
+		if _, err := c.withDefaults(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
