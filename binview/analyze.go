@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 
 	"github.com/warden-mcp/warden/errcode"
@@ -176,6 +177,19 @@ func (b *builder) fileBytes(off int64, n uint64) ([]byte, bool) {
 		return nil, false
 	}
 	return b.data[off : off+int64(n)], true
+}
+
+// reserveSymbols makes room for n more symbols (at most the limit), so
+// that a large table does not grow the list and its index step by step.
+func (b *builder) reserveSymbols(n int) {
+	n = min(n, b.o.MaxSymbols-len(b.a.Symbols))
+	if n <= 0 {
+		return
+	}
+	if b.nameSeen == nil {
+		b.nameSeen = make(map[symKey]struct{}, n)
+	}
+	b.a.Symbols = slices.Grow(b.a.Symbols, n)
 }
 
 // addSymbol keeps s unless it is a duplicate or the limit is reached.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/funcs"
 	"github.com/warden-mcp/warden/errcode"
 )
@@ -51,6 +52,9 @@ type CodeProgress struct {
 	Functions int
 	// Instructions decoded so far, all stages.
 	Instructions int64
+	// Bytes is the most memory the analysis has held at once, as its
+	// budget counts it (budget.Bytes): its working state and its results.
+	Bytes int64
 }
 
 // CodeState is what the code analysis has ready. Its slices and graph
@@ -80,16 +84,20 @@ type CodeState struct {
 	Err error
 }
 
-// Footprint estimates the memory the view holds: its file's bytes and
-// what its code analysis has kept so far (functions, blocks, edges,
-// cross-references). It grows as the analysis runs; a cache that bounds
+// Footprint estimates the memory the view holds: its file's bytes, its
+// strings once scanned, and what its code analysis has kept so far
+// (functions, blocks, edges, cross-references). It grows as the analysis runs; a cache that bounds
 // views by it measures again on each use. On the stripped Go compiler
 // (22.7 MiB) the estimate after every stage is 87.9 MiB, where the heap
 // grew by 104.8 MiB from before the open: names, maps and the allocator's
 // slack are not counted.
 func (v *View) Footprint() int64 {
 	st := v.CodeState()
-	return v.Size() + st.Graph.Bytes() + int64(cap(st.Functions))*int64(unsafe.Sizeof(funcs.Function{}))
+	n := v.Size() + st.Graph.Bytes() + int64(cap(st.Functions))*int64(unsafe.Sizeof(funcs.Function{}))
+	if v.strDone.Load() {
+		n += int64(cap(v.strs)) * int64(unsafe.Sizeof(String{}))
+	}
+	return n
 }
 
 // Finished reports that the analysis ran and stopped: completely, early
@@ -106,9 +114,13 @@ type codeRun struct {
 	cancel  context.CancelFunc
 	closed  bool
 	// an is kept between the function stages and the references stage,
-	// which runs only when someone asks for it.
-	an       *funcs.Analyzer
-	wantRefs bool
+	// which runs only when someone asks for it (in process; an isolated
+	// worker runs the function stages again).
+	an *funcs.Analyzer
+	// descended reports that the function stages ended without error:
+	// the references stage may run, once.
+	descended bool
+	wantRefs  bool
 }
 
 // codeSlots bounds the code analyses running at once in this process,
@@ -151,11 +163,11 @@ func (c *codeRun) runLocked(v *View, step func(ctx context.Context)) {
 			defer c.mu.Unlock()
 			c.state.Running = false
 			if err != nil {
-				c.state.Err, c.an = err, nil
+				c.state.Err, c.an, c.descended = err, nil, false
 			}
-			if an := c.an; an != nil && c.wantRefs && !c.closed && c.state.Stage == CodeFunctions && c.state.Err == nil {
+			if c.descended && c.wantRefs && !c.closed && c.state.Stage == CodeFunctions && c.state.Err == nil {
 				// Asked for while the function stages ran.
-				c.runLocked(v, func(ctx context.Context) { v.references(ctx, an) })
+				c.startRefsLocked(v)
 				return
 			}
 			c.changedLocked()
@@ -192,9 +204,8 @@ func (v *View) WaitCode(ctx context.Context, stage CodeStage) (CodeState, error)
 	if stage >= CodeReferences {
 		c.mu.Lock()
 		c.wantRefs = true
-		if !c.state.Running && !c.closed && c.an != nil && c.state.Stage == CodeFunctions {
-			an := c.an
-			c.runLocked(v, func(ctx context.Context) { v.references(ctx, an) })
+		if !c.state.Running && !c.closed && c.descended && c.state.Stage == CodeFunctions {
+			c.startRefsLocked(v)
 		}
 		c.mu.Unlock()
 	}
@@ -220,7 +231,7 @@ func (v *View) Close() {
 	c := &v.code
 	c.mu.Lock()
 	c.closed = true
-	c.an = nil
+	c.an, c.descended = nil, false
 	cancel := c.cancel
 	c.mu.Unlock()
 	if cancel != nil {
@@ -242,9 +253,36 @@ func (c *codeRun) changedLocked() {
 	c.changed = make(chan struct{})
 }
 
+// startRefsLocked runs the references stage, once; c.mu is held.
+func (c *codeRun) startRefsLocked(v *View) {
+	an := c.an
+	c.an, c.descended = nil, false
+	c.runLocked(v, func(ctx context.Context) {
+		if v.o.CodeRunner != nil {
+			v.runRemote(ctx, CodeReferences)
+			return
+		}
+		v.references(ctx, an)
+	})
+}
+
+// funcOptions are the options of the view's funcs.Analyzer.
+func (v *View) funcOptions(progress func(funcs.Progress)) *funcs.Options {
+	return &funcs.Options{
+		Limits:          v.o.Limits,
+		MaxInstructions: v.o.MaxInstructions,
+		MaxFunctions:    v.o.MaxFunctions,
+		Progress:        progress,
+	}
+}
+
 // discover runs the function stages and keeps the analyzer for the
 // references stage.
 func (v *View) discover(ctx context.Context) {
+	if v.o.CodeRunner != nil {
+		v.runRemote(ctx, CodeFunctions)
+		return
+	}
 	c := &v.code
 	fail := func(err error) {
 		c.mu.Lock()
@@ -256,16 +294,11 @@ func (v *View) discover(ctx context.Context) {
 		fail(err)
 		return
 	}
-	an, err := funcs.New(img, &funcs.Options{
-		MaxInstructions: v.o.MaxInstructions,
-		MaxFunctions:    v.o.MaxFunctions,
-		Progress: func(p funcs.Progress) {
-			c.mu.Lock()
-			c.state.Progress = CodeProgress{Stage: codeStage(p.Stage), Done: p.Done, Total: p.Total,
-				Functions: p.Functions, Instructions: p.Instructions}
-			c.mu.Unlock()
-		},
-	})
+	an, err := funcs.New(img, v.funcOptions(func(p funcs.Progress) {
+		c.mu.Lock()
+		c.state.Progress = codeProgress(p)
+		c.mu.Unlock()
+	}))
 	if err != nil {
 		fail(err)
 		return
@@ -273,7 +306,7 @@ func (v *View) discover(ctx context.Context) {
 	for _, stage := range []funcs.Stage{funcs.StageMetadata, funcs.StageDescent} {
 		res, err := an.Run(ctx, stage)
 		c.mu.Lock()
-		if res != nil {
+		if res != nil && keepPartial(err) {
 			c.state.Functions, c.state.Warnings = res.Functions, res.Warnings
 		}
 		if err != nil {
@@ -289,9 +322,23 @@ func (v *View) discover(ctx context.Context) {
 	}
 	c.mu.Lock()
 	if !c.closed {
-		c.an = an // for the references stage, when asked for
+		c.an, c.descended = an, true // for the references stage, when asked for
 	}
 	c.mu.Unlock()
+}
+
+// keepPartial reports whether a stage that ended with err keeps what it
+// found: one cut short by its time does, one stopped by its budget does
+// not (its calls fail with analysis_limit, and what it holds is what the
+// budget refused).
+func keepPartial(err error) bool {
+	_, limited := budget.IsLimit(err)
+	return !limited
+}
+
+func codeProgress(p funcs.Progress) CodeProgress {
+	return CodeProgress{Stage: codeStage(p.Stage), Done: p.Done, Total: p.Total,
+		Functions: p.Functions, Instructions: p.Instructions, Bytes: p.Bytes}
 }
 
 // references runs the references stage.
@@ -300,7 +347,6 @@ func (v *View) references(ctx context.Context, an *funcs.Analyzer) {
 	g, err := an.Graph(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.an = nil
 	if g != nil {
 		c.state.Graph, c.state.Warnings = g, g.Warnings
 	}
@@ -310,6 +356,44 @@ func (v *View) references(ctx context.Context, an *funcs.Analyzer) {
 	}
 	if g != nil {
 		c.state.Stage = CodeReferences
+	}
+}
+
+// runRemote runs the stages up to stage with the view's CodeRunner and
+// applies what it reports as it comes, as the in-process stages do.
+func (v *View) runRemote(ctx context.Context, stage CodeStage) {
+	c := &v.code
+	c.mu.Lock()
+	job := CodeJob{Data: v.data, Analysis: v.a, Options: v.o, Stage: stage, Known: c.state.Functions}
+	c.mu.Unlock()
+	job.Options.CodeRunner = nil
+	err := v.o.CodeRunner.RunCode(ctx, job, func(u CodeUpdate) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.state.Progress = u.Progress
+		switch {
+		case u.Stage == CodeReferences && u.Graph != nil:
+			c.state.Graph, c.state.Warnings = u.Graph, u.Graph.Warnings
+		case u.Stage != CodePending && u.Stage < CodeReferences && stage < CodeReferences:
+			// A references job runs the function stages again: what they
+			// find is known already.
+			c.state.Functions, c.state.Warnings = u.Functions, u.Warnings
+		default:
+			return
+		}
+		if !u.Partial {
+			c.state.Stage = u.Stage
+			c.changedLocked()
+		}
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.state.Err = err
+		return
+	}
+	if stage == CodeFunctions && !c.closed && c.state.Stage == CodeFunctions {
+		c.descended = true
 	}
 }
 

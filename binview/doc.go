@@ -24,7 +24,8 @@
 // catch. A hosted server therefore runs Analyze in a child process under
 // memory, CPU and wall-clock limits (package binview/isolate), receives
 // the snapshot ([Analysis.MarshalBinary], [UnmarshalAnalysis]) and builds
-// the View in its own process. The snapshot is also what a server caches,
+// the View in its own process; the view's code analysis runs in such a
+// child too ([CodeRunner]). The snapshot is also what a server caches,
 // keyed by the file's SHA-256, [EngineVersion] and [Options.CacheKey].
 //
 // Every parser here runs under recover, with sizes and counts checked
@@ -50,6 +51,18 @@
 // [View.Close] stops the work. [View.FuncImage] is the analysis's input,
 // built from the view. Names a person set are an [Overlay], laid over a
 // view per caller ([View.WithOverlay]) without changing it.
+//
+// The code analysis, and every graph drawn from it ([View.FunctionCFG]),
+// keep to one budget, [Options.Limits] (package binview/budget): each
+// stage counts the instructions it decodes, the functions, blocks, edges
+// and cross-references it keeps and the bytes all of that holds, as they
+// grow, and a drawing counts its text; past a hard limit the work fails
+// with analysis_limit naming the limit, and what earlier stages found
+// stays. The budget is the same wherever the analysis runs: with
+// [Options.CodeRunner] (binview/isolate's runner) it runs in a worker
+// process, and the view keeps only the results the worker reports
+// (function lists, the graph), which [View.Footprint] counts; [RunCode]
+// is the worker's body.
 //
 // # Errors
 //

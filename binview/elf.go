@@ -267,8 +267,10 @@ type elfState struct {
 	symNames []string
 	// importAt maps a dynamic symbol index to its import.
 	importAt map[int]int
-	// names holds every symbol and import name, for hardening checks.
-	names map[string]struct{}
+	// names holds the symbol and import names the hardening checks look
+	// for (addName); sawName reports that there were any.
+	names   map[string]struct{}
+	sawName bool
 	// features are GNU property bits: x86 IBT/SHSTK, arm64 BTI/PAC.
 	x86Features, armFeatures uint32
 	hasProperty              bool
@@ -306,7 +308,15 @@ func (e *elfState) tableUsable(s *elf.Section) bool {
 	return ok
 }
 
+// addName notes a symbol or import name for the hardening checks, which
+// need only to know that names exist and which stack-protector and
+// *_chk functions are among them: only those are kept, so a symbol
+// table of millions of names costs no map of them.
 func (e *elfState) addName(n string) {
+	e.sawName = true
+	if !strings.Contains(n, "_chk") && !strings.Contains(n, "security_cookie") {
+		return
+	}
 	if e.names == nil {
 		e.names = make(map[string]struct{})
 	}
@@ -350,25 +360,79 @@ func (e *elfState) symbols() {
 		}
 		return
 	}
-	syms, err := e.f.Symbols()
-	if err != nil {
-		e.b.warn(WarnMalformed, "the symbol table is malformed")
-		return
-	}
-	e.symNames = make([]string, len(syms)+1)
-	for i, sy := range syms {
-		e.symNames[i+1] = sy.Name
+	n, err := e.eachSymtab(s, func(i int, sy elf.Symbol) {
+		e.symNames[i] = sy.Name
 		t := elf.ST_TYPE(sy.Info)
 		if sy.Section == elf.SHN_UNDEF || t == elf.STT_SECTION || t == elf.STT_FILE {
 			if sy.Section == elf.SHN_UNDEF && sy.Name != "" {
 				e.addName(sy.Name)
 			}
-			continue
+			return
 		}
 		e.addName(sy.Name)
 		e.b.addSymbol(Symbol{Name: sy.Name, Addr: sy.Value, Size: sy.Size, Kind: elfSymKind(t),
 			Binding: elfBinding(elf.ST_BIND(sy.Info)), Source: "symtab"})
+	})
+	if err != nil {
+		e.b.warn(WarnMalformed, "the symbol table is malformed")
+		return
 	}
+	e.symNames = e.symNames[:n+1]
+}
+
+// eachSymtab reads the symbol table s (SHT_SYMTAB) as debug/elf's
+// Symbols does, without its first, null, entry, but bounded and without
+// a list of every entry: it calls f with each entry's index (from 1) as
+// it reads it, reads at most MaxSymbols plus MaxImports entries (a
+// longer table leaves the warning truncated; the symbols kept are cut at
+// MaxSymbols anyway), sizes e.symNames and the symbol list once, and
+// stops when the context ends. It returns the entries read.
+func (e *elfState) eachSymtab(s *elf.Section, f func(i int, sy elf.Symbol)) (int, error) {
+	data, _ := e.bytes(s)
+	strs, _ := e.bytes(e.f.Sections[s.Link])
+	size := 16
+	if e.is64 {
+		size = 24
+	}
+	if len(data)%size != 0 {
+		return 0, fmt.Errorf("symbol table size %d is not a multiple of %d", len(data), size)
+	}
+	n := len(data)/size - 1
+	if n < 0 {
+		return 0, fmt.Errorf("no null symbol")
+	}
+	if max := e.b.o.MaxSymbols + e.b.o.MaxImports; n > max {
+		e.b.warn(WarnTruncated, "the symbol table is larger than the limits: its end was not read")
+		n = max
+	}
+	e.symNames = make([]string, n+1)
+	e.b.reserveSymbols(n)
+	for i := 1; i <= n; i++ {
+		if i&0xfff == 0 && e.b.ctx.Err() != nil {
+			return i - 1, nil
+		}
+		ent := data[i*size : (i+1)*size]
+		var sy elf.Symbol
+		var name uint32
+		if e.is64 {
+			name = e.bo.Uint32(ent[0:])
+			sy.Info, sy.Other = ent[4], ent[5]
+			sy.Section = elf.SectionIndex(e.bo.Uint16(ent[6:]))
+			sy.Value = e.bo.Uint64(ent[8:])
+			sy.Size = e.bo.Uint64(ent[16:])
+		} else {
+			name = e.bo.Uint32(ent[0:])
+			sy.Value = uint64(e.bo.Uint32(ent[4:]))
+			sy.Size = uint64(e.bo.Uint32(ent[8:]))
+			sy.Info, sy.Other = ent[12], ent[13]
+			sy.Section = elf.SectionIndex(e.bo.Uint16(ent[14:]))
+		}
+		if int(name) < len(strs) {
+			sy.Name = cString(strs[name:])
+		}
+		f(i, sy)
+	}
+	return n, nil
 }
 
 func (e *elfState) dynamicSymbols() {
@@ -386,6 +450,12 @@ func (e *elfState) dynamicSymbols() {
 			return
 		}
 	}
+	if n := s.Size / max(s.Entsize, 16); n > uint64(e.b.o.MaxSymbols+e.b.o.MaxImports) {
+		// debug/elf would read every entry, unbounded: a table this
+		// large is no linker's.
+		e.b.warn(WarnTruncated, "the dynamic symbol table is larger than the limits and was skipped")
+		return
+	}
 	syms, err := e.f.DynamicSymbols()
 	if err != nil {
 		e.b.warn(WarnMalformed, "the dynamic symbol table is malformed")
@@ -394,6 +464,9 @@ func (e *elfState) dynamicSymbols() {
 	e.dynNames = make([]string, len(syms)+1)
 	e.importAt = make(map[int]int)
 	for i, sy := range syms {
+		if i&0xfff == 0 && e.b.ctx.Err() != nil {
+			return
+		}
 		e.dynNames[i+1] = sy.Name
 		if sy.Name == "" {
 			continue

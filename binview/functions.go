@@ -1,10 +1,12 @@
 package binview
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"sync"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 	"github.com/warden-mcp/warden/binview/funcs"
 	"github.com/warden-mcp/warden/errcode"
@@ -291,7 +293,9 @@ func (v *View) Disassemble(addr uint64, count int, opts *disasm.Options) ([]disa
 // needs the references stage: before it (st.Graph nil) the error is
 // analysis_incomplete. An address that starts no function is
 // function_not_found. The function's Name is the analysis's; callers set
-// the display name.
+// the display name. The instructions are counted as they are decoded
+// against the output limit of the view's budget (Options.Limits), which
+// also bounds the graph's DOT and SVG: past it, analysis_limit.
 func (v *View) FunctionCFG(st CodeState, addr uint64, opts *disasm.Options) (*funcs.FuncCFG, error) {
 	if st.Graph == nil {
 		if st.Finished() && st.Err != nil {
@@ -308,23 +312,11 @@ func (v *View) FunctionCFG(st CodeState, addr uint64, opts *disasm.Options) (*fu
 	if err != nil {
 		return nil, err
 	}
-	out := &funcs.FuncCFG{Function: fi.Function, Truncated: fi.Truncated}
-	run := dec.Run()
-	for _, b := range fi.Blocks {
-		cb := funcs.CFGBlock{Block: b}
-		for pc := b.Start; pc < b.End; {
-			code := v.codeAt(pc, 16)
-			if len(code) == 0 {
-				break
-			}
-			in := run.Decode(code, pc)
-			if in.Len == 0 {
-				break
-			}
-			cb.Insts = append(cb.Insts, in)
-			pc += uint64(in.Len)
-		}
-		out.Blocks = append(out.Blocks, cb)
+	bud := budget.New(v.o.Limits)
+	out := &funcs.FuncCFG{Function: fi.Function, Truncated: fi.Truncated, MaxOutput: bud.Max(budget.Output)}
+	out.Blocks, err = funcs.DecodeBlocks(context.Background(), fi.Blocks, dec.Run(), func(pc uint64) []byte { return v.codeAt(pc, 16) }, bud)
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -91,7 +91,7 @@ func (e *elfState) hardening(hasStack, execStack, hasRelro bool) {
 		c = append(c, Check{Name: "relro", Status: StatusNo})
 	}
 	isGo := e.b.goPclntab != nil || e.goBuildID != ""
-	noSyms := len(e.names) == 0
+	noSyms := !e.sawName
 	switch {
 	case hasAny(e.names, canaryNames):
 		c = append(c, Check{Name: "canary", Status: StatusYes})

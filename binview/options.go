@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/warden-mcp/warden/binview/budget"
 )
 
 // Default limits. The zero value of every Options field selects one of
@@ -99,8 +101,20 @@ type Options struct {
 	// DefaultCodeTimeout (2 min).
 	CodeTimeout time.Duration
 	// MaxInstructions bounds the instructions the code analysis decodes.
-	// Zero: DefaultMaxInstructions (64 Mi).
+	// Zero: DefaultMaxInstructions (64 Mi). When set it replaces
+	// Limits.Instructions.
 	MaxInstructions int64
+	// Limits is the budget of the code analysis and of every answer
+	// drawn from it (package budget): instructions decoded, functions,
+	// blocks, edges and cross-references kept, the bytes of memory the
+	// analysis holds, and the bytes of one graph or listing. Zero fields:
+	// the budget's defaults, the same in process and in an isolated
+	// worker.
+	Limits budget.Limits
+
+	// CodeRunner runs the code analysis somewhere else: an isolated
+	// worker process (package binview/isolate). Nil: in this process.
+	CodeRunner CodeRunner `json:"-"`
 }
 
 // withDefaults returns a copy of o (nil allowed) with every zero field
@@ -133,8 +147,13 @@ func (o *Options) withDefaults() Options {
 		c.CodeTimeout = DefaultCodeTimeout
 	}
 	if c.MaxInstructions <= 0 {
+		c.MaxInstructions = c.Limits.Instructions
+	}
+	if c.MaxInstructions <= 0 {
 		c.MaxInstructions = DefaultMaxInstructions
 	}
+	c.Limits.Instructions = c.MaxInstructions
+	c.Limits = c.Limits.WithDefaults()
 	if c.Format != FormatRaw {
 		c.Arch, c.BigEndian, c.Base = "", false, 0
 	}

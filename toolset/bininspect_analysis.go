@@ -25,8 +25,8 @@ import (
 
 // Bounds of the code tools.
 const (
-	maxDisasmCount    = 1000 // instructions per page
-	maxGraphBlocks    = 2000 // blocks drawn by bininspect_function_graph
+	maxDisasmCount    = 1000                 // instructions per page
+	maxGraphBlocks    = funcs.MaxDrawnBlocks // blocks drawn by bininspect_function_graph
 	maxCallgraphDepth = 8
 	maxCallgraphNodes = 1000
 )
@@ -315,7 +315,8 @@ func bininspectAnalysisTools(deps Deps) ([]*tool.Tool, error) {
 		Name:  "bininspect_function_graph",
 		Title: "Control-flow graph as DOT",
 		Description: "A function's control-flow graph as Graphviz DOT text: one box per basic block with its instructions, typed and coloured edges. " +
-			"Render it with dot -Tsvg, or use warden inspect FILE --function NAME --svg out.svg. Functions of more than 2000 blocks are refused.",
+			"Render it with dot -Tsvg, or use warden inspect FILE --function NAME --svg out.svg. Functions of more than 2000 blocks are refused (function_too_large), " +
+			"and a graph whose text passes the analysis's output limit fails with analysis_limit.",
 		Annotations: readOnly, Catalog: cat, Scope: tool.ViewScoped, Tasks: tool.TasksOptional,
 	}, c.functionGraph)); err != nil {
 		return nil, err
@@ -701,7 +702,11 @@ func (c *codeTools) functionGraph(ctx context.Context, call *tool.Call, in funct
 	if err != nil {
 		return FunctionGraphResult{}, err
 	}
-	out := FunctionGraphResult{Function: f.Name, Start: codeHex(f.Addr), Blocks: len(cfg.Blocks), Truncated: cfg.Truncated, DOT: cfg.DOT()}
+	var dot strings.Builder
+	if err := cfg.WriteDOT(&dot); err != nil {
+		return FunctionGraphResult{}, err
+	}
+	out := FunctionGraphResult{Function: f.Name, Start: codeHex(f.Addr), Blocks: len(cfg.Blocks), Truncated: cfg.Truncated, DOT: dot.String()}
 	for _, b := range cfg.Blocks {
 		out.Edges += len(b.Succs)
 	}

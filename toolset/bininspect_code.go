@@ -10,6 +10,7 @@ import (
 	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/tool"
 )
@@ -57,7 +58,9 @@ func newCodeTools(deps Deps) *codeTools {
 // is not ready it warns analysis_incomplete, saying how far the analysis
 // has got; a client that supports tasks gets the call turned into one,
 // which waits for the stage while reporting progress. An analysis that
-// cannot run at all (an architecture no decoder reads) is an error.
+// cannot run at all (an architecture no decoder reads), and a stage
+// stopped by its budget (analysis_limit) or by its worker's death
+// (analysis_failed), are errors.
 func (c *codeTools) codeState(ctx context.Context, call *tool.Call, v *binview.View, stage binview.CodeStage) (binview.CodeState, error) {
 	wctx, cancel := context.WithTimeout(ctx, c.wait)
 	st, _ := v.WaitCode(wctx, stage)
@@ -74,7 +77,7 @@ func (c *codeTools) codeState(ctx context.Context, call *tool.Call, v *binview.V
 	if !st.Started {
 		return st, errcode.New("view_closed", "the view was closed; open it again")
 	}
-	if st.Finished() && st.Stage == binview.CodePending && st.Err != nil {
+	if st.Finished() && st.Err != nil && (st.Stage == binview.CodePending || failsTheCall(st.Err)) {
 		return st, st.Err
 	}
 	why := "the code analysis is still running"
@@ -88,6 +91,18 @@ func (c *codeTools) codeState(ctx context.Context, call *tool.Call, v *binview.V
 		"this answer needs stage %s and may be incomplete; call again for more", why, st.Stage, len(st.Functions),
 		st.Progress.Instructions, stage))
 	return st, nil
+}
+
+// failsTheCall reports whether a stage that stopped on err fails the
+// calls that need it rather than answer with what was found: a limit of
+// the analysis's budget (analysis_limit, saying which), or the isolated
+// worker's death (analysis_failed). A stage whose time ran out answers
+// with what it found, and the warning analysis_incomplete.
+func failsTheCall(err error) bool {
+	if _, ok := budget.IsLimit(err); ok {
+		return true
+	}
+	return errcode.CodeOf(err) == binview.CodeAnalysisFailed
 }
 
 // waitWithProgress waits for stage in a detached call, reporting the

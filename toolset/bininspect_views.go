@@ -14,6 +14,7 @@ import (
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/internal/httplimit"
 	"github.com/warden-mcp/warden/tool"
@@ -99,6 +100,14 @@ type BinaryOptions struct {
 	// Analyze analyses a file; the wiring gives hosted servers the
 	// isolated runner's. Nil: binview.Analyze in this process.
 	Analyze func(ctx context.Context, data []byte, opts *binview.Options) (*binview.Analysis, error)
+	// CodeRunner runs each view's code analysis (functions, blocks,
+	// cross-references); the wiring gives hosted servers the isolated
+	// runner. Nil: in this process.
+	CodeRunner binview.CodeRunner
+	// AnalysisLimits is the budget of every view's code analysis and of
+	// each graph or listing drawn from it (package budget), the same
+	// wherever it runs. Zero fields: the budget's defaults.
+	AnalysisLimits budget.Limits
 	// UploadQuota is how many bytes one caller (issuer, tenant and
 	// credential) may upload (PUT /uploads and data_base64) per UTC day.
 	// Zero: 1 GiB; negative: no limit.
@@ -292,7 +301,8 @@ type viewMeta struct {
 // engineOptions are the binview options of a load.
 func (b *BinaryViews) engineOptions(lo loadOptions) *binview.Options {
 	return &binview.Options{Format: lo.Format, Arch: lo.Arch, Base: lo.Base, Slice: lo.Slice,
-		MaxFileSize: b.o.MaxFileSize, Timeout: b.o.AnalysisTimeout}
+		MaxFileSize: b.o.MaxFileSize, Timeout: b.o.AnalysisTimeout,
+		Limits: b.o.AnalysisLimits, CodeRunner: b.o.CodeRunner}
 }
 
 // analysisKey is the cache key of an analysis: the file, the engine's

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 	"github.com/warden-mcp/warden/errcode"
 )
@@ -16,15 +18,27 @@ import (
 // Options bound and steer the analysis. The zero value (or nil) gives the
 // defaults each field names.
 type Options struct {
-	// MaxInstructions caps the instructions decoded over all stages.
-	// Zero: 32 Mi.
+	// Limits is the analysis's budget (package budget): instructions
+	// decoded, functions, blocks, edges and cross-references kept, and
+	// the bytes of memory the analysis holds, counted as each grows.
+	// Zero fields: the budget's defaults. Past the instruction, function
+	// or cross-reference limit the analysis goes on without decoding or
+	// keeping more, and says so in a warning; past the block, edge or
+	// byte limit the running stage stops with analysis_limit, keeping
+	// what it found.
+	Limits budget.Limits
+	// MaxInstructions, when set, replaces Limits.Instructions.
 	MaxInstructions int64
-	// MaxFunctions caps the functions kept. Zero: 1 Mi.
+	// MaxFunctions, when set, replaces Limits.Functions.
 	MaxFunctions int
-	// MaxBlocks caps the basic blocks of one function. Zero: 64 Ki.
-	MaxBlocks int
-	// MaxXrefs caps the cross-references kept. Zero: 16 Mi.
+	// MaxXrefs, when set, replaces Limits.Xrefs.
 	MaxXrefs int
+	// MaxBlocks caps the basic blocks of one function: its walk stops
+	// there and the function is marked truncated. Zero: 64 Ki.
+	MaxBlocks int
+	// MaxFunctionInstructions caps the instructions of one function's
+	// walk, likewise. Zero: 256 Ki.
+	MaxFunctionInstructions int
 	// Heuristics chooses when the pointer and gap heuristics run. Zero
 	// (HeuristicsAuto): only when the image has no metadata.
 	Heuristics Heuristics
@@ -50,6 +64,7 @@ type Progress struct {
 	Done, Total  int   // functions processed of those known (Total may grow)
 	Functions    int   // functions known
 	Instructions int64 // instructions decoded so far, all stages
+	Bytes        int64 // the most memory the analysis held at once so far, as its budget counts it
 	Finished     bool  // the stage has ended
 }
 
@@ -81,6 +96,10 @@ type Analyzer struct {
 	dec  *disasm.Decoder
 	mem  *memory
 	opts Options
+	// bud is the analysis's budget, every stage together; limits are
+	// its limits, for the budgets of the graphs drawn from it.
+	bud    *budget.Budget
+	limits budget.Limits
 
 	mu       sync.Mutex
 	stage    Stage
@@ -136,17 +155,33 @@ func New(img *Image, opts *Options) (*Analyzer, error) {
 	if opts != nil {
 		a.opts = *opts
 	}
-	if a.opts.MaxInstructions <= 0 {
-		a.opts.MaxInstructions = 32 << 20
+	l := a.opts.Limits
+	if a.opts.MaxInstructions > 0 {
+		l.Instructions = a.opts.MaxInstructions
 	}
-	if a.opts.MaxFunctions <= 0 {
-		a.opts.MaxFunctions = 1 << 20
+	if a.opts.MaxFunctions > 0 {
+		l.Functions = int64(a.opts.MaxFunctions)
 	}
+	if a.opts.MaxXrefs > 0 {
+		l.Xrefs = int64(a.opts.MaxXrefs)
+	}
+	a.bud, a.limits = budget.New(l), l.WithDefaults()
+	a.opts.MaxInstructions = a.bud.Max(budget.Instructions)
+	a.opts.MaxFunctions = int(min(a.bud.Max(budget.Functions), math.MaxInt32))
+	a.opts.MaxXrefs = int(min(a.bud.Max(budget.Xrefs), math.MaxInt32))
 	if a.opts.MaxBlocks <= 0 {
 		a.opts.MaxBlocks = 64 << 10
 	}
-	if a.opts.MaxXrefs <= 0 {
-		a.opts.MaxXrefs = 16 << 20
+	if a.opts.MaxFunctionInstructions <= 0 {
+		a.opts.MaxFunctionInstructions = 1 << 18
+	}
+	// The address sets: one bit per executable byte, three of them.
+	var execBytes int64
+	for _, i := range mem.exec {
+		execBytes += int64(len(mem.regions[i].Data))
+	}
+	if err := a.bud.Take(budget.Bytes, 3*(execBytes/8+8*int64(len(mem.exec)))); err != nil {
+		return nil, err
 	}
 	a.starts = newAddrSet(mem)
 	a.excluded = append([]Range(nil), img.Excluded...)
@@ -221,6 +256,7 @@ func (a *Analyzer) progress(p Progress) {
 	}
 	p.Functions = len(a.fns)
 	p.Instructions = a.insts
+	p.Bytes = a.bud.Peak(budget.Bytes)
 	a.opts.Progress(p)
 }
 
@@ -265,9 +301,12 @@ func (a *Analyzer) add(addr uint64, src Source, name string, size uint64) bool {
 		f.Heuristic = f.Heuristic && src.Heuristic()
 		return false
 	}
-	if len(a.fns) >= a.opts.MaxFunctions {
+	if !a.bud.Try(budget.Functions, 1) {
 		a.warnings[WarnFunctionBudget] = true
 		return false
+	}
+	if a.bud.Take(budget.Bytes, costFunction) != nil {
+		return false // the stage stops at its next check
 	}
 	f := &fn{Function: Function{Addr: addr, Name: name, Source: src, Confidence: src.Confidence(),
 		Heuristic: src.Heuristic(), Sources: []Source{src}}}
@@ -285,12 +324,22 @@ func (a *Analyzer) add(addr uint64, src Source, name string, size uint64) bool {
 
 // budget takes one instruction from the budget; false when spent.
 func (a *Analyzer) budget() bool {
-	if a.insts >= a.opts.MaxInstructions {
+	if !a.bud.Try(budget.Instructions, 1) {
 		a.warnings[WarnInstructionBudget] = true
 		return false
 	}
 	a.insts++
 	return true
+}
+
+// stop returns why the running stage must stop: the context ended
+// (analysis_timeout, analysis_cancelled) or a hard limit of the budget
+// was passed (analysis_limit).
+func (a *Analyzer) stop(ctx context.Context) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	return a.bud.Err()
 }
 
 // noReturnNames are library functions that never return.

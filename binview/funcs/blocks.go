@@ -6,6 +6,7 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 )
 
@@ -183,8 +184,17 @@ func newScratch() *cfgScratch {
 }
 
 // cfg builds f's blocks. It calls visit for every instruction in
-// address order.
-func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flow)) ([]Block, bool) {
+// address order. Its scratch, and the blocks and edges it keeps, are
+// counted in bud as they grow; the walk is cut (truncated) at
+// MaxBlocks, at MaxFunctionInstructions, when the instruction budget or
+// bud is spent, or when ctx ends. The scratch is given back at the end.
+func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Budget, visit func(pc uint64, fl disasm.Flow)) ([]Block, bool) {
+	var scratch int64
+	take := func(n int64) bool {
+		scratch += n
+		return bud.Take(budget.Bytes, n) == nil
+	}
+	defer func() { bud.Give(budget.Bytes, scratch) }()
 	if len(s.insts) > 1<<12 {
 		// Clearing a map costs its capacity: after a huge function,
 		// start afresh.
@@ -213,7 +223,12 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 			if code == nil || a.isExcluded(pc) {
 				break
 			}
-			if len(s.leaders) > a.opts.MaxBlocks || !a.budget() {
+			if len(s.leaders) > a.opts.MaxBlocks || len(s.insts) >= a.opts.MaxFunctionInstructions || !a.budget() ||
+				!take(costInst+costLeader) {
+				truncated = true
+				break
+			}
+			if len(s.insts)&0x3fff == 0x3fff && ctx.Err() != nil {
 				truncated = true
 				break
 			}
@@ -269,7 +284,20 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 		pages = disasm.NewPages(a.arch)
 	}
 	var blocks []Block
+	edge := func(b *Block, e Edge) bool {
+		if bud.Take(budget.Edges, 1) != nil || bud.Take(budget.Bytes, costEdge) != nil {
+			return false
+		}
+		b.Succs = append(b.Succs, e)
+		return true
+	}
 	for i, pc := range s.addrs {
+		if bud.Err() != nil {
+			// Spent: what is kept of this function is a block short of
+			// its instructions, and the stage stops.
+			truncated = true
+			break
+		}
 		fl := s.insts[pc]
 		if visit != nil {
 			vfl := fl
@@ -282,6 +310,10 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 			visit(pc, vfl)
 		}
 		if i == 0 || s.leaders[pc] || blocks[len(blocks)-1].End != pc {
+			if bud.Take(budget.Blocks, 1) != nil || bud.Take(budget.Bytes, costBlock) != nil {
+				truncated = true
+				break
+			}
 			blocks = append(blocks, Block{Start: pc})
 		}
 		b := &blocks[len(blocks)-1]
@@ -295,24 +327,24 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 		case disasm.CondJump:
 			if fl.HasTarget && a.internal(f, fl.Target) {
 				if _, ok := s.insts[fl.Target]; ok {
-					b.Succs = append(b.Succs, Edge{fl.Target, EdgeTaken})
+					edge(b, Edge{fl.Target, EdgeTaken})
 				}
 			}
 			if nextIn {
-				b.Succs = append(b.Succs, Edge{next, EdgeNotTaken})
+				edge(b, Edge{next, EdgeNotTaken})
 			}
 			endsHere = true
 		case disasm.Jump:
 			if fl.HasTarget && a.internal(f, fl.Target) {
 				if _, ok := s.insts[fl.Target]; ok {
-					b.Succs = append(b.Succs, Edge{fl.Target, EdgeUnconditional})
+					edge(b, Edge{fl.Target, EdgeUnconditional})
 				}
 			}
 			endsHere = true
 		case disasm.IndirectJump:
 			for _, t := range s.cases[pc] {
 				if _, ok := s.insts[t]; ok {
-					b.Succs = append(b.Succs, Edge{t, EdgeSwitch})
+					edge(b, Edge{t, EdgeSwitch})
 				}
 			}
 			endsHere = true
@@ -322,7 +354,7 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 				break
 			}
 			if endsHere && nextIn {
-				b.Succs = append(b.Succs, Edge{next, EdgeFallThrough})
+				edge(b, Edge{next, EdgeFallThrough})
 			}
 		default:
 			if !fl.FallThrough {
@@ -330,7 +362,7 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 				break
 			}
 			if endsHere && nextIn {
-				b.Succs = append(b.Succs, Edge{next, EdgeFallThrough})
+				edge(b, Edge{next, EdgeFallThrough})
 			}
 		}
 		if endsHere && i+1 < len(s.addrs) && s.addrs[i+1] == next && !s.leaders[next] {
@@ -345,6 +377,9 @@ func (a *Analyzer) cfg(f *fn, s *cfgScratch, visit func(pc uint64, fl disasm.Flo
 func (a *Analyzer) blocksStage(ctx context.Context) error {
 	g := &Graph{}
 	s := newScratch()
+	if err := a.bud.Take(budget.Bytes, int64(len(a.fns))*(8+costFuncInfo)); err != nil {
+		return err
+	}
 	starts := make([]uint64, 0, len(a.fns))
 	for addr := range a.fns {
 		starts = append(starts, addr)
@@ -353,11 +388,21 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 	g.Functions = make([]FuncInfo, 0, len(starts))
 	// About one instruction in four makes a reference; sizing the slice
 	// once saves copying it as it grows.
-	g.Xrefs = make([]Xref, 0, min(int64(a.opts.MaxXrefs), a.insts/4+1024))
+	n := min(int64(a.opts.MaxXrefs), a.insts/4+1024, a.bud.Left(budget.Bytes)/costXref/2)
+	if err := a.bud.Take(budget.Bytes, n*costXref); err != nil {
+		return err
+	}
+	g.Xrefs = make([]Xref, 0, n)
 	imm := a.arch.PtrSize() > 2
 	xref := func(x Xref) {
-		if len(g.Xrefs) >= a.opts.MaxXrefs {
+		if !a.bud.Try(budget.Xrefs, 1) {
 			a.warnings[WarnXrefBudget] = true
+			return
+		}
+		if old := cap(g.Xrefs); len(g.Xrefs) == old {
+			g.Xrefs = append(g.Xrefs, x)
+			// The stage notices a spent budget at its next check.
+			_ = a.bud.Take(budget.Bytes, int64(cap(g.Xrefs)-old)*costXref)
 			return
 		}
 		g.Xrefs = append(g.Xrefs, x)
@@ -365,13 +410,13 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 	var err error
 	for i, addr := range starts {
 		if i&255 == 0 {
-			if err = ctxErr(ctx); err != nil {
+			if err = a.stop(ctx); err != nil {
 				break
 			}
 			a.progress(Progress{Stage: StageBlocks, Done: i, Total: len(starts)})
 		}
 		f := a.fns[addr]
-		blocks, truncated := a.cfg(f, s, func(pc uint64, fl disasm.Flow) {
+		blocks, truncated := a.cfg(ctx, f, s, a.bud, func(pc uint64, fl disasm.Flow) {
 			if fl.HasTarget {
 				k := XrefJump
 				if fl.Kind == disasm.Call {
@@ -402,16 +447,26 @@ func (a *Analyzer) blocksStage(ctx context.Context) error {
 		}
 		g.Functions = append(g.Functions, info)
 	}
-	a.dataPointers(g, xref)
+	if err == nil {
+		a.dataPointers(ctx, g, xref)
+	}
+	if lerr := a.bud.Err(); lerr != nil {
+		// A hard limit passed: the stage failed and its graph, which
+		// holds only part of the file, is let go.
+		return lerr
+	}
 	a.callGraph(g)
 	for w := range a.warnings {
 		g.Warnings = append(g.Warnings, w)
 	}
 	slices.Sort(g.Warnings)
+	if lerr := a.bud.Err(); lerr != nil {
+		return lerr
+	}
 	g.bytes = g.measure()
 	a.graph = g
 	if err == nil {
-		err = ctxErr(ctx)
+		err = a.stop(ctx)
 	}
 	return err
 }
@@ -438,7 +493,7 @@ func (a *Analyzer) literal(fl disasm.Flow) (uint64, bool) {
 
 // dataPointers records pointers stored in data that point at a known
 // function start.
-func (a *Analyzer) dataPointers(g *Graph, xref func(Xref)) {
+func (a *Analyzer) dataPointers(ctx context.Context, g *Graph, xref func(Xref)) {
 	ps := a.arch.PtrSize()
 	if ps < 4 {
 		return
@@ -450,6 +505,9 @@ func (a *Analyzer) dataPointers(g *Graph, xref func(Xref)) {
 			continue
 		}
 		for off := 0; off+ps <= len(r.Data); off += ps {
+			if off&0x3ffff == 0 && a.stop(ctx) != nil {
+				return
+			}
 			var v uint64
 			if ps == 4 {
 				v = uint64(order.Uint32(r.Data[off:]))
@@ -490,6 +548,10 @@ func (a *Analyzer) callGraph(g *Graph) {
 	for fi := range g.Functions {
 		nb += len(g.Functions[fi].Blocks)
 	}
+	if a.bud.Take(budget.Bytes, int64(nb)*costSpan) != nil {
+		return
+	}
+	defer a.bud.Give(budget.Bytes, int64(nb)*costSpan)
 	spans := make([]span, 0, nb)
 	for fi := range g.Functions {
 		for _, b := range g.Functions[fi].Blocks {
@@ -514,10 +576,10 @@ func (a *Analyzer) callGraph(g *Graph) {
 		if !ok || callee.Addr == caller.Addr && x.Kind == XrefJump {
 			continue
 		}
-		if x.Kind == XrefJump && callee.Addr == x.To && caller.Addr != x.To {
-			caller.Callees = append(caller.Callees, callee.Addr)
-			callee.Callers = append(callee.Callers, caller.Addr)
-		} else if x.Kind == XrefCall {
+		if x.Kind == XrefJump && callee.Addr == x.To && caller.Addr != x.To || x.Kind == XrefCall {
+			if a.bud.Take(budget.Bytes, costCallEdge) != nil {
+				return
+			}
 			caller.Callees = append(caller.Callees, callee.Addr)
 			callee.Callers = append(callee.Callers, caller.Addr)
 		}

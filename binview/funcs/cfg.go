@@ -3,7 +3,9 @@ package funcs
 import (
 	"context"
 	"sort"
+	"unsafe"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 	"github.com/warden-mcp/warden/errcode"
 )
@@ -14,6 +16,59 @@ type FuncCFG struct {
 	Function  Function
 	Blocks    []CFGBlock // sorted by address; Blocks[i].Start == Function.Addr for the entry
 	Truncated bool
+	// MaxOutput bounds the text WriteDOT and WriteSVG make, counted as
+	// it grows: past it they fail with analysis_limit. Zero:
+	// budget.DefaultOutput.
+	MaxOutput int64
+}
+
+// MaxDrawnBlocks is the most blocks WriteSVG lays out (its layout costs
+// the square of the blocks) and bininspect_function_graph draws.
+const MaxDrawnBlocks = 2000
+
+// drawCost is what one decoded instruction counts against the output
+// limit: its record and its text, which bounds any drawing of it.
+func drawCost(in *disasm.Inst) int64 {
+	return int64(unsafe.Sizeof(*in)) + int64(len(in.Mnemonic)+len(in.Operands)+len(in.Text)) + 8*int64(len(in.Targets)+len(in.Refs))
+}
+
+// DecodeBlocks decodes the instructions of blocks for display with run,
+// reading each instruction's bytes with code (nil past the loaded
+// bytes). Each instruction is counted against bud's output limit as it
+// is decoded: past it, or when ctx ends, it fails (analysis_limit,
+// analysis_timeout) and nothing is returned. A block's per-block and
+// per-edge overhead in a drawing is counted too.
+func DecodeBlocks(ctx context.Context, blocks []Block, run *disasm.Run, code func(pc uint64) []byte, bud *budget.Budget) ([]CFGBlock, error) {
+	out := make([]CFGBlock, 0, len(blocks))
+	n := 0
+	for _, b := range blocks {
+		if err := bud.Take(budget.Output, 128+64*int64(len(b.Succs))); err != nil {
+			return nil, err
+		}
+		cb := CFGBlock{Block: b}
+		for pc := b.Start; pc < b.End; {
+			if n++; n&0xfff == 0 {
+				if err := ctxErr(ctx); err != nil {
+					return nil, err
+				}
+			}
+			c := code(pc)
+			if len(c) == 0 {
+				break
+			}
+			in := run.Decode(c, pc)
+			if in.Len == 0 {
+				break
+			}
+			if err := bud.Take(budget.Output, drawCost(&in)); err != nil {
+				return nil, err
+			}
+			cb.Insts = append(cb.Insts, in)
+			pc += uint64(in.Len)
+		}
+		out = append(out, cb)
+	}
+	return out, nil
 }
 
 // CFGBlock is a basic block and its instructions.
@@ -64,27 +119,25 @@ func (a *Analyzer) FunctionCFG(ctx context.Context, addr uint64, opts *disasm.Op
 		a.mu.Unlock()
 		return nil, errcode.New("function_not_found", "no function starts at this address")
 	}
-	blocks, truncated := a.cfg(f, newScratch(), nil)
-	out := &FuncCFG{Function: f.Function, Truncated: truncated}
+	bud := budget.New(a.limits)
+	blocks, truncated := a.cfg(ctx, f, newScratch(), bud, nil)
+	out := &FuncCFG{Function: f.Function, Truncated: truncated, MaxOutput: bud.Max(budget.Output)}
 	out.Function.Sources = append([]Source(nil), f.Sources...)
 	// The text is made without the lock, so a symbolizer may call back
 	// into the Analyzer.
 	a.mu.Unlock()
-	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Start < blocks[j].Start })
-	run := dec.Run()
-	for _, b := range blocks {
-		cb := CFGBlock{Block: b}
-		for pc := b.Start; pc < b.End; {
-			code, _ := a.mem.code(pc)
-			in := run.Decode(code, pc)
-			if in.Len == 0 {
-				break
-			}
-			cb.Insts = append(cb.Insts, in)
-			pc += uint64(in.Len)
-		}
-		out.Blocks = append(out.Blocks, cb)
+	if err := bud.Err(); err != nil {
+		return nil, err
 	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i].Start < blocks[j].Start })
+	cbs, err := DecodeBlocks(ctx, blocks, dec.Run(), func(pc uint64) []byte {
+		c, _ := a.mem.code(pc)
+		return c
+	}, bud)
+	if err != nil {
+		return nil, err
+	}
+	out.Blocks = cbs
 	if out.Function.End == 0 {
 		for _, b := range blocks {
 			out.Function.End = max(out.Function.End, b.End)

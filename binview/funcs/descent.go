@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 )
 
@@ -17,24 +18,24 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 	drain := func() error {
 		for ; next < len(a.order); next++ {
 			if next&255 == 0 {
-				if err := ctxErr(ctx); err != nil {
+				if err := a.stop(ctx); err != nil {
 					return err
 				}
 				a.progress(Progress{Stage: StageDescent, Done: next, Total: len(a.order)})
 			}
 			f := a.fns[a.order[next]]
 			if !f.walked {
-				a.walk(f, 0)
+				a.walk(ctx, f, 0)
 			}
 		}
-		return nil
+		return a.stop(ctx)
 	}
 	if err := drain(); err != nil {
 		return err
 	}
 	if a.arch == disasm.X86_64 || a.arch == disasm.X86 {
 		for {
-			if a.endbrScan() == 0 {
+			if a.endbrScan(ctx) == 0 {
 				break
 			}
 			if err := drain(); err != nil {
@@ -43,7 +44,7 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 		}
 	}
 	if a.opts.Heuristics == HeuristicsOn || a.opts.Heuristics == HeuristicsAuto && !a.metadata {
-		a.pointerScan()
+		a.pointerScan(ctx)
 		if err := drain(); err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 			}
 		}
 	}
-	return ctxErr(ctx)
+	return a.stop(ctx)
 }
 
 // walk follows one function's code: fall-through, direct jumps inside
@@ -63,11 +64,15 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 // A callee not yet walked is walked first (to a bounded depth), so that a
 // call to a function that never returns ends the path: the bytes after it
 // are often the next function.
-func (a *Analyzer) walk(f *fn, depth int) {
+//
+// A walk decodes at most MaxFunctionInstructions; a longer function is
+// cut, as is every walk once ctx ends or the budget is spent.
+func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 	f.walked, f.walking = true, true
 	defer func() { f.walking = false }()
 	stack := []uint64{f.Addr}
 	var hist history
+	n := 0
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -88,9 +93,13 @@ func (a *Analyzer) walk(f *fn, depth int) {
 			if code == nil || a.isExcluded(pc) {
 				break
 			}
-			if !a.budget() {
+			if n++; n > a.opts.MaxFunctionInstructions || !a.budget() {
 				f.cut = true
-				break
+				return
+			}
+			if n&0x3fff == 0 && a.stop(ctx) != nil {
+				f.cut = true
+				return
 			}
 			fl := a.dec.Flow(code, pc)
 			if fl.Kind == disasm.Invalid {
@@ -110,7 +119,7 @@ func (a *Analyzer) walk(f *fn, depth int) {
 						a.add(fl.Target, SourceCall, "", 0)
 					}
 					if g := a.fns[fl.Target]; g != nil && !g.walked && depth < maxWalkDepth {
-						a.walk(g, depth+1)
+						a.walk(ctx, g, depth+1)
 					}
 					stop = a.noreturn[fl.Target] || a.neverReturns(fl.Target)
 				}
@@ -128,7 +137,7 @@ func (a *Analyzer) walk(f *fn, depth int) {
 				if len(targets) == 0 {
 					f.returns = true // an indirect tail call, as far as we know
 				}
-				stack = append(stack, targets...)
+				stack = append(stack, targets...) // at most maxCases each
 				stop = !fl.FallThrough
 			case disasm.Return:
 				f.returns = true
@@ -197,7 +206,7 @@ func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
 // metadata covers: with CET every function whose address is taken starts
 // with one. An ENDBR straight after a call is a return point
 // (setjmp-like callees), not a function.
-func (a *Analyzer) endbrScan() int {
+func (a *Analyzer) endbrScan(ctx context.Context) int {
 	pat := []byte{0xf3, 0x0f, 0x1e, 0xfa}
 	if a.arch == disasm.X86 {
 		pat[3] = 0xfb
@@ -221,6 +230,9 @@ func (a *Analyzer) endbrScan() int {
 			}
 			if a.add(addr, SourceEndBr, "", 0) {
 				added++
+				if added&0xfff == 0 && a.stop(ctx) != nil {
+					return added
+				}
 			}
 		}
 	}
@@ -293,7 +305,7 @@ func (a *Analyzer) decodesCleanly(t uint64, n int) bool {
 
 // pointerScan is the pointer heuristic: addresses of code taken by
 // instructions (lea rdi, [rip+main]) or stored in data.
-func (a *Analyzer) pointerScan() {
+func (a *Analyzer) pointerScan(ctx context.Context) {
 	cet := a.cet()
 	// Code operands: decode the walked instructions again for their
 	// references.
@@ -306,12 +318,15 @@ func (a *Analyzer) pointerScan() {
 			if !a.budget() {
 				return
 			}
+			if i&0xffff == 0 && a.stop(ctx) != nil {
+				return
+			}
 			pc := r.Addr + uint64(i)
 			fl := run.Flow(r.Data[i:], pc)
-			if fl.HasRef && a.mem.isExec(fl.Ref) {
+			if fl.HasRef && a.mem.isExec(fl.Ref) && a.bud.Take(budget.Bytes, 8) == nil {
 				cands = append(cands, fl.Ref)
 			}
-			if fl.HasImm && fl.Imm > 0xfff && a.mem.isExec(fl.Imm) {
+			if fl.HasImm && fl.Imm > 0xfff && a.mem.isExec(fl.Imm) && a.bud.Take(budget.Bytes, 8) == nil {
 				cands = append(cands, fl.Imm)
 			}
 		}
@@ -321,6 +336,7 @@ func (a *Analyzer) pointerScan() {
 			a.add(t, SourceCodePointer, "", 0)
 		}
 	}
+	a.bud.Give(budget.Bytes, 8*int64(len(cands)))
 	// Pointers in data.
 	ps := a.arch.PtrSize()
 	if ps < 4 {
@@ -332,6 +348,9 @@ func (a *Analyzer) pointerScan() {
 			continue
 		}
 		for off := 0; off+ps <= len(r.Data); off += ps {
+			if off&0x3ffff == 0 && a.stop(ctx) != nil {
+				return
+			}
 			var v uint64
 			if ps == 4 {
 				v = uint64(a.byteOrder().Uint32(r.Data[off:]))
@@ -355,7 +374,7 @@ func (a *Analyzer) gapFill(ctx context.Context) int {
 		bits := a.covered.bits[ri]
 		n := len(r.Data)
 		for i := bits.nextClear(0, n); i < n; i = bits.nextClear(i+1, n) {
-			if ctx.Err() != nil {
+			if a.stop(ctx) != nil {
 				return added
 			}
 			// Skip padding.
@@ -383,7 +402,7 @@ func (a *Analyzer) gapFill(ctx context.Context) int {
 			t := r.Addr + uint64(j)
 			if a.plausibleStart(t, cet) && a.add(t, SourceGap, "", 0) {
 				added++
-				a.walk(a.fns[t], 0)
+				a.walk(ctx, a.fns[t], 0)
 			}
 			// Accepted, its code is now covered; refused, try the next
 			// byte.

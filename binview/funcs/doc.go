@@ -44,7 +44,19 @@
 //     no section table) and DebugFrame, with their load addresses.
 //
 // Every function carries the Source that found it and a Confidence.
-// Every loop is bounded (instructions decoded, functions, blocks per
-// function, cross-references), the context is checked as the work goes,
-// and a Progress callback reports each stage.
+// Every loop is bounded, the context is checked as the work goes, and a
+// Progress callback reports each stage. The bounds are a budget
+// (Options.Limits, package binview/budget) counted as things grow:
+// instructions decoded, functions and cross-references kept (past those
+// the analysis goes on without more, with a warning), and the blocks,
+// edges and bytes of memory the analysis holds, its working state and
+// its results (past those the running stage fails with analysis_limit).
+// One function's walk stops at MaxFunctionInstructions and MaxBlocks.
+// A drawing of a function (DecodeBlocks, FuncCFG.WriteDOT, WriteSVG)
+// counts its instructions and text against the output limit.
+//
+// The results cross a process boundary in a compact binary form
+// (AppendFunctions, Graph.MarshalBinary) whose decoders check every
+// count and order and count what they allocate in a budget, so that the
+// analysis can run in an isolated worker (package binview/isolate).
 package funcs

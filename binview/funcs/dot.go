@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/warden-mcp/warden/binview/budget"
 )
 
 // edgeStyle is how each edge kind is drawn: the conventions of
@@ -16,10 +18,21 @@ var edgeStyle = map[EdgeKind]string{
 	EdgeSwitch:        `color="#6a1b9a", label="case"`,
 }
 
+// maxOutput is the text limit of the graph's drawings.
+func (c *FuncCFG) maxOutput() int64 {
+	if c.MaxOutput > 0 {
+		return c.MaxOutput
+	}
+	return budget.DefaultOutput
+}
+
 // WriteDOT writes the graph in Graphviz DOT: one box per block with its
 // instructions, edges typed and coloured. Text is escaped, so names and
-// operands cannot break out of their labels.
+// operands cannot break out of their labels. The text is counted as it
+// is made: past MaxOutput bytes it fails with analysis_limit and writes
+// nothing.
 func (c *FuncCFG) WriteDOT(w io.Writer) error {
+	limit := c.maxOutput()
 	var b strings.Builder
 	name := c.Function.Name
 	if name == "" {
@@ -38,12 +51,21 @@ func (c *FuncCFG) WriteDOT(w io.Writer) error {
 		for _, in := range blk.Insts {
 			label.WriteString(dotEscape(fmt.Sprintf("%#x  %s", in.Addr, in.Text)))
 			label.WriteString(`\l`)
+			if int64(b.Len()+label.Len()) > limit {
+				return budget.LimitError(budget.Output, limit)
+			}
 		}
 		fmt.Fprintf(&b, "\tb%x [label=\"%s\"];\n", blk.Start, label.String())
+		if int64(b.Len()) > limit {
+			return budget.LimitError(budget.Output, limit)
+		}
 	}
 	for _, blk := range c.Blocks {
 		for _, e := range blk.Succs {
 			fmt.Fprintf(&b, "\tb%x -> b%x [%s];\n", blk.Start, e.To, edgeStyle[e.Kind])
+		}
+		if int64(b.Len()) > limit {
+			return budget.LimitError(budget.Output, limit)
 		}
 	}
 	b.WriteString("}\n")
@@ -51,7 +73,8 @@ func (c *FuncCFG) WriteDOT(w io.Writer) error {
 	return err
 }
 
-// DOT returns the graph as DOT text.
+// DOT returns the graph as DOT text, or "" past MaxOutput (WriteDOT
+// says why).
 func (c *FuncCFG) DOT() string {
 	var b strings.Builder
 	_ = c.WriteDOT(&b)

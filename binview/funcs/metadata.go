@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"sort"
+	"unsafe"
 
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/cfi"
 	"github.com/warden-mcp/warden/binview/disasm"
 )
@@ -12,13 +14,21 @@ import (
 // metadataStage collects the starts the file states: symbols, exports,
 // entry points, call-frame data and the caller's hints.
 func (a *Analyzer) metadataStage(ctx context.Context) error {
-	for _, s := range a.img.Symbols {
+	for i, s := range a.img.Symbols {
+		if i&0xfff == 0 {
+			if err := a.stop(ctx); err != nil {
+				return err
+			}
+		}
 		src := s.Source
 		if src == "" {
 			src = SourceSymbol
 		}
 		if a.isExcluded(s.Addr) || !a.mem.isExec(s.Addr) {
 			if s.Name != "" {
+				if a.bud.Take(budget.Bytes, 48) != nil {
+					return a.bud.Err()
+				}
 				a.names[s.Addr] = s.Name
 				if isNoReturnName(s.Name) {
 					a.noreturn[s.Addr] = true
@@ -37,10 +47,15 @@ func (a *Analyzer) metadataStage(ctx context.Context) error {
 	for _, e := range a.img.Entries {
 		a.add(e, SourceEntry, "", 0)
 	}
-	if err := ctxErr(ctx); err != nil {
+	if err := a.stop(ctx); err != nil {
 		return err
 	}
-	for _, h := range a.img.Hints {
+	for i, h := range a.img.Hints {
+		if i&0xfff == 0 {
+			if err := a.stop(ctx); err != nil {
+				return err
+			}
+		}
 		src := h.Source
 		if src == "" {
 			src = "hint"
@@ -56,8 +71,11 @@ func (a *Analyzer) metadataStage(ctx context.Context) error {
 			a.extents = append(a.extents, extent{Range{f.Addr, f.End}, f.Addr})
 		}
 	}
+	if err := a.bud.Take(budget.Bytes, int64(len(a.extents))*int64(unsafe.Sizeof(extent{}))); err != nil {
+		return err
+	}
 	sort.Slice(a.extents, func(i, j int) bool { return a.extents[i].Start < a.extents[j].Start })
-	return ctxErr(ctx)
+	return a.stop(ctx)
 }
 
 func (a *Analyzer) cfiOptions(sec Section) *cfi.Options {

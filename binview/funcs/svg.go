@@ -5,6 +5,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/warden-mcp/warden/binview/budget"
+	"github.com/warden-mcp/warden/errcode"
 )
 
 // SVG layout constants, in pixels: a monospace font of 12 px with 7.2 px
@@ -263,8 +266,16 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 }
 
 // WriteSVG draws the graph as a standalone SVG document with a layered
-// layout computed here (no Graphviz needed). Text is XML-escaped.
+// layout computed here (no Graphviz needed). Text is XML-escaped. A graph
+// of more than MaxDrawnBlocks blocks is function_too_large; the text is
+// counted as it is made, and past MaxOutput bytes it fails with
+// analysis_limit and writes nothing.
 func (c *FuncCFG) WriteSVG(w io.Writer) error {
+	if len(c.Blocks) > MaxDrawnBlocks {
+		return errcode.New("function_too_large", "the function has more blocks than a graph shows").
+			WithDetail("blocks", len(c.Blocks)).WithDetail("maxBlocks", MaxDrawnBlocks)
+	}
+	limit := c.maxOutput()
 	nodes, idx := c.layout()
 	width, height := 2*svgMargin, 2*svgMargin
 	for _, nd := range nodes {
@@ -322,6 +333,9 @@ func (c *FuncCFG) WriteSVG(w io.Writer) error {
 			fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="1.4"%s marker-end="url(#arrow-%s)"><title>%s</title></path>`+"\n",
 				d, svgEdgeColor[e.Kind], dash, e.Kind, e.Kind)
 		}
+		if int64(b.Len()) > limit {
+			return budget.LimitError(budget.Output, limit)
+		}
 	}
 	for i, nd := range nodes {
 		fill := "#fafafa"
@@ -333,6 +347,9 @@ func (c *FuncCFG) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" xml:space="preserve">`, nd.x+svgPadX, nd.y+svgPadY)
 		for _, l := range nd.lines {
 			fmt.Fprintf(&b, `<tspan x="%.1f" dy="%.1f">%s</tspan>`, nd.x+svgPadX, svgLineH, xmlEscape(l))
+			if int64(b.Len()) > limit {
+				return budget.LimitError(budget.Output, limit)
+			}
 		}
 		b.WriteString("</text></g>\n")
 	}

@@ -12,8 +12,10 @@ import (
 )
 
 // Serve is the child side. It reads a request from in, sets the
-// request's memory and CPU limits on its own process, analyses the
-// file and writes the snapshot, or a coded failure, to out. It returns
+// request's memory and CPU limits on its own process, and runs its job:
+// it analyses the file and writes the snapshot, or a coded failure, to
+// out; or, for a code job (Runner.RunCode), runs the view's code
+// analysis and writes its results as frames. It returns
 // an error only when out cannot be written; the process should then
 // exit non-zero. Nothing else may write to out: a caller that is a
 // whole process should point os.Stdout elsewhere first.
@@ -28,6 +30,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	if h.Memory > 0 {
 		// Make the collector work hard well before the hard limit.
 		debug.SetMemoryLimit(h.Memory / 2)
+	}
+	if h.Job == jobCode {
+		return serveCode(ctx, h, in, out)
 	}
 	o := h.Options
 	max := o.MaxFileSize

@@ -23,18 +23,31 @@ const errorMagic = "binview-error "
 // maxHeader bounds the request header.
 const maxHeader = 64 << 10
 
+// The jobs a child runs.
+const (
+	jobAnalyze = ""     // binview.Analyze: the snapshot on stdout
+	jobCode    = "code" // binview.RunCode: frames on stdout
+)
+
 // header is the JSON part of a request.
 type header struct {
+	// Job is jobAnalyze or jobCode.
+	Job     string          `json:"job,omitempty"`
 	Options binview.Options `json:"options"`
-	// Memory is the address-space limit in bytes; CPU the CPU-time
-	// limit in seconds. Zero: none.
+	// Memory is the memory limit (RLIMIT_DATA) in bytes; CPU the
+	// CPU-time limit in seconds. Zero: none.
 	Memory int64 `json:"memory"`
 	CPU    int64 `json:"cpu"`
+	// A code job's stage, and the length of the analysis snapshot that
+	// follows the header, before the file.
+	Stage    binview.CodeStage `json:"stage,omitempty"`
+	Snapshot int64             `json:"snapshot,omitempty"`
 }
 
 // writeRequest writes a request: the magic, a 4-byte big-endian header
-// length, the header, then the file's bytes to the end of the stream.
-func writeRequest(w io.Writer, h header, data []byte) error {
+// length, the header, each of pre (a code job's snapshot), then the
+// file's bytes to the end of the stream.
+func writeRequest(w io.Writer, h header, data []byte, pre ...[]byte) error {
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -47,6 +60,11 @@ func writeRequest(w io.Writer, h header, data []byte) error {
 	bw.Write(hb)
 	if err := bw.Flush(); err != nil {
 		return err
+	}
+	for _, p := range pre {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
 	}
 	_, err = w.Write(data)
 	return err
@@ -75,8 +93,17 @@ func readHeader(r io.Reader) (header, error) {
 	if err := dec.Decode(&h); err != nil {
 		return h, fmt.Errorf("request header: %w", err)
 	}
-	if h.Options.Timeout < 0 || h.Options.Timeout > 24*time.Hour {
+	if h.Options.Timeout < 0 || h.Options.Timeout > 24*time.Hour || h.Options.CodeTimeout < 0 || h.Options.CodeTimeout > 24*time.Hour {
 		return h, fmt.Errorf("bad timeout")
+	}
+	switch h.Job {
+	case jobAnalyze:
+	case jobCode:
+		if h.Snapshot <= 0 || h.Snapshot > binview.MaxSnapshotSize || h.Stage != binview.CodeFunctions && h.Stage != binview.CodeReferences {
+			return h, fmt.Errorf("bad code job")
+		}
+	default:
+		return h, fmt.Errorf("unknown job")
 	}
 	return h, nil
 }

@@ -76,6 +76,9 @@ type Runner struct {
 	// Stderr, if set, receives up to 16 KiB of each failed child's
 	// standard error, for logs. Nil: discarded.
 	Stderr func(tail []byte)
+
+	// onExit, in tests, sees every child's exit status (its peak RSS).
+	onExit func(*os.ProcessState)
 }
 
 // Analyze runs binview.Analyze on data in a child process and returns
@@ -89,6 +92,7 @@ func (r *Runner) Analyze(ctx context.Context, data []byte, opts *binview.Options
 	if opts != nil {
 		o = *opts
 	}
+	o.CodeRunner = nil
 	max := o.MaxFileSize
 	if max <= 0 {
 		max = binview.DefaultMaxFileSize
@@ -97,82 +101,134 @@ func (r *Runner) Analyze(ctx context.Context, data []byte, opts *binview.Options
 		_, err := binview.Analyze(ctx, data, &o) // the engine's own file_too_large
 		return nil, err
 	}
+	stdout := &limitedBuffer{max: l.MaxOutput}
+	c, err := r.start(ctx, l, header{Options: o, Memory: l.Memory, CPU: cpuSeconds(l.CPU)}, stdout, data)
+	if err != nil {
+		return nil, err
+	}
+	defer c.cancel()
+	werr := c.wait()
+	if err := c.failure(ctx, werr, l, stdout.over); err != nil {
+		return nil, err
+	}
+	return parseResult(stdout.Bytes())
+}
+
+// child is one started child process.
+type child struct {
+	r      *Runner
+	cmd    *exec.Cmd
+	wctx   context.Context
+	cancel context.CancelFunc
+	// stdout is the child's standard output when start was given no
+	// writer for it.
+	stdout io.Reader
+	stderr *limitedBuffer
+	// written receives the request writer's result.
+	written chan error
+	waited  bool
+	werr    error
+}
+
+// start starts a child under l, writes the request (h, then pre, then
+// data) to its standard input in the background, and gives its standard
+// output to stdout (nil: a pipe, c.stdout).
+func (r *Runner) start(ctx context.Context, l Limits, h header, stdout *limitedBuffer, data []byte, pre ...[]byte) (*child, error) {
 	wctx, cancel := context.WithTimeout(ctx, l.Wall)
-	defer cancel()
 	cmd := exec.CommandContext(wctx, r.Path, r.Args...)
 	cmd.Env = r.Env
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
 	cmd.WaitDelay = 2 * time.Second
+	c := &child{r: r, cmd: cmd, wctx: wctx, cancel: cancel, written: make(chan error, 1)}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		cancel()
 		return nil, failed(ReasonStart, err)
 	}
-	var stdout limitedBuffer
-	stdout.max = l.MaxOutput
-	var stderr limitedBuffer
-	stderr.max = maxStderr
-	stderr.keepTail = true
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	if stdout != nil {
+		cmd.Stdout = stdout
+	} else if c.stdout, err = cmd.StdoutPipe(); err != nil {
+		cancel()
+		return nil, failed(ReasonStart, err)
+	}
+	c.stderr = &limitedBuffer{max: maxStderr, keepTail: true}
+	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
+		cancel()
 		if ctx.Err() != nil {
 			return nil, timedOut(ReasonCanceled, ctx.Err())
 		}
 		return nil, failed(ReasonStart, err)
 	}
-	stdout.onOver = func() { _ = cmd.Process.Kill() }
-	cpu := cpuSeconds(l.CPU)
-	if err := limitChild(cmd.Process.Pid, l.Memory, cpu); err != nil {
-		_ = cmd.Process.Kill()
+	if stdout != nil {
+		stdout.onOver = c.kill
+	}
+	if err := limitChild(cmd.Process.Pid, l.Memory, h.CPU); err != nil {
+		c.kill()
 		_ = cmd.Wait()
+		cancel()
 		return nil, failed(ReasonStart, fmt.Errorf("prlimit: %w", err))
 	}
-	werr := make(chan error, 1)
 	go func() {
-		err := writeRequest(stdin, header{Options: o, Memory: l.Memory, CPU: cpu}, data)
+		err := writeRequest(stdin, h, data, pre...)
 		stdin.Close()
-		werr <- err
+		c.written <- err
 	}()
-	err = cmd.Wait()
-	<-werr // a write error shows as the child's failure below
-	return r.result(ctx, wctx, cmd, err, &stdout, &stderr, l)
+	return c, nil
 }
 
-func (r *Runner) result(ctx, wctx context.Context, cmd *exec.Cmd, err error, stdout, stderr *limitedBuffer, l Limits) (*binview.Analysis, error) {
+func (c *child) kill() { _ = c.cmd.Process.Kill() }
+
+// wait waits for the child to exit (once) and for the request writer.
+func (c *child) wait() error {
+	if !c.waited {
+		c.waited = true
+		c.werr = c.cmd.Wait()
+		<-c.written // a write error shows as the child's failure
+		if c.r.onExit != nil && c.cmd.ProcessState != nil {
+			c.r.onExit(c.cmd.ProcessState)
+		}
+	}
+	return c.werr
+}
+
+// failure maps how a child ended to the caller's error: nil when it
+// exited normally and in time.
+func (c *child) failure(ctx context.Context, err error, l Limits, tooLarge bool) error {
 	logTail := func() {
-		if r.Stderr != nil {
-			r.Stderr(stderr.Bytes())
+		if c.r.Stderr != nil {
+			c.r.Stderr(c.stderr.Bytes())
 		}
 	}
 	switch {
 	case ctx.Err() != nil:
-		return nil, timedOut(ReasonCanceled, ctx.Err())
-	case stdout.over:
+		return timedOut(ReasonCanceled, ctx.Err())
+	case tooLarge:
 		logTail()
-		return nil, failed(ReasonTooLarge, fmt.Errorf("more than %d bytes of output", l.MaxOutput))
-	case wctx.Err() != nil:
-		return nil, timedOut(ReasonWallClock, fmt.Errorf("killed after %v", l.Wall))
+		return failed(ReasonTooLarge, fmt.Errorf("more than %d bytes of output", l.MaxOutput))
+	case c.wctx.Err() != nil:
+		return timedOut(ReasonWallClock, fmt.Errorf("killed after %v", l.Wall))
 	}
-	if err != nil {
-		logTail()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if sig, ok := signaled(ee); ok {
-				used := ee.UserTime() + ee.SystemTime()
-				if cpuKill(sig, used, l.CPU) {
-					return nil, timedOut(ReasonCPU, fmt.Errorf("%v after %v of CPU", sig, used))
-				}
-				return nil, failed(ReasonKilled, fmt.Errorf("killed by %v", sig))
+	if err == nil {
+		return nil
+	}
+	logTail()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if sig, ok := signaled(ee); ok {
+			used := ee.UserTime() + ee.SystemTime()
+			if cpuKill(sig, used, l.CPU) {
+				return timedOut(ReasonCPU, fmt.Errorf("%v after %v of CPU", sig, used))
 			}
+			return failed(ReasonKilled, fmt.Errorf("killed by %v", sig))
 		}
-		if nearMemoryLimit(cmd.ProcessState, l.Memory, stderr.Bytes()) {
-			return nil, failed(ReasonMemory, err)
-		}
-		return nil, failed(ReasonCrashed, fmt.Errorf("%w (peak RSS %d)", err, maxRSS(cmd.ProcessState)))
 	}
-	return parseResult(stdout.Bytes())
+	if nearMemoryLimit(c.cmd.ProcessState, l.Memory, c.stderr.Bytes()) {
+		return failed(ReasonMemory, err)
+	}
+	return failed(ReasonCrashed, fmt.Errorf("%w (peak RSS %d)", err, maxRSS(c.cmd.ProcessState)))
 }
 
 // nearMemoryLimit tells, as well as can be told, a child that died of

@@ -62,6 +62,14 @@ func TestMain(m *testing.M) {
 				os.Exit(4)
 			}
 		}
+	case "frames":
+		// A code job's child that never stops reporting progress.
+		readRequest()
+		for {
+			if err := writeFrame(os.Stdout, frameProgress, frameHeader{}, nil); err != nil {
+				os.Exit(4)
+			}
+		}
 	case "crash":
 		readRequest()
 		os.Stderr.WriteString("something went wrong\n")

@@ -9,19 +9,20 @@ import (
 )
 
 // analyzeWorkerName is the hidden subcommand a hosted server runs, once
-// per file, to analyse a binary in a child process under limits.
+// per file and once per stage of its code analysis, to analyse a binary
+// in a child process under limits.
 const analyzeWorkerName = "analyze-worker"
 
 func (e *env) analyzeWorkerCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:    analyzeWorkerName,
-		Short:  "Analyse one binary read from stdin and write its snapshot to stdout (internal)",
-		Long:   "The child side of isolated binary analysis: a hosted server runs it once per file under\nmemory, CPU and wall-clock limits. Not for direct use; the request format is private.",
+		Short:  "Analyse one binary read from stdin and write its results to stdout (internal)",
+		Long:   "The child side of isolated binary analysis: a hosted server runs it once per file, and once\nper stage of its code analysis, under memory, CPU and wall-clock limits. Not for direct use;\nthe request format is private.",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := e.stdout
-			// Only the snapshot may reach the real stdout: anything a
+			// Only the results may reach the real stdout: anything a
 			// library prints goes to stderr instead.
 			if f, ok := out.(*os.File); ok && f == os.Stdout {
 				os.Stdout = os.Stderr

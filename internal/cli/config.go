@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/policy"
 )
 
@@ -107,8 +108,39 @@ type BininspectConfig struct {
 	// -1 means no limit.
 	UploadQuotaBytes int64 `yaml:"upload_quota_bytes"`
 	// Isolate runs every analysis in a child process, also on a local
-	// server (a hosted one always does).
+	// server (a hosted one always does): the file's parse and its code
+	// analysis.
 	Isolate bool `yaml:"isolate"`
+	// AnalysisLimits is the budget of each view's code analysis and of
+	// each graph drawn from it, the same in process and in the child.
+	AnalysisLimits AnalysisLimitsConfig `yaml:"analysis_limits"`
+}
+
+// AnalysisLimitsConfig is the bininspect.analysis_limits block: the caps
+// of package budget. Zero values take the budget's defaults.
+type AnalysisLimitsConfig struct {
+	// Instructions decoded by one analysis, every stage together
+	// (64 Mi); past it the analysis goes on without decoding more.
+	Instructions int64 `yaml:"instructions"`
+	// Functions kept (1 Mi); past it later starts are dropped.
+	Functions int64 `yaml:"functions"`
+	// Blocks, Edges and Xrefs kept, every function together (8 Mi,
+	// 16 Mi, 16 Mi); past the block or edge limit the stage fails with
+	// analysis_limit, past the cross-reference limit later ones are
+	// dropped.
+	Blocks int64 `yaml:"blocks"`
+	Edges  int64 `yaml:"edges"`
+	Xrefs  int64 `yaml:"xrefs"`
+	// Bytes of memory one analysis holds, counted as it grows (256 MiB).
+	Bytes int64 `yaml:"bytes"`
+	// OutputBytes of one graph or listing drawn from an analysis (8 MiB).
+	OutputBytes int64 `yaml:"output_bytes"`
+}
+
+// limits returns the budget's limits.
+func (a AnalysisLimitsConfig) limits() budget.Limits {
+	return budget.Limits{Instructions: a.Instructions, Functions: a.Functions, Blocks: a.Blocks, Edges: a.Edges,
+		Xrefs: a.Xrefs, Bytes: a.Bytes, Output: a.OutputBytes}
 }
 
 // check refuses values out of range.
@@ -124,6 +156,13 @@ func (b BininspectConfig) check() error {
 		return fmt.Errorf("bininspect.analysis_memory_bytes: must be positive")
 	case b.UploadQuotaBytes < -1:
 		return fmt.Errorf("bininspect.upload_quota_bytes: a number of bytes, or -1 for no limit")
+	case b.AnalysisLimits.Instructions < 0 || b.AnalysisLimits.Functions < 0 || b.AnalysisLimits.Blocks < 0 ||
+		b.AnalysisLimits.Edges < 0 || b.AnalysisLimits.Xrefs < 0 || b.AnalysisLimits.Bytes < 0 || b.AnalysisLimits.OutputBytes < 0:
+		return fmt.Errorf("bininspect.analysis_limits: every limit must be positive")
+	case b.AnalysisLimits.Bytes > 0 && b.AnalysisLimits.Bytes < 16<<20:
+		return fmt.Errorf("bininspect.analysis_limits.bytes: at least 16 MiB (16777216)")
+	case b.AnalysisLimits.OutputBytes > 0 && b.AnalysisLimits.OutputBytes < 64<<10:
+		return fmt.Errorf("bininspect.analysis_limits.output_bytes: at least 64 KiB (65536)")
 	}
 	return nil
 }

@@ -157,8 +157,10 @@ func wire(o wireOptions) (*wired, error) {
 // from the bininspect block, the profile's defaults for the rest, the
 // store and the handle key every replica shares, and where analyses run:
 // a hosted server analyses in a child process (warden analyze-worker)
-// under memory, CPU and wall-clock limits, so that a hostile file can
-// fail only its own call; a local one in process unless told otherwise.
+// under memory, CPU and wall-clock limits, the file's parse and its code
+// analysis both, so that a hostile file can fail only its own call; a
+// local one in process unless told otherwise. Either way the code
+// analysis keeps to the same budget (bininspect.analysis_limits).
 func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 	c := o.cfg.Bininspect
 	prof := profileLocal
@@ -172,6 +174,7 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 		MaxViews:        c.MaxViews,
 		ViewIdle:        time.Duration(c.ViewIdle),
 		AnalysisTimeout: time.Duration(c.AnalysisTimeout),
+		AnalysisLimits:  c.AnalysisLimits.limits(),
 		UploadQuota:     c.UploadQuotaBytes,
 		Logger:          o.logger,
 		Principal: func(ctx context.Context) (auth.Principal, bool) {
@@ -211,6 +214,9 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 		}
 		r.Env = o.isolateEnv
 		bo.Analyze = r.Analyze
+		// The code analysis (functions, blocks, cross-references), which
+		// a hostile file drives as hard as the parse, runs there too.
+		bo.CodeRunner = r
 	}
 	return bo, nil
 }

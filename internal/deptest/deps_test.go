@@ -22,6 +22,7 @@ var rules = []struct {
 	{"binview/disasm/...", []string{"binview", "binview/cfi/...", "binview/funcs/..."}, "the decoder knows nothing of files or analysis"},
 	{"binview/cfi/...", []string{"binview", "binview/disasm/...", "binview/funcs/..."}, "call-frame parsing stands alone"},
 	{"binview/funcs/...", []string{"binview"}, "analysis takes plain inputs; the view feeds it, not the other way round"},
+	{"binview/budget/...", []string{"binview", "binview/funcs/...", "binview/disasm/...", "binview/cfi/...", "binview/isolate/..."}, "the analysis budget is a leaf every stage takes from"},
 	{"codec/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the utilities engine is a leaf"},
 	{"jwtinspect/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "secretscan/...", "safehttp/...", "webscan/...", "codec/..."}, "the JWT engine is a leaf; it shares nothing with the server's own token checks"},
 	{"httpparse/...", []string{"tool/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the HTTP message parser is a leaf"},

@@ -1,0 +1,5 @@
+//go:build !race
+
+package binview
+
+const raceEnabled = false
