@@ -22,7 +22,7 @@ import (
 // AnnotationValue is one annotation as stored.
 type AnnotationValue struct {
 	Text   string `json:"text" privacy:"plain" desc:"The comment or name; empty for a function start."`
-	Author string `json:"author" privacy:"credential" desc:"The credential that set it."`
+	Author string `json:"author" privacy:"plain" desc:"The id of the credential that set it (local for the local user): a name, not a secret."`
 	Time   string `json:"time" privacy:"plain" desc:"When it was set (RFC 3339, UTC)."`
 	Seq    int64  `json:"seq" desc:"Its number in the file's log."`
 }
@@ -67,7 +67,7 @@ type AnnotationItem struct {
 	Offset  string `json:"offset" privacy:"plain" desc:"Address minus image base."`
 	Kind    string `json:"kind" privacy:"plain"`
 	Text    string `json:"text" privacy:"plain"`
-	Author  string `json:"author" privacy:"credential"`
+	Author  string `json:"author" privacy:"plain" desc:"The id of the credential that set it."`
 	Time    string `json:"time" privacy:"plain"`
 	Seq     int64  `json:"seq"`
 	Deleted bool   `json:"deleted,omitempty" desc:"In history: a deletion."`

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The privacy modes hold for every field a result carries, typed or not:
+// these tests call the tools through the wiring a server builds, in each
+// mode, and read the bytes a client receives.
+
+// syncBuffer is a log sink the server may write from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// wiredServer is a server wired as warden serve wires one, in mode, with
+// its state in dir (a fresh one when ""), logging to logs (discarded when
+// nil). It returns a function that calls a tool as the local user and
+// returns the response bytes.
+func wiredServer(t *testing.T, mode, dir string, logs *syncBuffer) func(name, args string) string {
+	t.Helper()
+	ctx := context.Background()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	cfg, err := Config{StateDir: dir, Privacy: mode, Approvals: "client"}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := discardLogger()
+	if logs != nil {
+		var err error
+		if logger, err = newLogger(logs, "debug"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctl, err := openControls(ctx, cfg, logger, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ctl.close)
+	w, err := wire(wireOptions{logger: logger, stateDir: dir, controls: ctl, cfg: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.srv.Close)
+	return func(name, args string) string {
+		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args +
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		return string(w.srv.ServeMessage(ctx, []byte(msg), nil))
+	}
+}
+
+// structuredOf returns a response's structured content, failing on an
+// error result.
+func structuredOf(t *testing.T, resp string) map[string]any {
+	t.Helper()
+	var r struct {
+		Result struct {
+			IsError           bool           `json:"isError"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(resp), &r); err != nil || r.Result.IsError || r.Result.StructuredContent == nil {
+		t.Fatalf("not a result: %v %.800s", err, resp)
+	}
+	return r.Result.StructuredContent
+}
+
+const testToken = "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"
+
+// openBlob opens data as a raw x86-64 view.
+func openBlob(t *testing.T, call func(name, args string) string, data []byte) {
+	t.Helper()
+	blob := base64.StdEncoding.EncodeToString(data)
+	if out := call("bininspect_open", `{"data_base64":"`+blob+`","format":"raw","arch":"x86-64"}`); !strings.Contains(out, `"isError":false`) {
+		t.Fatalf("open: %.400s", out)
+	}
+}
+
+// The local user's id names who acted; it is not a secret, and the
+// default mode shows it.
+func TestPrivacyKeepsTheLocalID(t *testing.T) {
+	call := wiredServer(t, "balanced", "", nil)
+	st := structuredOf(t, call("warden_status", `{}`))
+	if c, _ := json.Marshal(st["caller"]); !strings.Contains(string(c), `"credential":"local"`) {
+		t.Errorf("warden_status caller: %s", c)
+	}
+	openBlob(t, call, []byte("\x90\x90\x90\xc3"))
+	ann := call("bininspect_comment_set", `{"address":"0","text":"entry point"}`)
+	if !strings.Contains(ann, `\"author\":\"local\"`) && !strings.Contains(ann, `"author":"local"`) {
+		t.Errorf("comment author: %.600s", ann)
+	}
+	rec := call("warden_findings_record", `{"title":"Weak TLS","severity":"low","target":"https://shop.example.com/"}`)
+	if !strings.Contains(rec, `"isError":false`) {
+		t.Fatalf("record: %.400s", rec)
+	}
+	if l := call("warden_findings_list", `{}`); !strings.Contains(l, `"recorded_by":"local"`) {
+		t.Errorf("findings recorded_by: %.600s", l)
+	}
+}
