@@ -90,6 +90,7 @@ func (r *Redactor) redactJSON(sc *scratch, src []byte, rep *Report) (out []byte,
 	if err := r.scanBatches(sc, text, rep); err != nil {
 		return nil, false, err
 	}
+	r.scanEncoded(sc, text, rep)
 	if len(sc.cuts) == 0 {
 		return src, false, nil
 	}
@@ -373,6 +374,26 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 		}
 	}
 	return nil
+}
+
+// scanEncoded runs the bytes pass (encodedCuts) over every string of the
+// scan text, each read where it stands alone.
+func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
+	toks := sc.tz.toks
+	for _, l := range sc.lines {
+		if l.tok < 0 {
+			continue
+		}
+		t := &toks[l.tok]
+		n := int32(t.v1 - t.v0)
+		if n < minB64Run {
+			continue
+		}
+		for _, c := range r.encodedCuts(text[l.start:l.start+n], l.tok) {
+			sc.cuts = append(sc.cuts, c)
+			rep.count(c.typ)
+		}
+	}
 }
 
 // scanPiece scans one piece over the decode budget: a string alone, as a

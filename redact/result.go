@@ -215,6 +215,10 @@ func (r *Redactor) textField(s string, rep *Report) (string, error) {
 			rep.count(d.Type)
 		}
 	}
+	for _, c := range r.encodedCuts(s, 0) {
+		cuts = append(cuts, c)
+		rep.count(c.typ)
+	}
 	if len(cuts) == 0 {
 		return s, nil
 	}

@@ -70,6 +70,10 @@ func (r *Redactor) Text(s string) (string, []Span) {
 		spans = append(spans, Span{Type: d.Type, Family: d.Family, Start: d.Offset, End: d.End,
 			Length: d.ValueLength, Fingerprint: d.Fingerprint})
 	}
+	for _, c := range r.encodedCuts(s, 0) {
+		cuts = append(cuts, c)
+		spans = append(spans, Span{Type: c.typ, Start: int(c.start), End: int(c.end), Length: utf8.RuneCountInString(s[c.start:c.end])})
+	}
 	if len(cuts) == 0 {
 		return s, nil
 	}

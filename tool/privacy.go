@@ -24,13 +24,14 @@ const (
 	PrivacyIP         = "ip"         // an IP address
 	PrivacyEmail      = "email"      // an e-mail address
 	PrivacyPath       = "path"       // a local file path
+	PrivacyBytes      = "bytes"      // bytes rendered as hex or base64
 	PrivacyPlain      = "plain"      // nothing sensitive
 )
 
 var privacyKinds = map[string]bool{
 	PrivacySecret: true, PrivacyCredential: true, PrivacyCookie: true, PrivacyHeader: true,
 	PrivacyURL: true, PrivacyHost: true, PrivacyIP: true, PrivacyEmail: true, PrivacyPath: true,
-	PrivacyPlain: true,
+	PrivacyBytes: true, PrivacyPlain: true,
 }
 
 // PrivacyKinds lists the privacy kinds, for servers that check their
