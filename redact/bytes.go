@@ -72,7 +72,7 @@ func (r *Redactor) byteCuts(b []byte, edges bool) []cut {
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, view) {
 			cuts = append(cuts, cut{start: int32(d.Offset), end: int32(d.End), typ: d.Type})
 		}
 	}
@@ -87,7 +87,7 @@ func (r *Redactor) byteCuts(b []byte, edges bool) []cut {
 		}
 		for i := range res.Detections {
 			d := &res.Detections[i]
-			if r.redacts(d) {
+			if r.redactsIn(d, v) {
 				cuts = append(cuts, cut{start: int32(odd + 2*d.Offset), end: int32(min(len(b), odd+2*d.End)), typ: d.Type})
 			}
 		}

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +22,7 @@ type scratch struct {
 	lines []line
 	cuts  []cut
 	named map[string]bool // member names seen in this call: hold a keyword?
+	memo  pseudoMemo      // Strict's pseudonyms made in this call
 }
 
 // seg is one appearance of a string in the scan text.
@@ -57,6 +57,7 @@ func (p *scratchPool) put(s *scratch) {
 	}
 	s.tz.src = nil
 	clear(s.named)
+	s.memo.reset()
 	p.p.Put(s)
 }
 
@@ -369,15 +370,16 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, text[a:b]) {
 			r.mapDetection(sc, d, a, rep)
 		}
 	}
 	return nil
 }
 
-// scanEncoded runs the bytes pass (encodedCuts) over every string of the
-// scan text, each read where it stands alone.
+// scanEncoded runs the bytes pass (encodedCuts) and, in Strict, the
+// identity pass (identityCuts) over every string of the scan text, each
+// read where it stands alone.
 func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
 	toks := sc.tz.toks
 	for _, l := range sc.lines {
@@ -385,13 +387,18 @@ func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
 			continue
 		}
 		t := &toks[l.tok]
-		n := int32(t.v1 - t.v0)
-		if n < minB64Run {
-			continue
+		n := t.v1 - t.v0
+		v := text[l.start : l.start+n]
+		if n >= minB64Run {
+			for _, c := range r.encodedCuts(v, l.tok) {
+				sc.cuts = append(sc.cuts, c)
+				rep.count(c.typ)
+			}
 		}
-		for _, c := range r.encodedCuts(text[l.start:l.start+n], l.tok) {
-			sc.cuts = append(sc.cuts, c)
-			rep.count(c.typ)
+		if r.mode == Strict {
+			n := len(sc.cuts)
+			sc.cuts = r.identityCuts(sc.cuts, v, l.tok, &sc.memo)
+			rep.Pseudonyms += len(sc.cuts) - n
 		}
 	}
 }
@@ -421,7 +428,7 @@ func (r *Redactor) scanApart(sc *scratch, k int32, rep *Report) error {
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, string(v)) {
 			sc.cuts = append(sc.cuts, cut{tok: k, start: int32(d.Offset), end: int32(d.End), typ: d.Type})
 			rep.count(d.Type)
 		}
@@ -465,74 +472,90 @@ func (r *Redactor) rewrite(sc *scratch) []byte {
 	tz := &sc.tz
 	cuts := sc.cuts
 	slices.SortFunc(cuts, cmpCut)
-	type change struct {
-		tok int32
-		val string
-	}
 	var changes []change
+	var arena []byte // the changed strings, in order
+	var ends []int   // where each ends in arena
+	hasName := false
 	for i := 0; i < len(cuts); {
 		j := i
 		for j < len(cuts) && cuts[j].tok == cuts[i].tok {
 			j++
 		}
 		k := cuts[i].tok
-		changes = append(changes, change{k, applyCuts(string(tz.value(&tz.toks[k])), cuts[i:j])})
+		st := len(arena)
+		arena = appendCuts(arena, tz.value(&tz.toks[k]), cuts[i:j])
+		c := change{tok: k}
+		if tz.toks[k].flags&fName != 0 {
+			c.name, hasName = string(arena[st:]), true
+		}
+		changes = append(changes, c)
+		ends = append(ends, len(arena))
 		i = j
 	}
-	// A changed name must not collide with another member of its object.
-	var objs map[int32]bool
-	for _, c := range changes {
-		if tz.toks[c.tok].flags&fName != 0 {
-			if objs == nil {
-				objs = map[int32]bool{}
-			}
-			objs[tz.toks[c.tok].obj] = true
-		}
-	}
-	if objs != nil {
-		newName := map[int32]int{} // token -> index in changes
-		for i, c := range changes {
-			if tz.toks[c.tok].flags&fName != 0 {
-				newName[c.tok] = i
-			}
-		}
-		names := map[int32][]int32{}
-		for k := range tz.toks {
-			t := &tz.toks[k]
-			if t.flags&fName != 0 && objs[t.obj] {
-				names[t.obj] = append(names[t.obj], int32(k))
-			}
-		}
-		for _, ks := range names {
-			seen := map[string]bool{}
-			for _, k := range ks {
-				if _, ok := newName[k]; !ok {
-					seen[string(tz.value(&tz.toks[k]))] = true
-				}
-			}
-			for _, k := range ks {
-				ci, ok := newName[k]
-				if !ok {
-					continue
-				}
-				v := changes[ci].val
-				for n := 2; seen[v]; n++ {
-					v = changes[ci].val + "#" + strconv.Itoa(n)
-				}
-				seen[v] = true
-				changes[ci].val = v
-			}
-		}
+	if hasName {
+		r.uniqueNames(sc, changes)
 	}
 	src := tz.src
 	out := make([]byte, 0, len(src)+32*len(changes))
-	prev := 0
-	for _, c := range changes {
+	prev, st := 0, 0
+	for i, c := range changes {
 		t := &tz.toks[c.tok]
 		out = append(out, src[prev:t.raw0]...)
-		enc, _ := json.Marshal(c.val) // a string always encodes
-		out = append(out, enc...)
+		if c.name != "" || t.flags&fName != 0 {
+			out = appendJSONString(out, c.name)
+		} else {
+			out = appendJSONString(out, arena[st:ends[i]])
+		}
+		st = ends[i]
 		prev = int(t.raw1)
 	}
 	return append(out, src[prev:]...)
+}
+
+// change is one string rewrite changes.
+type change struct {
+	tok  int32
+	name string // a changed member name, which must stay unique
+}
+
+// uniqueNames keeps every object's member names apart: a changed name
+// that now equals another member's gets "#2", "#3"...
+func (r *Redactor) uniqueNames(sc *scratch, changes []change) {
+	tz := &sc.tz
+	objs := map[int32]bool{}
+	newName := map[int32]int{} // token -> index in changes
+	for i, c := range changes {
+		if tz.toks[c.tok].flags&fName != 0 {
+			objs[tz.toks[c.tok].obj] = true
+			newName[c.tok] = i
+		}
+	}
+	names := map[int32][]int32{}
+	for k := range tz.toks {
+		t := &tz.toks[k]
+		if t.flags&fName != 0 && objs[t.obj] {
+			names[t.obj] = append(names[t.obj], int32(k))
+		}
+	}
+	for _, ks := range names {
+		seen := map[string]bool{}
+		for _, k := range ks {
+			if _, ok := newName[k]; !ok {
+				seen[string(tz.value(&tz.toks[k]))] = true
+			}
+		}
+		for _, k := range ks {
+			ci, ok := newName[k]
+			if !ok {
+				continue
+			}
+			base := changes[ci].name
+			v := base
+			for n := 2; seen[v]; n++ {
+				v = base + "#" + strconv.Itoa(n)
+			}
+			seen[v] = true
+			changes[ci].name = v
+		}
+	}
 }
