@@ -118,3 +118,46 @@ func TestPrivacyKeepsTheLocalID(t *testing.T) {
 		t.Errorf("findings recorded_by: %.600s", l)
 	}
 }
+
+// Strict replaces identities in every string a result carries, typed or
+// not: the preview of free text, a binary's notable strings (an address
+// classified ip among them), JWT claims, an HTTP message's From header,
+// a finding's title and evidence. Balanced keeps them.
+func TestStrictPseudonymizesFreeText(t *testing.T) {
+	ids := []string{"alice@example.com", "10.20.30.40", "db.corp.example.com", "/home/alice/payroll.xlsx"}
+	claims := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"1234","email":"alice@example.com","iss":"https://login.corp.example.com/"}`))
+	jwt := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + claims + ".c2lnbmF0dXJl"
+	bin := []byte("\x00\x00\x90\x90connect 10.20.30.40\x00\x00mail alice@example.com\x00\x00open /home/alice/payroll.xlsx\x00\x00db.corp.example.com\x00\xc3")
+	raw, _ := json.Marshal(map[string]string{"raw": "GET / HTTP/1.1\r\nHost: shop.example.com\r\nFrom: alice@example.com\r\nX-Forwarded-Server: db.corp.example.com\r\n\r\n"})
+	for _, mode := range []string{"balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		var outs []string
+		prev := call("warden_redact_preview", `{"kind":"text","text":"`+strings.Join(ids, " ")+`"}`)
+		if changed := strings.Contains(prev, `"changed":true`); changed != (mode == "strict") {
+			t.Errorf("%s: warden_redact_preview changed=%v: %.600s", mode, changed, prev)
+		}
+		outs = append(outs, prev)
+		openBlob(t, call, bin)
+		outs = append(outs, call("bininspect_triage", `{}`), call("bininspect_strings", `{}`))
+		outs = append(outs, call("util_jwt_inspect", `{"token":"`+jwt+`"}`))
+		outs = append(outs, call("http_parse", string(raw)))
+		rec := call("warden_findings_record", `{"title":"Admin panel on db.corp.example.com","severity":"high","target":"https://db.corp.example.com/admin","evidence":"reached from 10.20.30.40 by alice@example.com, saved /home/alice/payroll.xlsx"}`)
+		if !strings.Contains(rec, `"isError":false`) {
+			t.Fatalf("%s: record: %.400s", mode, rec)
+		}
+		outs = append(outs, call("warden_findings_list", `{}`))
+		for i, out := range outs {
+			if !strings.Contains(out, `"isError":false`) {
+				t.Fatalf("%s: call %d failed: %.400s", mode, i, out)
+			}
+			for _, id := range append(ids, "login.corp.example.com") {
+				if mode == "strict" && strings.Contains(out, id) {
+					t.Errorf("strict: call %d: %q reached the client: %.300s", i, id, out)
+				}
+			}
+		}
+		if mode == "balanced" && (!strings.Contains(outs[1], "10.20.30.40") || !strings.Contains(outs[4], "alice@example.com")) {
+			t.Errorf("balanced removed identities: %.300s %.300s", outs[1], outs[4])
+		}
+	}
+}
