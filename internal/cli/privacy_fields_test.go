@@ -161,3 +161,43 @@ func TestStrictPseudonymizesFreeText(t *testing.T) {
 		}
 	}
 }
+
+// A form, JSON or multipart field whose name means a credential is a
+// credential: balanced and strict remove its value from the decoded
+// fields and from the body as written; off keeps it. Query values and
+// cookie values follow the documented rule (balanced removes every one).
+func TestPrivacyOnHTTPParseFields(t *testing.T) {
+	msgs := map[string]string{
+		"form": "POST /login?next=/admin HTTP/1.1\r\nHost: shop.example.com\r\nCookie: theme=dark\r\n" +
+			"Content-Type: application/x-www-form-urlencoded\r\n\r\nusername=alice&password=hunter2&remember=1",
+		"json": "POST /api HTTP/1.1\r\nHost: shop.example.com\r\nContent-Type: application/json\r\n\r\n" +
+			`{"user": "alice", "password": "hunter2", "nested": {"api_key": "hunter2-key"}, "remember": true}`,
+		"multipart": "POST /up HTTP/1.1\r\nHost: shop.example.com\r\nContent-Type: multipart/form-data; boundary=XyZ\r\n\r\n" +
+			"--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nalice\r\n" +
+			"--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhunter2\r\n--XyZ--\r\n",
+	}
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		for name, raw := range msgs {
+			args, _ := json.Marshal(map[string]string{"raw": raw})
+			out := call("http_parse", string(args))
+			if !strings.Contains(out, `"isError":false`) {
+				t.Fatalf("%s %s: %.400s", mode, name, out)
+			}
+			if strings.Contains(out, "hunter2") != (mode == "off") {
+				t.Errorf("%s %s: the password present=%v: %.900s", mode, name, strings.Contains(out, "hunter2"), out)
+			}
+			if !strings.Contains(out, "alice") || name != "multipart" && !strings.Contains(out, "remember") {
+				t.Errorf("%s %s: a field that is no credential went: %.900s", mode, name, out)
+			}
+			if mode != "off" && !strings.Contains(out, "[REDACTED:credential]") {
+				t.Errorf("%s %s: no marker: %.900s", mode, name, out)
+			}
+		}
+		args, _ := json.Marshal(map[string]string{"raw": msgs["form"]})
+		out := call("http_parse", string(args))
+		if hidden := strings.Contains(out, `next=REDACTED`) && strings.Contains(out, `\"theme\":[\"[REDACTED:cookie]\"]`); hidden != (mode != "off") {
+			t.Errorf("%s: query and cookie values do not follow the documented rule: %.900s", mode, out)
+		}
+	}
+}
