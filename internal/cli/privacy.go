@@ -79,6 +79,15 @@ func (p *privacy) forCall(ctx context.Context) *redact.Redactor {
 	return p.byMode[p.server]
 }
 
+// forTenant returns the redactor of a tenant's mode: its own, or the
+// server's.
+func (p *privacy) forTenant(tenant string) *redact.Redactor {
+	if m, ok := p.tenants[tenant]; ok {
+		return p.byMode[m]
+	}
+	return p.byMode[p.server]
+}
+
 // field is the typed pass (mcp.Options.Redactor): nil when the mode is off.
 func (p *privacy) field(ctx context.Context) tool.Redactor {
 	r := p.forCall(ctx)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +199,45 @@ func TestPrivacyOnHTTPParseFields(t *testing.T) {
 		out := call("http_parse", string(args))
 		if hidden := strings.Contains(out, `next=REDACTED`) && strings.Contains(out, `\"theme\":[\"[REDACTED:cookie]\"]`); hidden != (mode != "off") {
 			t.Errorf("%s: query and cookie values do not follow the documented rule: %.900s", mode, out)
+		}
+	}
+}
+
+// A finding's target keeps no query value in the store unless the mode
+// is off, and every export form applies the tenant's mode from the
+// configuration, as warden_findings_list does.
+func TestPrivacyOnFindingsExport(t *testing.T) {
+	const target = "https://shop.example.com/cb?token=abc123tok&page=2"
+	rec := `{"title":"Open redirect","severity":"medium","target":"` + target + `","evidence":"Location: /next"}`
+	for _, stored := range []string{"off", "balanced"} {
+		dir := t.TempDir()
+		call := wiredServer(t, stored, dir, nil)
+		if out := call("warden_findings_record", rec); !strings.Contains(out, `"isError":false`) {
+			t.Fatalf("record: %.400s", out)
+		}
+		if l := call("warden_findings_list", `{}`); strings.Contains(l, "abc123tok") != (stored == "off") {
+			t.Errorf("%s: warden_findings_list: %.600s", stored, l)
+		}
+		for _, mode := range []string{"off", "balanced", "strict"} {
+			conf := dir + "/warden-" + mode + ".yaml"
+			if err := os.WriteFile(conf, []byte("privacy: "+mode+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, form := range []string{"--json", "--sarif", "--html"} {
+				out, errOut, code := run(t, "", "findings", "export", form, "--config", conf, "--state-dir", dir)
+				if code != 0 {
+					t.Fatalf("export %s: %d %s", form, code, errOut)
+				}
+				if leak := strings.Contains(out, "abc123tok"); leak != (stored == "off" && mode == "off") {
+					t.Errorf("stored %s, export %s %s: the token present=%v", stored, mode, form, leak)
+				}
+				if !strings.Contains(out, "Open redirect") || !strings.Contains(out, "token=") {
+					t.Errorf("stored %s, export %s %s lost what is no secret: %.400s", stored, mode, form, out)
+				}
+				if strings.Contains(out, "shop.example.com") != (mode != "strict") {
+					t.Errorf("stored %s, export %s %s: host handling: %.400s", stored, mode, form, out)
+				}
+			}
 		}
 	}
 }
