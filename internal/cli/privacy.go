@@ -103,8 +103,8 @@ func (p *privacy) result(ctx context.Context, _ *tool.Tool, res *tool.Result) (*
 	return p.forCall(ctx).Result(res)
 }
 
-// hide replaces credentials in one string (policy.Controls.HideSecrets).
+// hide replaces credentials in one string (policy.Controls.HideSecrets),
+// those glued to a word before them too.
 func (p *privacy) hide(s string) string {
-	out, _ := p.questions.Text(s)
-	return out
+	return p.questions.Hide(s)
 }

@@ -39,11 +39,20 @@ func (s *syncBuffer) String() string {
 // returns the response bytes.
 func wiredServer(t *testing.T, mode, dir string, logs *syncBuffer) func(name, args string) string {
 	t.Helper()
+	return wiredServerWith(t, Config{StateDir: dir, Privacy: mode}, logs)
+}
+
+// wiredServerWith is wiredServer with a configuration (approvals are
+// always the client's).
+func wiredServerWith(t *testing.T, c Config, logs *syncBuffer) func(name, args string) string {
+	t.Helper()
 	ctx := context.Background()
-	if dir == "" {
-		dir = t.TempDir()
+	if c.StateDir == "" {
+		c.StateDir = t.TempDir()
 	}
-	cfg, err := Config{StateDir: dir, Privacy: mode, Approvals: "client"}.withDefaults()
+	dir := c.StateDir
+	c.Approvals = "client"
+	cfg, err := c.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,6 +247,43 @@ func TestPrivacyOnFindingsExport(t *testing.T) {
 					t.Errorf("stored %s, export %s %s: host handling: %.400s", stored, mode, form, out)
 				}
 			}
+		}
+	}
+}
+
+// No credential reaches the annotation store or the log, whatever the
+// mode: a comment or a name that holds one is refused (a token glued into
+// an identifier included), and a tool error's cause that quotes an
+// argument (a token given as a path) is logged with the token replaced.
+func TestPrivacyKeepsSecretsOutOfStoreAndLogs(t *testing.T) {
+	for _, mode := range []string{"off", "balanced"} {
+		var logs syncBuffer
+		root := t.TempDir()
+		call := wiredServerWith(t, Config{Privacy: mode, Bininspect: BininspectConfig{Roots: []string{root}}}, &logs)
+		openBlob(t, call, []byte("\x90\x90\x90\xc3"))
+		for _, c := range []struct{ tool, args string }{
+			{"bininspect_comment_set", `{"address":"0","text":"the key is ` + testToken + ` here"}`},
+			{"bininspect_symbol_rename", `{"address":"1","name":"tok_` + testToken + `"}`},
+			{"bininspect_symbol_rename", `{"address":"1","name":"` + testToken + `_key"}`},
+			{"bininspect_function_define", `{"address":"0","name":"get_` + testToken + `"}`},
+		} {
+			out := call(c.tool, c.args)
+			if !strings.Contains(out, "annotation_holds_secret") || strings.Contains(out, testToken) {
+				t.Errorf("%s: %s %s: %.400s", mode, c.tool, c.args, out)
+			}
+		}
+		if out := call("bininspect_comment_set", `{"address":"0","text":"entry point"}`); !strings.Contains(out, `"isError":false`) {
+			t.Errorf("%s: a plain comment was refused: %.400s", mode, out)
+		}
+		if out := call("bininspect_annotations", `{"history":true}`); strings.Contains(out, testToken) || strings.Contains(out, "wWPw5k4a") {
+			t.Errorf("%s: the store kept the token: %.400s", mode, out)
+		}
+		out := call("bininspect_open", `{"path":"`+root+`/`+testToken+`.bin"}`)
+		if strings.Contains(out, testToken) {
+			t.Errorf("%s: the error echoed the token: %.400s", mode, out)
+		}
+		if l := logs.String(); strings.Contains(l, "wWPw5k4a") || !strings.Contains(l, "[REDACTED:github_personal_access_token]") {
+			t.Errorf("%s: logs:\n%s", mode, l)
 		}
 	}
 }
