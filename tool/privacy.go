@@ -13,7 +13,10 @@ import (
 // of an output type with one (`privacy:"url"`); on a slice or map the kind
 // applies to its elements. KindPlain declares that a field holds nothing
 // sensitive. Whatever the tags, a server may also run a credential pass over
-// every string of every result.
+// every string of every result. On an argument (a field of the input type)
+// a kind other than plain says the server must never repeat it: it is
+// published as x-warden-privacy in the input schema, and Warden's approval
+// questions show its marker instead of its value.
 const (
 	PrivacySecret     = "secret"     // a secret value: a token, a key, a password
 	PrivacyCredential = "credential" // a user name or other login material

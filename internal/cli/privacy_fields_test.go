@@ -51,7 +51,9 @@ func wiredServerWith(t *testing.T, c Config, logs *syncBuffer) func(name, args s
 		c.StateDir = t.TempDir()
 	}
 	dir := c.StateDir
-	c.Approvals = "client"
+	if c.Approvals == "" {
+		c.Approvals = "client"
+	}
 	cfg, err := c.withDefaults()
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +75,13 @@ func wiredServerWith(t *testing.T, c Config, logs *syncBuffer) func(name, args s
 		t.Fatal(err)
 	}
 	t.Cleanup(w.srv.Close)
+	caps := "{}"
+	if c.Approvals == "elicit" {
+		caps = `{"elicitation":{}}`
+	}
 	return func(name, args string) string {
 		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args +
-			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
 		return string(w.srv.ServeMessage(ctx, []byte(msg), nil))
 	}
 }
@@ -284,6 +290,25 @@ func TestPrivacyKeepsSecretsOutOfStoreAndLogs(t *testing.T) {
 		}
 		if l := logs.String(); strings.Contains(l, "wWPw5k4a") || !strings.Contains(l, "[REDACTED:github_personal_access_token]") {
 			t.Errorf("%s: logs:\n%s", mode, l)
+		}
+	}
+}
+
+// The approval question for http_request never repeats the request body
+// or header values, which the tool promises never to echo, in any mode;
+// the method and URL, which the person approves, are there.
+func TestApprovalQuestionKeepsTheBody(t *testing.T) {
+	if edition != "full" {
+		t.Skip("the lean edition has no http_request")
+	}
+	for _, mode := range []string{"off", "balanced"} {
+		call := wiredServerWith(t, Config{Privacy: mode, Approvals: "elicit", Tools: ToolsConfig{Unsafe: true}}, nil)
+		out := call("http_request", `{"method":"POST","url":"https://shop.example.com/login","headers":{"X-Note":"hdr-value-7"},"body":"user=alice&note=plain-body-text"}`)
+		if !strings.Contains(out, "Allow http_request") {
+			t.Fatalf("%s: no approval question: %.600s", mode, out)
+		}
+		if strings.Contains(out, "plain-body-text") || strings.Contains(out, "hdr-value-7") || !strings.Contains(out, "shop.example.com/login") {
+			t.Errorf("%s: the question: %.800s", mode, out)
 		}
 	}
 }
