@@ -122,10 +122,12 @@ func secretish(v string) bool {
 }
 
 // Text runs the credential pass over one string: every credential KeySweep
-// detects becomes "[REDACTED:<type>]", with the detection's type. It
-// returns the new string and the spans removed, in input order; the input
-// is returned as it is, with no spans, when nothing was found. Off returns s
-// unchanged. Text scans any length; Result enforces the per-result bounds.
+// detects becomes "[REDACTED:<type>]", with the detection's type, and so
+// does one in the bytes a hex or base64 run encodes; in Strict, every host
+// name, address, e-mail address and path becomes its pseudonym too (spans
+// of type host, ip, email and path). It returns the new string and the
+// spans removed, in input order; the input is returned as it is, with no
+// spans, when nothing was found. Off returns s unchanged. Text scans any length; Result enforces the per-result bounds.
 // If the scanner gives up on s (more than a million keyword occurrences)
 // the whole string becomes UnscannedMarker: the pass fails closed.
 func (r *Redactor) Text(s string) (string, []Span) {
