@@ -458,11 +458,41 @@ func isHexRun(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if _, ok := hexDigit(s[i]); !ok {
+		if hexValue[s[i]] == 0xff {
 			return false
 		}
 	}
 	return true
+}
+
+// hexValue is each byte's value as a hex digit, 0xff for none.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	for i, c := range "ABCDEF" {
+		t[c] = byte(10 + i)
+	}
+	return
+}()
+
+// mixedCase reports whether s holds both lower- and upper-case letters:
+// base64 of bytes that are not all text does, and a URL path, a UUID or
+// a word run does not.
+func mixedCase(s string) bool {
+	var lower, upper bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		lower = lower || c >= 'a' && c <= 'z'
+		upper = upper || c >= 'A' && c <= 'Z'
+		if lower && upper {
+			return true
+		}
+	}
+	return false
 }
 
 // maxEncodedRun bounds one run the bytes pass decodes in free text (the
@@ -517,11 +547,12 @@ func runHasText(run string, hexRun bool) bool {
 	var t textTracker
 	if hexRun {
 		for i := 0; i+1 < len(run) && !t.found; i += 2 {
-			hi, _ := hexDigit(run[i])
-			lo, _ := hexDigit(run[i+1])
-			t.add(hi<<4 | lo)
+			t.add(hexValue[run[i]]<<4 | hexValue[run[i+1]])
 		}
 		return t.found
+	}
+	if !mixedCase(run) {
+		return false
 	}
 	var acc uint32
 	bits := 0

@@ -203,9 +203,10 @@ func (r *Redactor) hasKeyword(sc *scratch, name []byte) bool {
 var (
 	keywordsOnce sync.Once
 	keywordsBy   map[uint16][]string // KeySweep's keywords (lower-case) by their first two bytes
+	keywordPair  [1 << 16]bool       // whether a keyword starts with these two bytes
 )
 
-func keywordIn(name []byte) bool {
+func keywordIn[S ~string | ~[]byte](name S) bool {
 	keywordsOnce.Do(func() {
 		keywordsBy = map[uint16][]string{}
 		seen := map[string]bool{}
@@ -218,6 +219,7 @@ func keywordIn(name []byte) bool {
 				seen[k] = true
 				b := uint16(k[0])<<8 | uint16(k[1])
 				keywordsBy[b] = append(keywordsBy[b], k)
+				keywordPair[b] = true
 			}
 		}
 	})
@@ -226,14 +228,19 @@ func keywordIn(name []byte) bool {
 		return true // long names are rare: read them in context
 	}
 	lc := buf[:len(name)]
-	for i, c := range name {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		lc[i] = c
 	}
 	for i := 0; i+1 < len(lc); i++ {
-		for _, k := range keywordsBy[uint16(lc[i])<<8|uint16(lc[i+1])] {
+		pair := uint16(lc[i])<<8 | uint16(lc[i+1])
+		if !keywordPair[pair] {
+			continue
+		}
+		for _, k := range keywordsBy[pair] {
 			if len(lc)-i >= len(k) && string(lc[i:i+len(k)]) == k {
 				return true
 			}

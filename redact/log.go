@@ -15,7 +15,7 @@ import (
 // as Balanced. It costs a scan, and a second one only when a credential
 // prefix follows a letter, digit or '_'.
 func (r *Redactor) Hide(s string) string {
-	if r.mode == Off || s == "" {
+	if r.mode == Off || !mayHold(s) {
 		return s
 	}
 	cuts := r.hideCuts(s)
@@ -28,13 +28,38 @@ func (r *Redactor) Hide(s string) string {
 // Credential reports the type of the first credential Hide would remove
 // from s, or "" when there is none.
 func (r *Redactor) Credential(s string) string {
-	if s == "" || r.mode == Off {
+	if r.mode == Off || !mayHold(s) {
 		return ""
 	}
 	if cuts := r.hideCuts(s); len(cuts) > 0 {
 		return cuts[0].typ
 	}
 	return ""
+}
+
+// mayHold reports whether s may hold a credential at all: every KeySweep
+// rule needs one of its keywords in or just before its match, and a
+// credential in encoded bytes needs a run of 20 hex or base64
+// characters. A log line's method, path and status hold neither and cost
+// no scan.
+func mayHold(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	if len(s) > 128 || keywordIn(s) {
+		return true
+	}
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if b64Class[s[i]] {
+			if run++; run >= minB64Run {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 func (r *Redactor) hideCuts(s string) []cut {

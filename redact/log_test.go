@@ -2,7 +2,9 @@ package redact
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -37,5 +39,26 @@ func TestLogHandler(t *testing.T) {
 	out := buf.String()
 	if strings.Contains(out, ghToken[4:12]) || strings.Count(out, "[REDACTED:github_personal_access_token]") != 5 || !strings.Contains(out, "n=3") {
 		t.Errorf("log: %s", out)
+	}
+}
+
+// BenchmarkLogLine is the cost the log handler adds to an HTTP request's
+// log line (message, correlation id, method, path, MCP method).
+func BenchmarkLogLine(b *testing.B) {
+	log := slog.New(NewLogHandler(slog.NewTextHandler(io.Discard, nil), nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		log.LogAttrs(context.Background(), slog.LevelInfo, "http request", slog.String("correlation_id", "c-7f3a9b2e41d05c88"),
+			slog.String("method", "POST"), slog.String("path", "/mcp"), slog.Int("status", 200), slog.String("mcp_method", "tools/call"))
+	}
+}
+
+// BenchmarkLogLinePlain is the same line without the handler.
+func BenchmarkLogLinePlain(b *testing.B) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b.ReportAllocs()
+	for b.Loop() {
+		log.LogAttrs(context.Background(), slog.LevelInfo, "http request", slog.String("correlation_id", "c-7f3a9b2e41d05c88"),
+			slog.String("method", "POST"), slog.String("path", "/mcp"), slog.Int("status", 200), slog.String("mcp_method", "tools/call"))
 	}
 }
