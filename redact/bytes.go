@@ -442,14 +442,36 @@ func (r *Redactor) encodedCuts(s string, tok int32) []cut {
 		}
 		if k-j >= minB64Run && pad-j <= maxEncodedRun {
 			run := s[j:pad]
+			// The run's end is the end of its bytes unless a marker
+			// follows: there the bytes went on.
+			edge := !strings.HasPrefix(s[pad:], "[REDACTED:")
 			if b, how, sepd := decodeRun(run); how != renderNone {
-				bc := r.byteCuts(b, true)
+				bc := r.byteCuts(b, edge)
 				cuts = append(cuts, renderingCuts(bc, how, sepd, j, len(run), tok)...)
+			}
+			// Hex digits glued to other base64 characters: read as hex
+			// too, as they will be once a cut ends the run there.
+			if h := hexPrefix(run); h >= minB64Run && h < len(run) {
+				if runHasText(run[:h], true) {
+					b, _, _ := decodeHex(run[:h])
+					bc := r.byteCuts(b, false)
+					cuts = append(cuts, renderingCuts(bc, renderHex, false, j, h, tok)...)
+				}
 			}
 		}
 		i = pad
 	}
 	return cuts
+}
+
+// hexPrefix returns the length of the longest even-length run of hex
+// digits s starts with.
+func hexPrefix(s string) int {
+	i := 0
+	for i < len(s) && hexValue[s[i]] != 0xff {
+		i++
+	}
+	return i &^ 1
 }
 
 // isHexRun reports whether s is an even number of hex digits.

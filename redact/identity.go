@@ -211,7 +211,14 @@ func (x *idScan) run(from int) {
 	if len(mine) < 2 {
 		return
 	}
-	slices.SortFunc(mine, cmpCut)
+	// By start, the longer first: an e-mail address wins over the IP
+	// address or host it starts with.
+	slices.SortFunc(mine, func(a, b cut) int {
+		if a.start != b.start {
+			return int(a.start - b.start)
+		}
+		return int(b.end - a.end)
+	})
 	out := mine[:1]
 	for _, c := range mine[1:] {
 		if c.start >= out[len(out)-1].end {
@@ -305,12 +312,19 @@ func (x *idScan) emails() {
 		for en > k+1 && (s[en-1] == '.' || s[en-1] == '-') {
 			en--
 		}
-		if st == k || !domainLike(s[k+1:en]) {
-			continue
+		if st == k || st > 0 && s[st-1] == '@' || !domainLike(s[k+1:en]) && !ipv4Literal(s[k+1:en]) {
+			continue // no local part, one that is another address's domain, or no domain
 		}
 		x.add(st, en, KindEmail, x.pseudonym(KindEmail, s[st:en]))
 		i = en
 	}
+}
+
+// ipv4Literal reports whether d is a dotted-quad IPv4 address (an
+// e-mail address's domain may be one).
+func ipv4Literal(d string) bool {
+	a, err := netip.ParseAddr(d)
+	return err == nil && a.Is4()
 }
 
 // domainLike reports whether d has two or more non-empty labels and ends
@@ -356,7 +370,7 @@ func (x *idScan) ipv4s() {
 			en++
 		}
 		i = max(i, en)
-		if dots != 3 || en < len(s) && (isLetter(s[en]) || s[en] == '_' || s[en] == '-' ||
+		if dots != 3 || en < len(s) && (isLetter(s[en]) || s[en] == '_' || s[en] == '-' || s[en] == '@' ||
 			s[en] == '.' && en+1 < len(s) && isDigit(s[en+1])) {
 			continue
 		}
@@ -391,8 +405,8 @@ func (x *idScan) ipv6s() {
 			en--
 		}
 		c := s[st:en]
-		if strings.Count(c, ":") < 2 || st > 0 && (isLetter(s[st-1]) || isDigit(s[st-1]) || s[st-1] == '_') ||
-			en < len(s) && (isLetter(s[en]) || isDigit(s[en]) || s[en] == '_') {
+		if strings.Count(c, ":") < 2 || st > 0 && (isLetter(s[st-1]) || isDigit(s[st-1]) || s[st-1] == '_' || s[st-1] == '@') ||
+			en < len(s) && (isLetter(s[en]) || isDigit(s[en]) || s[en] == '_' || s[en] == '@') {
 			continue
 		}
 		if !strings.Contains(c, "::") && strings.Count(c, ":") != 7 {
@@ -432,16 +446,16 @@ func (x *idScan) paths() {
 		}
 		return trimPathEnd(s, i, e)
 	}
-	for i := 0; i < len(s); i++ {
-		if i = indexClass(s, i, &pathTrigger); i < 0 {
+	for pos := 0; pos < len(s); pos++ {
+		if pos = indexClass(s, pos, &pathTrigger); pos < 0 {
 			return
 		}
-		colon := s[i] == ':'
-		if colon { // a drive letter's colon: start at the letter
-			if i == 0 {
+		i := pos // where the path would start: a drive letter's colon starts at the letter
+		if s[pos] == ':' {
+			if pos == 0 || !isLetter(s[pos-1]) {
 				continue
 			}
-			i--
+			i = pos - 1
 		}
 		c := s[i]
 		var rootLen int
@@ -449,11 +463,7 @@ func (x *idScan) paths() {
 		case c == '/' && startsWord(i) && !within(x.urls, i):
 			seg := s[i+1:]
 			j := indexClass(seg, 0, &segEnd)
-			if j < 0 || seg[j] != '/' {
-				continue
-			}
-			seg = seg[:j]
-			if !pathRoots[seg] {
+			if j < 0 || seg[j] != '/' || !pathRoots[seg[:j]] {
 				continue
 			}
 			rootLen = 1
@@ -465,9 +475,6 @@ func (x *idScan) paths() {
 			(i == 0 || isDelim(s[i-1]) && s[i-1] != '\\' || s[i-1] == '='):
 			rootLen = 3
 		default:
-			if colon {
-				i++ // past the colon
-			}
 			continue
 		}
 		e := end(i)
@@ -475,7 +482,7 @@ func (x *idScan) paths() {
 			continue
 		}
 		x.add(i, e, KindPath, x.pseudonym(KindPath, s[i:e]))
-		i = e - 1
+		pos = max(pos, e-1)
 	}
 }
 

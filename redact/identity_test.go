@@ -19,6 +19,7 @@ func TestStrictFreeText(t *testing.T) {
 		{"connect to 10.0.0.5:8080.", "connect to " + p.hostPort("10.0.0.5") + ":8080."},
 		{"net 192.168.1.0/24 via 8.8.8.8", "net " + p.host("192.168.1.0") + "/24 via " + p.host("8.8.8.8")},
 		{"ip=203.0.113.7", "ip=" + p.host("203.0.113.7")},
+		{"root@10.0.0.5 logged in", p.email("root@10.0.0.5") + " logged in"},
 		{"v6 fe80::1%eth0 and [2001:db8::5]:443", "v6 " + p.host("fe80::1") + "%eth0 and [" + p.host("2001:db8::5") + "]:443"},
 		{"see https://shop.example.com:8443/a?x=1#f", "see https://" + p.hostPort("shop.example.com:8443") + "/a?x=1#f"},
 		{"https://u@intranet.corp/x", "https://u@" + p.host("intranet.corp") + "/x"},
@@ -88,5 +89,17 @@ func TestStrictResultFreeText(t *testing.T) {
 	}
 	if b, _ := newTest(t, Balanced).Result(res); b != res {
 		t.Errorf("balanced changed the result")
+	}
+}
+
+// Inputs the fuzzer found: each pass ends and is idempotent.
+func TestStrictFreeTextEnds(t *testing.T) {
+	r := newTest(t, Strict)
+	for _, s := range []string{"/:", "a /: b", "x/:/:", "~:", `\:`, "C:/:", ":/", "C:\\:", "0000000000@10::",
+		"0000000000@0000000.AA@0.AA", "0.0.0.1@0.AA", "10.0.0.0:00000112789A2BCX1"} {
+		once, _ := r.Text(s)
+		if twice, _ := r.Text(once); twice != once {
+			t.Errorf("%q -> %q -> %q", s, once, twice)
+		}
 	}
 }

@@ -58,7 +58,33 @@ func (r *Redactor) redactsIn(d *secretscan.Detection, text string) bool {
 		return true
 	}
 	rest, found := stripPseudonyms(text[d.Offset:d.End])
-	return !found || secretish(rest)
+	if found && !secretish(rest) {
+		return false
+	}
+	// A generic rule reads a keyword before its value; the word
+	// "private" of an address's pseudonym ("ip4-....private.invalid:...")
+	// is none.
+	return d.Family != "generic" || !afterPseudonym(text, d.Offset)
+}
+
+// afterPseudonym reports whether the word just before offset i of text
+// (before an optional ':' or '=' and quotes or spaces) is a pseudonym.
+func afterPseudonym(text string, i int) bool {
+	j := i
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '"' || text[j-1] == '\'') {
+		j--
+	}
+	if j > 0 && (text[j-1] == ':' || text[j-1] == '=') {
+		j--
+	}
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '"' || text[j-1] == '\'') {
+		j--
+	}
+	k := j
+	for k > 0 && j-k < 128 && !isDelim(text[k-1]) {
+		k--
+	}
+	return k < j && pseudonymLike(text[k:j])
 }
 
 var pseudoPrefixes = [...]string{"host-", "user-", "ip4-", "ip6-", "path-"}
@@ -221,4 +247,34 @@ func cmpCut(a, b cut) int {
 		return int(a.start) - int(b.start)
 	}
 	return int(a.end) - int(b.end)
+}
+
+// pseudonymLike reports whether v is one of Strict's pseudonyms whole: a
+// host or address under .invalid, an e-mail address at one, or a path's
+// "path-<12 hex>" (with its root and extension).
+func pseudonymLike(v string) bool {
+	if at := strings.LastIndexByte(v, '@'); at > 0 {
+		if !isPseudoLabel(v[:at], "user-") {
+			return false
+		}
+		v = v[at+1:]
+	}
+	if h, ok := strings.CutSuffix(v, invalidTLD); ok {
+		h = strings.TrimPrefix(h, "*.")
+		if isPseudoLabel(h, "host-") {
+			return true
+		}
+		if (strings.HasPrefix(h, "ip4-") || strings.HasPrefix(h, "ip6-")) && len(h) > 16 && h[16] == '.' {
+			return isPseudoLabel(h[:16], h[:4])
+		}
+		return false
+	}
+	if v == "" {
+		return false
+	}
+	_, rest := splitRoot(v)
+	if i := strings.LastIndexByte(rest, '.'); i > 0 {
+		rest = rest[:i]
+	}
+	return isPseudoLabel(rest, "path-")
 }
