@@ -501,6 +501,9 @@ var hexValue = func() (t [256]byte) {
 	return
 }()
 
+// hexTextHigh is whether a hex digit can start a text byte.
+var hexTextHigh = byteClass("0234567")
+
 // mixedCase reports whether s holds both lower- and upper-case letters:
 // base64 of bytes that are not all text does, and a URL path, a UUID or
 // a word run does not.
@@ -566,13 +569,23 @@ var b64Value = func() (t [256]byte) {
 // run of hex digits (hexRun) or base64 characters encodes hold a run of
 // text worth scanning.
 func runHasText(run string, hexRun bool) bool {
-	var t textTracker
 	if hexRun {
-		for i := 0; i+1 < len(run) && !t.found; i += 2 {
-			t.add(hexValue[run[i]]<<4 | hexValue[run[i+1]])
+		// A text byte's first hex digit is 0 (tab, line ends) or 2 to 7,
+		// and so is each byte of a UTF-16 character: minTextRun such
+		// pairs in a row or there is no text. byteCuts checks exactly.
+		n := 0
+		for i := 0; i+1 < len(run); i += 2 {
+			if hexTextHigh[run[i]] {
+				if n++; n >= minTextRun {
+					return true
+				}
+			} else {
+				n = 0
+			}
 		}
-		return t.found
+		return false
 	}
+	var t textTracker
 	if !mixedCase(run) {
 		return false
 	}
