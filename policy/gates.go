@@ -318,12 +318,22 @@ const maxSummary = 200
 
 // approvalQuestion names the tool and summarises its arguments on one
 // line, each string cut short and passed through the secret filter.
+//
+// An argument the tool's input schema marks with a privacy kind
+// (x-warden-privacy, from a `privacy` tag: a request body, header values,
+// a password) is never repeated, whatever it holds: the question shows
+// its marker instead.
 func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
 	var parts []string
 	if json.Valid(args) && jsonwalk.Kind(args) == "object" {
+		private := privateArgs(t)
 		_ = jsonwalk.EachMember(args, func(k, v []byte) error {
 			name, _ := jsonwalk.Unquote(k)
 			val := ""
+			if kind, ok := private[name]; ok {
+				parts = append(parts, name+"=[REDACTED:"+kind+"]")
+				return nil
+			}
 			switch jsonwalk.Kind(v) {
 			case "string":
 				s, _ := jsonwalk.Unquote(v)
@@ -348,6 +358,29 @@ func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
 		q += " " + strings.Join(parts, ", ")
 	}
 	return cut(q, maxSummary)
+}
+
+// privateArgs returns the arguments of t's input schema that carry a
+// privacy kind other than plain, with their kind.
+func privateArgs(t *tool.Tool) map[string]string {
+	var schema struct {
+		Properties map[string]struct {
+			Privacy string `json:"x-warden-privacy"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(t.InputSchema(), &schema) != nil {
+		return nil
+	}
+	var out map[string]string
+	for name, p := range schema.Properties {
+		if p.Privacy != "" && p.Privacy != tool.PrivacyPlain {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = p.Privacy
+		}
+	}
+	return out
 }
 
 // cut shortens s to at most n characters, marking the cut.

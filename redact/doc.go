@@ -35,7 +35,25 @@
 //	ip          kept                                       "ip4-<12 hex>.<class>.invalid", "ip6-..."
 //	email       kept                                       "user-<12 hex>@host-<12 hex>.invalid"
 //	path        kept                                       "/path-<12 hex>.pdf" (root and extension kept)
+//	bytes       the bytes of a credential (decoded from    same
+//	            hex or base64) become its marker; a tail
+//	            from a credential prefix on at the end
+//	            becomes "[REDACTED:partial_secret]"
 //	plain       kept                                       kept
+//
+// And what each mode does to every string of a result, typed or not (the
+// text pass, below):
+//
+//	free text   balanced                                   strict (balanced, plus)
+//	credential  "[REDACTED:<type>]"                        same
+//	identifier  kept (an ARN, an account ID, a bucket)     "[REDACTED:<type>]"
+//	hex, base64 decoded: a credential in the bytes goes    same
+//	            as in the bytes kind
+//	host, IP,   kept                                       the typed pseudonyms (see Strict's
+//	e-mail,                                                free-text pass below)
+//	path
+//
+// Off changes nothing, typed or free, text or bytes.
 //
 // An empty value stays empty in every mode: an empty password is a
 // finding, not a secret. An unknown kind is treated as secret (the SDK
@@ -124,8 +142,41 @@
 // .invalid, which is where pseudonyms live, so that pseudonymizing twice
 // changes nothing.
 //
-// Strict pseudonymizes typed fields only. The text pass removes
-// credentials, not identities: a host name in free text stays.
+// # Strict's free-text pass
+//
+// Strict pseudonymizes every string a result carries, not only typed
+// fields: text blocks, warnings and every member name and string value of
+// structured content, ours and third parties'. Free text has no type, so
+// each identity is recognised by a narrow shape (identity.go), and what
+// only looks like one is kept:
+//
+//   - a URL's host after "scheme://" (any name or address; a file: URL's
+//     path as a path), and the userinfo left to the credential pass;
+//   - an e-mail address: a domain of two or more labels ending in letters
+//     ("pkg@v1.2.3", "image@sha256:..." are not);
+//   - an IPv4 address: four octets not inside a longer dotted number or a
+//     word ("v1.2.3.4", "1.3.6.1.4.1", "10.0.19041.1" stay; a bare
+//     "1.2.3.4" reads as an address); an IPv6 address that parses, with a
+//     digit and hex letters of one case ("fe80::1"; "CDC::Add" is C++);
+//   - a bare host name: lower-case labels ending in a common top-level
+//     domain that is not also a file extension (com, net, org, io, dev,
+//     internal, corp, local...; not md, sh, py, rs, so, zip, app), standing
+//     alone: "db.internal" goes, "main.go", "System.IO", "java.io.File"
+//     and a host before "/" stay, the last because written without a
+//     scheme before a path it is a Go package or module path
+//     ("github.com/warden-mcp/warden") far more often than a link;
+//   - a local path: "C:\", "C:/", "\\server", "~/", or "/" and a first
+//     directory that is a filesystem root (home, Users, root, tmp, var,
+//     etc, opt, usr, srv, mnt, Volumes, private, data, build, src, go,
+//     lib, bin...); "/api/v1/users", "?next=/admin" and "text/html" are no
+//     paths. A ":line:col" after a path stays.
+//
+// Loopback and unspecified addresses, localhost and pseudonyms keep their
+// form, so the pass is idempotent; a credential that overlaps an identity
+// wins (its marker covers both). A pseudonym is never taken for a
+// credential on a later pass. The pass costs a few byte scans per string
+// and a keyed hash per distinct value (remembered within a result):
+// BenchmarkResult256KStrict measures it.
 //
 // # The text pass
 //
@@ -144,6 +195,49 @@
 // Nothing else is touched: a UUID, a hash digest, a commit ID, a URL
 // without credentials or an identifier next to a credential survive the
 // pass (TestTextKeepsWhatIsNotACredential).
+//
+// Bytes rendered as text are read too. Every run of 20 or more hex
+// digits (after an optional 0x) or base64 characters in any string is
+// decoded, unless KeySweep decodes it itself (base64 of text); the bytes
+// are read as text the way the strings tool reads them, and as UTF-16LE
+// where they hold such a run; each credential found there replaces the
+// hex digits, or the whole base64 quanta, that encode it, so what is left
+// either side still decodes. A run whose bytes hold no 8 text characters
+// in a row is not scanned. Hex dumps with offsets or a text column
+// between the bytes (hexdump -C) are not read as one run; a field of kind
+// bytes also takes hex pairs separated by a space, ':' or '-'.
+//
+// A credential cut by the edge of the bytes a result holds (a window read
+// from a larger buffer) matches no rule. Two things cover it: bytes that
+// end inside a run of token characters after a credential prefix
+// ("ghp_", "AKIA", "xoxb-": the prefixes of KeySweep's rules) lose that
+// tail ("[REDACTED:partial_secret]"); and a tool that returns a window of
+// a buffer passes ByteContext bytes either side to Bytes and removes every
+// byte of the window that belongs to a credential found there, as
+// Warden's byte tools do (HexWithout, Base64Without), so no sequence of
+// small windows puts one together. The tail of a cut credential without
+// its prefix cannot be told from other text in a window alone: a tool
+// that shows windows without context leaves that to its reader.
+//
+// # Named fields, logs and what is kept
+//
+// CredentialName says whether a form, JSON or multipart field name means a
+// credential (password, api_key, token...); CredentialMembers removes the
+// string values of such members from a JSON document, and http_parse
+// applies both: password=hunter2 is a password though no rule matches
+// hunter2. Query values and cookie values need no name: Balanced removes
+// every one (the URL and cookie policies above), since a name does not
+// tell a session ID from a theme.
+//
+// Hide is the credential pass for what must never hold a credential in
+// any mode: approval questions, logs (NewLogHandler wraps a slog.Handler)
+// and what a store keeps. It also finds a credential glued to the word
+// before it ("tok_ghp_...", "/tmp/xghp_..."), which the text pass's rules,
+// written for credentials that stand alone, do not. A string shorter than
+// 8 bytes, or of up to 128 bytes with no KeySweep keyword and no run of 20
+// hex or base64 characters, cannot hold a credential a rule matches and
+// costs no scan, so a log line's method, path and status are nearly free
+// (BenchmarkLogLine).
 //
 // Result covers every string a client reads: text blocks, embedded
 // resources' text, URI and _meta, every block's URI, name, title and

@@ -77,7 +77,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("KnownKind(%q) = true", k)
 		}
 	}
-	if len(Kinds()) != 10 {
+	if len(Kinds()) != 11 {
 		t.Errorf("Kinds() = %v", Kinds())
 	}
 }

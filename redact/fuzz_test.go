@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -118,6 +120,9 @@ func FuzzField(f *testing.F) {
 	f.Add(KindURL, "", "//host/p?x=y")
 	f.Add(KindHeader, "Set-Cookie", "a=b; Domain=example.com, c=d; Expires=Wed, 21 Oct 2015 07:28:00 GMT")
 	f.Add(KindHeader, "Forwarded", `for="[2001:db8::1]:4711";by=unknown;host=example.com`)
+	f.Add(KindBytes, "hex", hex.EncodeToString([]byte("\x00\x00"+ghToken+"\x00AKIAZ3")))
+	f.Add(KindBytes, "b64", base64.StdEncoding.EncodeToString([]byte("\x01"+ghToken)))
+	f.Add(KindBytes, "sep", "67 68 70 5f 77 57 50 77 35 6b 34 61")
 	f.Fuzz(func(t *testing.T, kind, name, value string) {
 		if v := fuzzRedactor(t, Off).Field(kind, name, value); v != value {
 			t.Fatalf("off changed %q to %q", value, v)
@@ -159,19 +164,23 @@ func FuzzText(f *testing.F) {
 	f.Add("token " + ghToken + " for user_id=12345")
 	f.Add(`{"password": "Sup3rS3cret!"}`)
 	f.Add("ünïcödé " + jwt + " \xff")
+	f.Add("mail alice@example.com from 10.0.0.5:8080 via https://u@db.internal/x, /home/alice/a.pdf C:\\Users\\bob fe80::1")
+	f.Add("dump 0x00006768705f" + hex.EncodeToString([]byte(ghToken[4:])) + "0000 " + base64.StdEncoding.EncodeToString([]byte("\x00\x01"+ghToken)))
 	f.Fuzz(func(t *testing.T, s string) {
 		if v, spans := fuzzRedactor(t, Off).Text(s); v != s || spans != nil {
 			t.Fatal("off changed the text")
 		}
-		r := fuzzRedactor(t, Balanced)
-		once, spans := r.Text(s)
-		for _, sp := range spans {
-			if sp.Start < 0 || sp.End > len(s) || sp.Start >= sp.End {
-				t.Fatalf("span %+v out of %d bytes", sp, len(s))
+		for _, mode := range []Mode{Balanced, Strict} {
+			r := fuzzRedactor(t, mode)
+			once, spans := r.Text(s)
+			for _, sp := range spans {
+				if sp.Start < 0 || sp.End > len(s) || sp.Start >= sp.End {
+					t.Fatalf("%s: span %+v out of %d bytes", mode, sp, len(s))
+				}
 			}
-		}
-		if twice, _ := r.Text(once); twice != once {
-			t.Fatalf("not idempotent: %q -> %q -> %q", s, once, twice)
+			if twice, _ := r.Text(once); twice != once {
+				t.Fatalf("%s: not idempotent: %q -> %q -> %q", mode, s, once, twice)
+			}
 		}
 	})
 }

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +22,7 @@ type scratch struct {
 	lines []line
 	cuts  []cut
 	named map[string]bool // member names seen in this call: hold a keyword?
+	memo  pseudoMemo      // Strict's pseudonyms made in this call
 }
 
 // seg is one appearance of a string in the scan text.
@@ -57,6 +57,7 @@ func (p *scratchPool) put(s *scratch) {
 	}
 	s.tz.src = nil
 	clear(s.named)
+	s.memo.reset()
 	p.p.Put(s)
 }
 
@@ -90,6 +91,7 @@ func (r *Redactor) redactJSON(sc *scratch, src []byte, rep *Report) (out []byte,
 	if err := r.scanBatches(sc, text, rep); err != nil {
 		return nil, false, err
 	}
+	r.scanEncoded(sc, text, rep)
 	if len(sc.cuts) == 0 {
 		return src, false, nil
 	}
@@ -201,9 +203,10 @@ func (r *Redactor) hasKeyword(sc *scratch, name []byte) bool {
 var (
 	keywordsOnce sync.Once
 	keywordsBy   map[uint16][]string // KeySweep's keywords (lower-case) by their first two bytes
+	keywordPair  [1 << 16]bool       // whether a keyword starts with these two bytes
 )
 
-func keywordIn(name []byte) bool {
+func keywordIn[S ~string | ~[]byte](name S) bool {
 	keywordsOnce.Do(func() {
 		keywordsBy = map[uint16][]string{}
 		seen := map[string]bool{}
@@ -216,6 +219,7 @@ func keywordIn(name []byte) bool {
 				seen[k] = true
 				b := uint16(k[0])<<8 | uint16(k[1])
 				keywordsBy[b] = append(keywordsBy[b], k)
+				keywordPair[b] = true
 			}
 		}
 	})
@@ -224,14 +228,19 @@ func keywordIn(name []byte) bool {
 		return true // long names are rare: read them in context
 	}
 	lc := buf[:len(name)]
-	for i, c := range name {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		lc[i] = c
 	}
 	for i := 0; i+1 < len(lc); i++ {
-		for _, k := range keywordsBy[uint16(lc[i])<<8|uint16(lc[i+1])] {
+		pair := uint16(lc[i])<<8 | uint16(lc[i+1])
+		if !keywordPair[pair] {
+			continue
+		}
+		for _, k := range keywordsBy[pair] {
 			if len(lc)-i >= len(k) && string(lc[i:i+len(k)]) == k {
 				return true
 			}
@@ -368,11 +377,37 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, text[a:b]) {
 			r.mapDetection(sc, d, a, rep)
 		}
 	}
 	return nil
+}
+
+// scanEncoded runs the bytes pass (encodedCuts) and, in Strict, the
+// identity pass (identityCuts) over every string of the scan text, each
+// read where it stands alone.
+func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
+	toks := sc.tz.toks
+	for _, l := range sc.lines {
+		if l.tok < 0 {
+			continue
+		}
+		t := &toks[l.tok]
+		n := t.v1 - t.v0
+		v := text[l.start : l.start+n]
+		if n >= minB64Run {
+			for _, c := range r.encodedCuts(v, l.tok) {
+				sc.cuts = append(sc.cuts, c)
+				rep.count(c.typ)
+			}
+		}
+		if r.mode == Strict {
+			n := len(sc.cuts)
+			sc.cuts = r.identityCuts(sc.cuts, v, l.tok, &sc.memo)
+			rep.Pseudonyms += len(sc.cuts) - n
+		}
+	}
 }
 
 // scanPiece scans one piece over the decode budget: a string alone, as a
@@ -400,7 +435,7 @@ func (r *Redactor) scanApart(sc *scratch, k int32, rep *Report) error {
 	}
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, string(v)) {
 			sc.cuts = append(sc.cuts, cut{tok: k, start: int32(d.Offset), end: int32(d.End), typ: d.Type})
 			rep.count(d.Type)
 		}
@@ -444,74 +479,90 @@ func (r *Redactor) rewrite(sc *scratch) []byte {
 	tz := &sc.tz
 	cuts := sc.cuts
 	slices.SortFunc(cuts, cmpCut)
-	type change struct {
-		tok int32
-		val string
-	}
 	var changes []change
+	var arena []byte // the changed strings, in order
+	var ends []int   // where each ends in arena
+	hasName := false
 	for i := 0; i < len(cuts); {
 		j := i
 		for j < len(cuts) && cuts[j].tok == cuts[i].tok {
 			j++
 		}
 		k := cuts[i].tok
-		changes = append(changes, change{k, applyCuts(string(tz.value(&tz.toks[k])), cuts[i:j])})
+		st := len(arena)
+		arena = appendCuts(arena, tz.value(&tz.toks[k]), cuts[i:j])
+		c := change{tok: k}
+		if tz.toks[k].flags&fName != 0 {
+			c.name, hasName = string(arena[st:]), true
+		}
+		changes = append(changes, c)
+		ends = append(ends, len(arena))
 		i = j
 	}
-	// A changed name must not collide with another member of its object.
-	var objs map[int32]bool
-	for _, c := range changes {
-		if tz.toks[c.tok].flags&fName != 0 {
-			if objs == nil {
-				objs = map[int32]bool{}
-			}
-			objs[tz.toks[c.tok].obj] = true
-		}
-	}
-	if objs != nil {
-		newName := map[int32]int{} // token -> index in changes
-		for i, c := range changes {
-			if tz.toks[c.tok].flags&fName != 0 {
-				newName[c.tok] = i
-			}
-		}
-		names := map[int32][]int32{}
-		for k := range tz.toks {
-			t := &tz.toks[k]
-			if t.flags&fName != 0 && objs[t.obj] {
-				names[t.obj] = append(names[t.obj], int32(k))
-			}
-		}
-		for _, ks := range names {
-			seen := map[string]bool{}
-			for _, k := range ks {
-				if _, ok := newName[k]; !ok {
-					seen[string(tz.value(&tz.toks[k]))] = true
-				}
-			}
-			for _, k := range ks {
-				ci, ok := newName[k]
-				if !ok {
-					continue
-				}
-				v := changes[ci].val
-				for n := 2; seen[v]; n++ {
-					v = changes[ci].val + "#" + strconv.Itoa(n)
-				}
-				seen[v] = true
-				changes[ci].val = v
-			}
-		}
+	if hasName {
+		r.uniqueNames(sc, changes)
 	}
 	src := tz.src
 	out := make([]byte, 0, len(src)+32*len(changes))
-	prev := 0
-	for _, c := range changes {
+	prev, st := 0, 0
+	for i, c := range changes {
 		t := &tz.toks[c.tok]
 		out = append(out, src[prev:t.raw0]...)
-		enc, _ := json.Marshal(c.val) // a string always encodes
-		out = append(out, enc...)
+		if c.name != "" || t.flags&fName != 0 {
+			out = appendJSONString(out, c.name)
+		} else {
+			out = appendJSONString(out, arena[st:ends[i]])
+		}
+		st = ends[i]
 		prev = int(t.raw1)
 	}
 	return append(out, src[prev:]...)
+}
+
+// change is one string rewrite changes.
+type change struct {
+	tok  int32
+	name string // a changed member name, which must stay unique
+}
+
+// uniqueNames keeps every object's member names apart: a changed name
+// that now equals another member's gets "#2", "#3"...
+func (r *Redactor) uniqueNames(sc *scratch, changes []change) {
+	tz := &sc.tz
+	objs := map[int32]bool{}
+	newName := map[int32]int{} // token -> index in changes
+	for i, c := range changes {
+		if tz.toks[c.tok].flags&fName != 0 {
+			objs[tz.toks[c.tok].obj] = true
+			newName[c.tok] = i
+		}
+	}
+	names := map[int32][]int32{}
+	for k := range tz.toks {
+		t := &tz.toks[k]
+		if t.flags&fName != 0 && objs[t.obj] {
+			names[t.obj] = append(names[t.obj], int32(k))
+		}
+	}
+	for _, ks := range names {
+		seen := map[string]bool{}
+		for _, k := range ks {
+			if _, ok := newName[k]; !ok {
+				seen[string(tz.value(&tz.toks[k]))] = true
+			}
+		}
+		for _, k := range ks {
+			ci, ok := newName[k]
+			if !ok {
+				continue
+			}
+			base := changes[ci].name
+			v := base
+			for n := 2; seen[v]; n++ {
+				v = base + "#" + strconv.Itoa(n)
+			}
+			seen[v] = true
+			changes[ci].name = v
+		}
+	}
 }

@@ -392,3 +392,66 @@ func (t *tokenizer) value(k *jstr) []byte {
 	}
 	return t.src[k.v0:k.v1]
 }
+
+// appendJSONString appends s as a JSON string, byte for byte as
+// encoding/json.Marshal writes it: '<', '>' and '&' escaped for HTML,
+// U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD
+// (TestAppendJSONStringIsMarshal).
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func decodeRune[S ~string | ~[]byte](s S) (rune, int) {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b)
+	}
+	return utf8.DecodeRuneInString(string(s))
+}

@@ -135,3 +135,24 @@ func FuzzTokenize(f *testing.F) {
 		checkTokenizer(t, doc)
 	})
 }
+
+// appendJSONString writes what encoding/json writes.
+func TestAppendJSONStringIsMarshal(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"b\s`, "\x00\x01\b\f\n\r\t\x1f\x7f", "<a href='x'>&amp;</a>", "\u2028\u2029",
+		"ünïcödé 😀", "bad \xff\xfe utf8 \xc3", "[REDACTED:github_personal_access_token]", "host-3f9a1c2b7d00.invalid"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("appendJSONString(%q) = %s; want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	f.Add("a\"<\u2028\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendJSONString(%q) = %s; want %s", s, got, want)
+		}
+	})
+}

@@ -71,13 +71,17 @@ const (
 	KindEmail = "email"
 	// KindPath is a local file path (POSIX, Windows or UNC).
 	KindPath = "path"
+	// KindBytes is bytes rendered as hex ("6768705f", "67 68 70 5f",
+	// "67:68") or base64: the credentials in the bytes are removed from
+	// the rendering (see the package documentation).
+	KindBytes = "bytes"
 	// KindPlain is declared to carry nothing sensitive: Field leaves it
 	// alone and only the text pass applies.
 	KindPlain = "plain"
 )
 
 var kinds = []string{KindSecret, KindCredential, KindCookie, KindHeader, KindURL,
-	KindHost, KindIP, KindEmail, KindPath, KindPlain}
+	KindHost, KindIP, KindEmail, KindPath, KindBytes, KindPlain}
 
 // Kinds lists the privacy kinds, in the order of the documentation.
 func Kinds() []string { return append([]string(nil), kinds...) }

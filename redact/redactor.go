@@ -158,6 +158,8 @@ func (r *Redactor) Field(kind, name, value string) string {
 			return r.pseudo.path(value)
 		}
 		return value
+	case KindBytes:
+		return r.fieldBytes(value)
 	}
 	return markerFor(KindSecret)
 }

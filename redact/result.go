@@ -20,6 +20,9 @@ type Report struct {
 	Strings int `json:"strings"`
 	// Bytes counts the bytes handed to the scanner.
 	Bytes int `json:"bytes"`
+	// Pseudonyms counts the host names, addresses, e-mail addresses and
+	// paths Strict replaced in free text.
+	Pseudonyms int `json:"pseudonyms,omitempty"`
 }
 
 func (rep *Report) count(typ string) {
@@ -210,10 +213,18 @@ func (r *Redactor) textField(s string, rep *Report) (string, error) {
 	var cuts []cut
 	for i := range res.Detections {
 		d := &res.Detections[i]
-		if r.redacts(d) {
+		if r.redactsIn(d, s) {
 			cuts = append(cuts, cut{start: int32(d.Offset), end: int32(d.End), typ: d.Type})
 			rep.count(d.Type)
 		}
+	}
+	for _, c := range r.encodedCuts(s, 0) {
+		cuts = append(cuts, c)
+		rep.count(c.typ)
+	}
+	for _, c := range r.identityCuts(nil, s, 0, nil) {
+		cuts = append(cuts, c)
+		rep.Pseudonyms++
 	}
 	if len(cuts) == 0 {
 		return s, nil

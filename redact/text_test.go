@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,6 +106,10 @@ func TestTextKeepsWhatIsNotACredential(t *testing.T) {
 	}
 	for _, mode := range []Mode{Balanced, Strict} {
 		r := newTest(t, mode)
+		keep := keep
+		if mode == Strict { // identities go in Strict (TestStrictFreeText)
+			keep = slices.DeleteFunc(slices.Clone(keep), func(s string) bool { return strings.Contains(s, "example.com") })
+		}
 		for _, s := range keep {
 			if got, spans := r.Text(s); got != s || spans != nil {
 				t.Errorf("%s Text(%q) = %q, %v; want it kept", mode, s, got, spans)

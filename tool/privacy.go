@@ -13,7 +13,10 @@ import (
 // of an output type with one (`privacy:"url"`); on a slice or map the kind
 // applies to its elements. KindPlain declares that a field holds nothing
 // sensitive. Whatever the tags, a server may also run a credential pass over
-// every string of every result.
+// every string of every result. On an argument (a field of the input type)
+// a kind other than plain says the server must never repeat it: it is
+// published as x-warden-privacy in the input schema, and Warden's approval
+// questions show its marker instead of its value.
 const (
 	PrivacySecret     = "secret"     // a secret value: a token, a key, a password
 	PrivacyCredential = "credential" // a user name or other login material
@@ -24,13 +27,14 @@ const (
 	PrivacyIP         = "ip"         // an IP address
 	PrivacyEmail      = "email"      // an e-mail address
 	PrivacyPath       = "path"       // a local file path
+	PrivacyBytes      = "bytes"      // bytes rendered as hex or base64
 	PrivacyPlain      = "plain"      // nothing sensitive
 )
 
 var privacyKinds = map[string]bool{
 	PrivacySecret: true, PrivacyCredential: true, PrivacyCookie: true, PrivacyHeader: true,
 	PrivacyURL: true, PrivacyHost: true, PrivacyIP: true, PrivacyEmail: true, PrivacyPath: true,
-	PrivacyPlain: true,
+	PrivacyBytes: true, PrivacyPlain: true,
 }
 
 // PrivacyKinds lists the privacy kinds, for servers that check their

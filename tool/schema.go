@@ -462,7 +462,10 @@ type jsonSchema struct {
 	// map's values); nil leaves it out.
 	AdditionalProperties any    `json:"additionalProperties,omitempty"`
 	Header               string `json:"x-mcp-header,omitempty"`
-	// Privacy is what a string of a result holds (output schemas only).
+	// Privacy is the privacy kind a string holds: in an output schema,
+	// what the server's privacy mode does to it; in an input schema, an
+	// argument the server never repeats (a secret, a request body), which
+	// approval questions leave out.
 	Privacy string `json:"x-warden-privacy,omitempty"`
 }
 
@@ -571,9 +574,7 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 	if f != nil {
 		s.Header = f.header
 	}
-	if mode == outputSchema {
-		s.Privacy = n.privacy
-	}
+	s.Privacy = n.privacy
 	return s
 }
 

@@ -41,10 +41,17 @@ func bininspectTools(deps Deps) ([]*tool.Tool, error) {
 			return nil, err
 		}
 	}
+	n := deps.Native
+	if n == nil {
+		n = &Native{}
+	}
 	builders := []func() (*tool.Tool, error){
 		b.openTool, b.viewListTool, b.viewCloseTool, b.viewSetActiveTool,
 		evalTool, triageTool, sectionsTool, symbolsTool, importsTool, exportsTool, stringsTool,
-		memoryReadTool, searchBytesTool, addressInfoTool, buildInfoTool,
+		func() (*tool.Tool, error) { return memoryReadTool(n) },
+		func() (*tool.Tool, error) { return searchBytesTool(n) },
+		func() (*tool.Tool, error) { return addressInfoTool(n) },
+		buildInfoTool,
 	}
 	var out []*tool.Tool
 	for _, f := range builders {

@@ -22,7 +22,7 @@ import (
 // AnnotationValue is one annotation as stored.
 type AnnotationValue struct {
 	Text   string `json:"text" privacy:"plain" desc:"The comment or name; empty for a function start."`
-	Author string `json:"author" privacy:"credential" desc:"The credential that set it."`
+	Author string `json:"author" privacy:"plain" desc:"The id of the credential that set it (local for the local user): a name, not a secret."`
 	Time   string `json:"time" privacy:"plain" desc:"When it was set (RFC 3339, UTC)."`
 	Seq    int64  `json:"seq" desc:"Its number in the file's log."`
 }
@@ -67,7 +67,7 @@ type AnnotationItem struct {
 	Offset  string `json:"offset" privacy:"plain" desc:"Address minus image base."`
 	Kind    string `json:"kind" privacy:"plain"`
 	Text    string `json:"text" privacy:"plain"`
-	Author  string `json:"author" privacy:"credential"`
+	Author  string `json:"author" privacy:"plain" desc:"The id of the credential that set it."`
 	Time    string `json:"time" privacy:"plain"`
 	Seq     int64  `json:"seq"`
 	Deleted bool   `json:"deleted,omitempty" desc:"In history: a deletion."`
@@ -137,7 +137,8 @@ func bininspectAnnotationTools(deps Deps) ([]*tool.Tool, error) {
 			Name:  "bininspect_comment_set",
 			Title: "Set a comment",
 			Description: "Set the comment at an address of the open binary, replacing the previous one. Comments are kept per tenant and file (by SHA-256), " +
-				"relative to the image base, across sessions, restarts and replicas; disassembly shows them. Returns the comment before and after.",
+				"relative to the image base, across sessions, restarts and replicas; disassembly shows them. Returns the comment before and after. " +
+				"A comment that holds a credential is refused (annotation_holds_secret): the store never keeps one.",
 			Annotations: write, Catalog: wcat, Scope: tool.ViewScoped,
 		}, c.commentSet)),
 		add(tool.New(tool.Def{
@@ -151,7 +152,8 @@ func bininspectAnnotationTools(deps Deps) ([]*tool.Tool, error) {
 			Name:  "bininspect_symbol_rename",
 			Title: "Name an address",
 			Description: "Give an address (a function, data) a name. The name resolves in address expressions of every bininspect tool " +
-				"and replaces the file's name or sub_<hex> in every listing (source user). Returns the name before and after.",
+				"and replaces the file's name or sub_<hex> in every listing (source user). Returns the name before and after. " +
+				"A name that holds a credential, even glued into an identifier (tok_ghp_...), is refused (annotation_holds_secret).",
 			Annotations: write, Catalog: wcat, Scope: tool.ViewScoped,
 		}, c.symbolRename)),
 		add(tool.New(tool.Def{
@@ -206,7 +208,25 @@ func annotationChangeOf(addr uint64, e annotation.Entry, ch annotation.Change) A
 		Before: annotationValue(ch.Before), After: annotationValue(ch.After), Changed: ch.Changed}
 }
 
+// CodeAnnotationSecret: a comment or name holds a credential, which the
+// annotation store never keeps, whatever the privacy mode.
+const CodeAnnotationSecret = "annotation_holds_secret"
+
+// refuseSecret refuses an annotation text that holds a credential: the
+// store keeps annotations for every later reader, so none may hold one.
+// A name is read with each of its parts standing alone too, so a token
+// glued into an identifier (tok_ghp_..., ghp_..._key) is found.
+func refuseSecret(what, text string) error {
+	if typ := balanced.Credential(text); typ != "" {
+		return errcode.New(CodeAnnotationSecret, "the "+what+" holds a credential ("+typ+"), and annotations never keep one: remove it and try again")
+	}
+	return nil
+}
+
 func (c *codeTools) commentSet(ctx context.Context, call *tool.Call, in commentSetArgs) (AnnotationChange, error) {
+	if err := refuseSecret("comment", in.Text); err != nil {
+		return AnnotationChange{}, err
+	}
 	_, e, err := c.writeTarget(ctx, call, uint64(in.Address), annotation.KindComment)
 	if err != nil {
 		return AnnotationChange{}, err
@@ -252,6 +272,9 @@ func (c *codeTools) symbolRename(ctx context.Context, call *tool.Call, in rename
 	if err := annotation.CheckName(in.Name); err != nil {
 		return RenameResult{}, err
 	}
+	if err := refuseSecret("name", in.Name); err != nil {
+		return RenameResult{}, err
+	}
 	v, e, err := c.writeTarget(ctx, call, uint64(in.Address), annotation.KindName)
 	if err != nil {
 		return RenameResult{}, err
@@ -269,6 +292,9 @@ func (c *codeTools) symbolRename(ctx context.Context, call *tool.Call, in rename
 func (c *codeTools) functionDefine(ctx context.Context, call *tool.Call, in defineArgs) (DefineResult, error) {
 	if in.Name != "" {
 		if err := annotation.CheckName(in.Name); err != nil {
+			return DefineResult{}, err
+		}
+		if err := refuseSecret("name", in.Name); err != nil {
 			return DefineResult{}, err
 		}
 	}

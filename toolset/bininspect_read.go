@@ -2,15 +2,49 @@ package toolset
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"strconv"
 	"strings"
 
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
+
+// secretBytes returns the spans of b, read at addr, that hold a
+// credential in the caller's privacy mode (none in off). The credential
+// pass reads redact.ByteContext bytes either side of b too, so a
+// credential that b cuts, its start or its end outside b, is found whole
+// and every byte of it within b is removed: no sequence of small reads
+// puts one together.
+func secretBytes(r *redact.Redactor, v *boundView, addr uint64, b []byte) []redact.Span {
+	if r.Mode() == redact.Off || len(b) == 0 {
+		return nil
+	}
+	left := min(uint64(redact.ByteContext), addr)
+	var pre []byte
+	for ; left > 0; left /= 2 {
+		if p, err := v.Bytes(addr-left, int(left)); err == nil && len(p) == int(left) {
+			pre = p
+			break
+		}
+	}
+	var post []byte
+	if end := addr + uint64(len(b)); end >= addr {
+		post, _ = v.Bytes(end, redact.ByteContext)
+	}
+	window := make([]byte, 0, len(pre)+len(b)+len(post))
+	window = append(append(append(window, pre...), b...), post...)
+	var out []redact.Span
+	for _, s := range r.Bytes(window) {
+		st, en := max(s.Start-len(pre), 0), min(s.End-len(pre), len(b))
+		if st < en {
+			s.Start, s.End, s.Length = st, en, en-st
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // The tools that read at addresses: eval, memory_read, search_bytes and
 // address_info. The raw bytes the last three show, and memory reads in
@@ -94,11 +128,11 @@ type MemoryReadResult struct {
 	Address   string `json:"address" privacy:"plain"`
 	Length    int    `json:"length" desc:"Bytes read: fewer than requested at the end of mapped memory (warning partial_read)."`
 	Requested int    `json:"requested"`
-	Hex       string `json:"hex" privacy:"plain"`
-	Base64    string `json:"base64" privacy:"plain"`
+	Hex       string `json:"hex" privacy:"bytes" desc:"The bytes in hex. Bytes that hold a credential are replaced by its marker ([REDACTED:<type>]) in balanced and strict privacy; the hex either side still decodes."`
+	Base64    string `json:"base64" privacy:"bytes" desc:"The bytes in base64; a credential's bytes are replaced as in hex, widened to whole base64 quanta, each piece decodable alone."`
 }
 
-func memoryReadTool() (*tool.Tool, error) {
+func memoryReadTool(n *Native) (*tool.Tool, error) {
 	return viewTool("bininspect_memory_read", "Read bytes",
 		"Read up to 64 KiB of the view's memory at an address, as hex and base64. Zero-fill memory (.bss) reads as zeros; a read that runs off the end of mapped memory returns fewer bytes with the warning partial_read.",
 		func(ctx context.Context, call *tool.Call, v *boundView, in memoryReadArgs) (MemoryReadResult, error) {
@@ -109,8 +143,9 @@ func memoryReadTool() (*tool.Tool, error) {
 			if len(b) < int(in.Length) {
 				call.Warn(WarnPartialRead, "the read ran past the end of mapped memory: "+strconv.Itoa(len(b))+" of "+strconv.FormatUint(uint64(in.Length), 10)+" bytes")
 			}
+			spans := secretBytes(n.privacy(ctx), v, uint64(in.Address), b)
 			return MemoryReadResult{Address: binview.Hex(uint64(in.Address)), Length: len(b), Requested: int(in.Length),
-				Hex: hex.EncodeToString(b), Base64: base64.StdEncoding.EncodeToString(b)}, nil
+				Hex: redact.HexWithout(b, spans), Base64: redact.Base64Without(b, spans)}, nil
 		})
 }
 
@@ -133,12 +168,12 @@ type SearchMatch struct {
 	FileOffset int64  `json:"file_offset"`
 	Section    string `json:"section,omitempty" privacy:"plain"`
 	Location   string `json:"location,omitempty" privacy:"plain" desc:"symbol+offset."`
-	Bytes      string `json:"bytes" privacy:"plain" desc:"The matched bytes, hex; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
+	Bytes      string `json:"bytes" privacy:"bytes" desc:"The matched bytes, hex; bytes of a credential are replaced by its marker in balanced and strict privacy; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
 
 	addr uint64
 }
 
-func searchBytesTool() (*tool.Tool, error) {
+func searchBytesTool(n *Native) (*tool.Tool, error) {
 	return viewTool("bininspect_search_bytes", "Search bytes",
 		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them).",
 		func(ctx context.Context, call *tool.Call, v *boundView, in searchArgs) (Page[SearchMatch], error) {
@@ -192,9 +227,10 @@ func searchBytesTool() (*tool.Tool, error) {
 			if v.withholdBytes(call) {
 				return page, nil
 			}
+			priv := n.privacy(ctx)
 			for i := range page.Items {
 				b, _ := v.Bytes(page.Items[i].addr, p.Len())
-				page.Items[i].Bytes = hex.EncodeToString(b)
+				page.Items[i].Bytes = redact.HexWithout(b, secretBytes(priv, v, page.Items[i].addr, b))
 			}
 			return page, nil
 		})
@@ -220,7 +256,7 @@ type AddressInfoResult struct {
 	Function      *GoFuncInfo   `json:"go_function,omitempty" desc:"The Go function that holds the address, with the source position of its entry."`
 	Import        *ImportItem   `json:"import,omitempty" desc:"Set when the address is an import's slot or stub."`
 	String        *StringAtInfo `json:"string,omitempty" desc:"Set when the address lies in a string."`
-	Preview       string        `json:"preview" privacy:"plain" desc:"Bytes from the address, hex; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
+	Preview       string        `json:"preview" privacy:"bytes" desc:"Bytes from the address, hex; bytes of a credential are replaced by its marker in balanced and strict privacy; empty where bininspect_memory_read is off for the caller (warning bytes_withheld)."`
 }
 
 // GoFuncInfo is a Go function from the function table.
@@ -239,7 +275,7 @@ type StringAtInfo struct {
 	Text     string `json:"text" privacy:"plain" desc:"The first 256 bytes."`
 }
 
-func addressInfoTool() (*tool.Tool, error) {
+func addressInfoTool(n *Native) (*tool.Tool, error) {
 	return viewTool("bininspect_address_info", "Describe an address",
 		"Say what is at an address: file offset, permissions, segment and section (with the offset into it), the symbol that holds it as symbol+offset, the Go function and its source file and line, the import whose slot or stub it is, the string it lies in, and a preview of the bytes.",
 		func(ctx context.Context, call *tool.Call, v *boundView, in addressInfoArgs) (AddressInfoResult, error) {
@@ -253,7 +289,7 @@ func addressInfoTool() (*tool.Tool, error) {
 				return AddressInfoResult{}, err
 			}
 			r := AddressInfoResult{Address: binview.Hex(a), Perm: info.Perm.String(), Segment: info.Segment, Section: info.Section,
-				Preview: hex.EncodeToString(info.Preview)}
+				Preview: redact.HexWithout(info.Preview, secretBytes(n.privacy(ctx), v, a, info.Preview))}
 			if info.HasOffset {
 				off := info.Offset
 				r.FileOffset = &off

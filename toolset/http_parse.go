@@ -1,14 +1,119 @@
 package toolset
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"mime"
+	"net/url"
+	"strings"
 
 	"github.com/warden-mcp/warden/codec"
 	"github.com/warden-mcp/warden/httpparse"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
+
+// hideCredentialFields removes from a parsed message, in place, the value
+// of every form, JSON and multipart field whose name means a credential:
+// from the decoded form, the compacted JSON and the body as written.
+func hideCredentialFields(r *redact.Redactor, m *httpparse.Message) {
+	hit := false
+	for i := range m.Form {
+		if redact.CredentialName(m.Form[i].Name) && m.Form[i].Value != "" {
+			m.Form[i].Value, hit = redact.CredentialMarker, true
+		}
+	}
+	if hit {
+		m.Body = hideFormFields(m.Body)
+	}
+	if len(m.JSON) > 0 {
+		m.JSON = r.CredentialMembers(m.JSON)
+		m.Body = r.CredentialMembers(m.Body)
+	}
+	for _, p := range m.Multipart {
+		if redact.CredentialName(p.Name) {
+			m.Body = hideParts(m.Body, m.ContentType)
+			break
+		}
+	}
+}
+
+// hideFormFields rewrites an application/x-www-form-urlencoded body with
+// the value of every credential field replaced, every other byte kept.
+func hideFormFields(body []byte) []byte {
+	segs := bytes.Split(body, []byte("&"))
+	for i, seg := range segs {
+		name, _, ok := bytes.Cut(seg, []byte("="))
+		if !ok {
+			continue
+		}
+		n, err := url.QueryUnescape(string(name))
+		if err != nil {
+			n = string(name)
+		}
+		if redact.CredentialName(n) {
+			trail := seg[len(bytes.TrimRight(seg, "\r\n")):] // a line end after the last field stays
+			segs[i] = append(append(append([]byte{}, name...), '='), append([]byte(redact.CredentialMarker), trail...)...)
+		}
+	}
+	return bytes.Join(segs, []byte("&"))
+}
+
+// hideParts rewrites a multipart body with the content of every part
+// whose name means a credential replaced, every other byte kept. A body
+// whose parts cannot be found again is replaced whole (fail closed).
+func hideParts(body []byte, contentType string) []byte {
+	_, params, err := mime.ParseMediaType(contentType)
+	boundary := params["boundary"]
+	if err != nil || boundary == "" {
+		return []byte(redact.CredentialMarker)
+	}
+	delim := []byte("--" + boundary)
+	var out []byte
+	rest := body
+	for {
+		i := bytes.Index(rest, delim)
+		if i < 0 {
+			return append(out, rest...)
+		}
+		out = append(out, rest[:i+len(delim)]...)
+		rest = rest[i+len(delim):]
+		next := bytes.Index(rest, delim)
+		if next < 0 {
+			return append(out, rest...)
+		}
+		part := rest[:next]
+		hdrEnd := bytes.Index(part, []byte("\r\n\r\n"))
+		sepLen := 4
+		if hdrEnd < 0 {
+			hdrEnd, sepLen = bytes.Index(part, []byte("\n\n")), 2
+		}
+		if hdrEnd >= 0 && credentialPart(part[:hdrEnd]) {
+			content := part[hdrEnd+sepLen:]
+			trail := content[len(bytes.TrimRight(content, "\r\n")):]
+			part = append(append(append([]byte{}, part[:hdrEnd+sepLen]...), redact.CredentialMarker...), trail...)
+		}
+		out = append(out, part...)
+		rest = rest[next:]
+	}
+}
+
+// credentialPart reports whether a part's headers name it as a
+// credential field.
+func credentialPart(headers []byte) bool {
+	for _, line := range strings.Split(string(headers), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "Content-Disposition") {
+			continue
+		}
+		if _, params, err := mime.ParseMediaType(strings.TrimSpace(v)); err == nil {
+			return redact.CredentialName(params["name"])
+		}
+	}
+	return false
+}
 
 type httpParseArgs struct {
 	Raw string `json:"raw" minLength:"1" maxLength:"1048576" code:"invalid_http_message" maxLengthCode:"input_too_large" desc:"A raw HTTP/1.1 request or response as text, headers and body, as copied from a proxy or a terminal. At most 1 MiB."`
@@ -18,7 +123,10 @@ type httpParseArgs struct {
 // policy of the privacy mode (Authorization keeps its scheme, cookies keep
 // their names), cookie values and credentials are removed, and query
 // values, which the URL policy removes from the target, are removed from
-// the decoded query too.
+// the decoded query too. In balanced and strict, the value of every form,
+// JSON and multipart field whose name means a credential
+// (redact.CredentialName: password, api_key, token...) is removed from
+// form, json and body alike.
 type HTTPParseResult struct {
 	Kind        string              `json:"kind" privacy:"plain" desc:"request or response."`
 	Method      string              `json:"method,omitempty" privacy:"plain"`
@@ -34,13 +142,13 @@ type HTTPParseResult struct {
 	Cookies     map[string][]string `json:"cookies,omitempty" privacy:"cookie" desc:"Cookie header values by cookie name."`
 	SetCookies  []HTTPSetCookie     `json:"set_cookies,omitempty"`
 	Auth        []HTTPAuth          `json:"auth,omitempty" desc:"Authorization and Proxy-Authorization, decoded."`
-	Body        string              `json:"body" privacy:"plain" desc:"The body after de-chunking: text, or base64 when binary (body_format)."`
+	Body        string              `json:"body" privacy:"plain" desc:"The body after de-chunking: text, or base64 when binary (body_format). In balanced and strict privacy the values of form, JSON and multipart fields whose names mean a credential (password, api_key, token...) are [REDACTED:credential]."`
 	BodyFormat  string              `json:"body_format" privacy:"plain" desc:"text or base64."`
 	BodyBytes   int                 `json:"body_bytes"`
 	ContentType string              `json:"content_type,omitempty" privacy:"plain"`
 	Chunked     bool                `json:"chunked,omitempty"`
 	JSON        json.RawMessage     `json:"json,omitempty" privacy:"plain" desc:"A JSON body, parsed and compacted."`
-	Form        map[string][]string `json:"form,omitempty" privacy:"plain" desc:"A form body's fields, decoded."`
+	Form        map[string][]string `json:"form,omitempty" privacy:"plain" desc:"A form body's fields, decoded; a field whose name means a credential is [REDACTED:credential] in balanced and strict privacy."`
 	Multipart   []HTTPPart          `json:"multipart,omitempty" desc:"A multipart body's parts, without their content."`
 	Warnings    []HTTPParseWarning  `json:"parse_warnings" desc:"Leniencies and ambiguities: bare LF, Content-Length and Transfer-Encoding together, a Content-Length that does not match, folded headers..."`
 }
@@ -83,7 +191,11 @@ type HTTPParseWarning struct {
 	Message string `json:"message" privacy:"plain"`
 }
 
-func httpParseTools(Deps) ([]*tool.Tool, error) {
+func httpParseTools(deps Deps) ([]*tool.Tool, error) {
+	n := deps.Native
+	if n == nil {
+		n = &Native{}
+	}
 	t, err := tool.New(tool.Def{
 		Name:  "http_parse",
 		Title: "Parse a raw HTTP request or response",
@@ -98,6 +210,9 @@ func httpParseTools(Deps) ([]*tool.Tool, error) {
 		m, err := httpparse.Parse(in.Raw)
 		if err != nil {
 			return HTTPParseResult{}, err
+		}
+		if r := n.privacy(ctx); r.Mode() != redact.Off {
+			hideCredentialFields(r, m)
 		}
 		return httpParseResult(m), nil
 	})

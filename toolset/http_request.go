@@ -24,8 +24,8 @@ const (
 type httpRequestArgs struct {
 	Method           string            `json:"method" default:"GET" minLength:"1" maxLength:"32" desc:"The HTTP method: any token (GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD, TRACE, or your own); CONNECT is refused."`
 	URL              string            `json:"url" minLength:"1" maxLength:"2048" code:"invalid_target" maxLengthCode:"url_too_long" desc:"The http or https URL. It must be inside the server's scope (tools.scope); private, internal and cloud-metadata addresses, and ports other than 80 and 443, are refused."`
-	Headers          map[string]string `json:"headers,omitempty" desc:"Request headers by name (at most 64, each value at most 8 KiB). Host and the framing headers (Content-Length, Transfer-Encoding, Connection...) are set by Warden and refused here. Their values are never echoed."`
-	Body             string            `json:"body,omitempty" maxLength:"1398104" desc:"The request body, at most 1 MiB: text, or base64 (body_format). Never echoed."`
+	Headers          map[string]string `json:"headers,omitempty" privacy:"secret" desc:"Request headers by name (at most 64, each value at most 8 KiB). Host and the framing headers (Content-Length, Transfer-Encoding, Connection...) are set by Warden and refused here. Their values are never echoed."`
+	Body             string            `json:"body,omitempty" privacy:"secret" maxLength:"1398104" desc:"The request body, at most 1 MiB: text, or base64 (body_format). Never echoed."`
 	BodyFormat       string            `json:"body_format" default:"text" enum:"text,base64" desc:"How body is given."`
 	Redirects        string            `json:"redirects" default:"none" enum:"none,same-origin,follow" desc:"none returns a redirect as it is; same-origin follows redirects that stay on the URL's scheme, host and port; follow follows any, each hop checked against the scope and the SSRF rules first. Credentials (Authorization, Cookie) are dropped when a redirect leaves the origin."`
 	MaxRedirects     int               `json:"max_redirects" default:"5" min:"0" max:"10" desc:"The most redirects to follow."`

@@ -48,7 +48,10 @@ type Deps struct {
 	// host the SSRF rules allow.
 	InScope func(host string) bool
 	// Native is what the warden_ tools read about the server. Nil: they
-	// answer with what a bare registry knows.
+	// answer with what a bare registry knows. Its Privacy also tells the
+	// byte tools (memory_read, address_info, search_bytes) and http_parse
+	// the caller's privacy mode, for what they must remove with context
+	// the field pass lacks; nil there is balanced.
 	Native *Native
 
 	// registry is the registry being filled, for warden_status.

@@ -36,7 +36,9 @@ type Native struct {
 	// Findings stores findings.
 	Findings finding.Store
 	// Privacy returns the caller's privacy redactor (its tenant's mode).
-	// Nil: balanced.
+	// Nil: balanced. The byte tools and http_parse read it too: a
+	// credential cut by a read window, and a form field named password,
+	// need context the typed field pass does not have.
 	Privacy func(ctx context.Context) *redact.Redactor
 	// CorrelationID is the call's correlation id.
 	CorrelationID func(ctx context.Context) string

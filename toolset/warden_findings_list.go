@@ -32,7 +32,7 @@ type FindingItem struct {
 	Evidence      string `json:"evidence,omitempty" privacy:"plain" desc:"As stored: already redacted by the tenant's privacy mode."`
 	SourceTool    string `json:"source_tool,omitempty" privacy:"plain"`
 	CorrelationID string `json:"correlation_id,omitempty" privacy:"plain"`
-	RecordedBy    string `json:"recorded_by" privacy:"credential"`
+	RecordedBy    string `json:"recorded_by" privacy:"plain" desc:"The id of the credential that recorded it: a name, not a secret."`
 	Created       string `json:"created" privacy:"plain"`
 }
 

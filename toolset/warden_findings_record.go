@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -13,7 +14,7 @@ type findingRecordArgs struct {
 	Title         string `json:"title" minLength:"1" maxLength:"200" desc:"A short statement of what was found: \"Reflected XSS in q on /search\"."`
 	Severity      string `json:"severity" enum:"critical,high,medium,low,info"`
 	Target        string `json:"target,omitempty" maxLength:"2048" desc:"What it was found on: a URL, host, file or component."`
-	Evidence      string `json:"evidence,omitempty" maxLength:"16384" desc:"What shows it: a request and response excerpt, a tool's output. Stored after the tenant's privacy mode removes credentials from it."`
+	Evidence      string `json:"evidence,omitempty" maxLength:"16384" desc:"What shows it: a request and response excerpt, a tool's output. Stored with its credentials removed unless the tenant's privacy mode is off."`
 	SourceTool    string `json:"source_tool,omitempty" maxLength:"64" desc:"The tool whose output showed it."`
 	CorrelationID string `json:"correlation_id,omitempty" maxLength:"128" desc:"The correlation id of the call that showed it (warden_audit_query lists them). Default: this call's."`
 }
@@ -34,8 +35,9 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		Name:  "warden_findings_record",
 		Title: "Record a finding",
 		Description: "Record a security finding (title, severity, target, evidence, the source tool and call) in this " +
-			"server's store, for this tenant only; people export them with warden findings export. Credentials in the " +
-			"evidence are removed by the tenant's privacy mode before it is stored. Writes to Warden's own store and " +
+			"server's store, for this tenant only; people export them with warden findings export. Unless the tenant's " +
+			"privacy mode is off, credentials in the title, target and evidence and the target's query values are removed " +
+			"before it is stored. Writes to Warden's own store and " +
 			"nowhere else; a person approves the tool once.",
 		Annotations: tool.Annotations{},
 		Catalog:     tool.Catalog{Category: "warden", Trust: tool.TrustConfirm},
@@ -47,7 +49,16 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		if n.Findings == nil {
 			return FindingRecordResult{}, &tool.Error{Code: finding.CodeUnavailable, Message: "this server keeps no findings"}
 		}
-		evidence, spans := n.privacy(ctx).Text(in.Evidence)
+		// The store keeps what balanced leaves (credentials out, URL
+		// query values and userinfo out of the target) unless the
+		// tenant's mode is off; lists and exports apply the tenant's
+		// mode, strict's pseudonyms included, on the way out.
+		title, target, evidence, spans := in.Title, in.Target, in.Evidence, []redact.Span(nil)
+		if n.privacy(ctx).Mode() != redact.Off {
+			title, _ = balanced.Text(title)
+			target, _ = balanced.Text(balanced.Field(redact.KindURL, "target", target))
+			evidence, spans = balanced.Text(evidence)
+		}
 		truncated := false
 		if len(evidence) > finding.MaxEvidence {
 			cut := finding.MaxEvidence
@@ -60,8 +71,8 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		if corr == "" && n.CorrelationID != nil {
 			corr = n.CorrelationID(ctx)
 		}
-		f := &finding.Finding{Tenant: c.findingsTenant(), Credential: c.Credential, Title: in.Title, Severity: in.Severity,
-			Target: in.Target, Evidence: evidence, SourceTool: in.SourceTool, CorrelationID: corr}
+		f := &finding.Finding{Tenant: c.findingsTenant(), Credential: c.Credential, Title: title, Severity: in.Severity,
+			Target: target, Evidence: evidence, SourceTool: in.SourceTool, CorrelationID: corr}
 		if err := finding.Record(ctx, n.Findings, f, n.now()); err != nil {
 			return FindingRecordResult{}, err
 		}

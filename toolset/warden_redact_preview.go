@@ -13,7 +13,7 @@ import (
 
 type redactPreviewArgs struct {
 	Text string `json:"text" maxLength:"1048576" maxLengthCode:"input_too_large" desc:"The text, or JSON value (as kind json), to preview. At most 1 MiB."`
-	Kind string `json:"kind" default:"text" enum:"text,json,url,header,cookie,host,ip,email,path,secret,credential" desc:"What text is: free text (the credential pass), a JSON value (the credential pass over every member name and string), or one value of a result field's privacy kind (url, header, cookie...: the typed pass, then the credential pass)."`
+	Kind string `json:"kind" default:"text" enum:"text,json,url,header,cookie,host,ip,email,path,bytes,secret,credential" desc:"What text is: free text (the credential pass), a JSON value (the credential pass over every member name and string), or one value of a result field's privacy kind (url, header, cookie, bytes...: the typed pass, then the credential pass)."`
 	Name string `json:"name,omitempty" maxLength:"256" desc:"For kind header or cookie: the header or cookie name (Authorization, Set-Cookie...)."`
 }
 

@@ -32,7 +32,7 @@ type StatusServer struct {
 
 // StatusCaller is who called.
 type StatusCaller struct {
-	Credential string `json:"credential" privacy:"credential"`
+	Credential string `json:"credential" privacy:"plain" desc:"The credential's id (local for the local user): a name, not a secret."`
 	Tenant     string `json:"tenant" privacy:"plain"`
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/redact"
 )
 
 func (e *env) findingsCommand() *cobra.Command {
@@ -31,9 +33,12 @@ func (e *env) findingsExportCommand() *cobra.Command {
 		Short: "Export a tenant's findings as JSON, SARIF 2.1.0 or a self-contained HTML page",
 		Long: "Print a tenant's recorded findings, newest first, in one of three forms:\n" +
 			"--json (fields only ever grow), --sarif (SARIF 2.1.0, for code-scanning\n" +
-			"dashboards) or --html (one page, no script, every value escaped). Evidence\n" +
-			"was redacted by the tenant's privacy mode when it was recorded. --since and\n" +
-			"--until take RFC 3339 times or durations back from now (24h).",
+			"dashboards) or --html (one page, no script, every value escaped). Every form\n" +
+			"applies the tenant's privacy mode from the configuration, as\n" +
+			"warden_findings_list does: credentials and the target's query values go in\n" +
+			"balanced and strict, strict replaces hosts, addresses, e-mail addresses and\n" +
+			"paths by their pseudonyms, off shows what was stored. --since and --until\n" +
+			"take RFC 3339 times or durations back from now (24h).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
@@ -72,6 +77,9 @@ func (e *env) findingsExportCommand() *cobra.Command {
 				last := page[len(page)-1]
 				flt.After = finding.Cursor{Created: last.Created, ID: last.ID}
 			}
+			if all, err = privateFindings(cmd.Context(), cfg, st, all); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
 			var w io.Writer = e.stdout
 			if output != "" {
 				fh, err := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -109,4 +117,32 @@ func (e *env) findingsExportCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory of the embedded database")
 	fl.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: the embedded database)")
 	return c
+}
+
+// privateFindings applies each finding's tenant's privacy mode, as
+// warden_findings_list applies it: the target gets the URL policy, and
+// every string the credential pass (and strict's pseudonyms, under the
+// server's pseudonym key, so that they match what the tools show).
+func privateFindings(ctx context.Context, cfg Config, st limitsStore, fs []finding.Finding) ([]finding.Finding, error) {
+	keys, err := sharedKeys(ctx, cfg, st, cfg.sharedStore())
+	if err != nil {
+		return nil, err
+	}
+	key, err := keys.key(keys.pseudonym, cfg.StateDir, pseudonymKeyName)
+	if err != nil {
+		return nil, err
+	}
+	priv, err := newPrivacy(cfg, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]finding.Finding, len(fs))
+	for i, f := range fs {
+		r := priv.forTenant(f.Tenant)
+		text := func(s string) string { t, _ := r.Text(s); return t }
+		f.Title, f.Evidence, f.Credential = text(f.Title), text(f.Evidence), text(f.Credential)
+		f.Target = text(r.Field(redact.KindURL, "target", f.Target))
+		out[i] = f
+	}
+	return out, nil
 }

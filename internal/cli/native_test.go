@@ -98,9 +98,10 @@ func TestWardenStatus(t *testing.T) {
 	if slots["held"] != 0.0 || slots["max"] == 0.0 || lim["monthly"].(map[string]any)["limit"] != -1.0 {
 		t.Errorf("limits %v", lim)
 	}
-	// Balanced (acme): the credential id is removed, the tenant stays.
+	// Balanced (acme): the credential id is a name, not a secret: it
+	// stays, and so does the tenant.
 	resp := call(alice, "warden_status", `{}`)
-	if bytes.Contains(resp, []byte("cred-alice-7731")) || !bytes.Contains(resp, []byte(`"tenant":"acme"`)) {
+	if !bytes.Contains(resp, []byte(`"credential":"cred-alice-7731"`)) || !bytes.Contains(resp, []byte(`"tenant":"acme"`)) {
 		t.Errorf("balanced status: %.300s", resp)
 	}
 }

@@ -79,6 +79,15 @@ func (p *privacy) forCall(ctx context.Context) *redact.Redactor {
 	return p.byMode[p.server]
 }
 
+// forTenant returns the redactor of a tenant's mode: its own, or the
+// server's.
+func (p *privacy) forTenant(tenant string) *redact.Redactor {
+	if m, ok := p.tenants[tenant]; ok {
+		return p.byMode[m]
+	}
+	return p.byMode[p.server]
+}
+
 // field is the typed pass (mcp.Options.Redactor): nil when the mode is off.
 func (p *privacy) field(ctx context.Context) tool.Redactor {
 	r := p.forCall(ctx)
@@ -94,8 +103,8 @@ func (p *privacy) result(ctx context.Context, _ *tool.Tool, res *tool.Result) (*
 	return p.forCall(ctx).Result(res)
 }
 
-// hide replaces credentials in one string (policy.Controls.HideSecrets).
+// hide replaces credentials in one string (policy.Controls.HideSecrets),
+// those glued to a word before them too.
 func (p *privacy) hide(s string) string {
-	out, _ := p.questions.Text(s)
-	return out
+	return p.questions.Hide(s)
 }

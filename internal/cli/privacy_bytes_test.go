@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// decodedPieces decodes a byte rendering that may hold markers: the hex
+// or base64 between markers, concatenated with a NUL where a marker was.
+func decodedPieces(t *testing.T, s string, b64 bool) []byte {
+	t.Helper()
+	var out []byte
+	for s != "" {
+		i := strings.Index(s, "[REDACTED:")
+		piece := s
+		if i >= 0 {
+			piece = s[:i]
+		}
+		var b []byte
+		var err error
+		if b64 {
+			b, err = base64.StdEncoding.DecodeString(piece)
+		} else {
+			b, err = hex.DecodeString(piece)
+		}
+		if err != nil {
+			t.Fatalf("%q does not decode: %v", piece, err)
+		}
+		out = append(out, b...)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 {
+			t.Fatalf("unterminated marker in %q", s)
+		}
+		out = append(out, 0)
+		s = s[i+j+1:]
+	}
+	return out
+}
+
+// leaksPiece reports whether b holds any n consecutive bytes of secret.
+func leaksPiece(b []byte, secret string, n int) bool {
+	for i := 0; i+n <= len(secret); i++ {
+		if bytes.Contains(b, []byte(secret[i:i+n])) {
+			return true
+		}
+	}
+	return false
+}
+
+// A token in a binary leaves through no byte rendering: memory_read's hex
+// and base64 (wherever the token starts in the read), address_info's
+// preview and search_bytes' matched bytes, in balanced and strict; off
+// keeps every byte. A read window that cuts the token (its start or its
+// end outside the window) returns none of the token's bytes either, so
+// no sequence of small reads puts the token together again.
+func TestPrivacyOnBinaryBytes(t *testing.T) {
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\x48\x8b\x05\x00\x00\x00\x00config/settings.json\x00\x00"), testToken...)
+	data = append(data, "\x00\x00Usage: tool [options]\x00\x31\xc0\xc3"...)
+	at := bytes.Index(data, []byte(testToken))
+	end := at + len(testToken)
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		type read struct{ addr, n int }
+		for _, r := range []read{
+			{0, len(data)},       // the whole file: the token mid-read
+			{at - 1, 48},         // one byte before the token
+			{at, len(testToken)}, // exactly the token
+			{at + 10, 20},        // inside the token: both ends cut
+			{at - 8, 20},         // the token's start, cut at the end
+			{end - 12, 20},       // the token's end, cut at the start
+			{at + 3, 1},          // one byte of it
+		} {
+			args := `{"address":"` + hexAddr(r.addr) + `","length":` + strconv.Itoa(r.n) + `}`
+			out := call("bininspect_memory_read", args)
+			sc := structuredOf(t, out)
+			hx, b64 := decodedPieces(t, sc["hex"].(string), false), decodedPieces(t, sc["base64"].(string), true)
+			want := data[r.addr : r.addr+r.n]
+			if mode == "off" {
+				if !bytes.Equal(hx, want) || !bytes.Equal(b64, want) {
+					t.Errorf("off: read %+v changed: %q %q", r, hx, b64)
+				}
+				continue
+			}
+			piece := 4
+			if r.n < 8 {
+				piece = 1
+			}
+			lo, hi := max(r.addr, at), min(r.addr+r.n, end)
+			if lo < hi && hi-lo >= piece && (leaksPiece(hx, testToken[lo-at:hi-at], piece) || leaksPiece(b64, testToken[lo-at:hi-at], piece)) {
+				t.Errorf("%s: read %+v returns token bytes: hex %q base64 %q", mode, r, hx, b64)
+			}
+			if r.addr == 0 && (!bytes.Contains(hx, []byte("config/settings.json")) || !bytes.Contains(hx, []byte("Usage: tool [options]"))) {
+				t.Errorf("%s: the bytes around the token went too: %q", mode, hx)
+			}
+		}
+		for _, p := range []int{at - 4, at + 20} {
+			out := call("bininspect_address_info", `{"address":"`+hexAddr(p)+`","preview":64}`)
+			pv := decodedPieces(t, structuredOf(t, out)["preview"].(string), false)
+			if (mode == "off") != leaksPiece(pv, testToken, 4) {
+				t.Errorf("%s: address_info preview at %#x: %q", mode, p, pv)
+			}
+		}
+		out := call("bininspect_search_bytes", `{"text":"ghp_"}`)
+		out2 := call("bininspect_search_bytes", `{"pattern":"70 5f `+strings.Repeat("?? ", 30)+`","address":"`+hexAddr(at+2)+`"}`)
+		for _, o := range []string{out, out2} {
+			items := structuredOf(t, o)["items"].([]any)
+			if len(items) == 0 {
+				t.Fatalf("%s: no match: %.400s", mode, o)
+			}
+			b := decodedPieces(t, items[0].(map[string]any)["bytes"].(string), false)
+			if (mode == "off") != leaksPiece(b, testToken, 4) {
+				t.Errorf("%s: search match bytes %q", mode, b)
+			}
+		}
+	}
+}
+
+func hexAddr(n int) string { return fmt.Sprintf("%#x", n) }
