@@ -17,7 +17,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := l.Config()
-	c.Now = nil
+	c.Now, c.Logger = nil, nil
 	want := Config{
 		Transport:             RatePolicy{Limit: 120, Window: 60 * time.Second},
 		ScanRate:              RatePolicy{Limit: 10, Window: 60 * time.Second},
@@ -26,7 +26,9 @@ func TestConfigDefaults(t *testing.T) {
 		ScannerCapacity:       16,
 		LeaseTTL:              180 * time.Second,
 		TransportTimeout:      100 * time.Millisecond,
+		TransportMaxWait:      2 * time.Second,
 		ScanTimeout:           500 * time.Millisecond,
+		ScanMaxWait:           5 * time.Second,
 		UnavailableRetryAfter: 2 * time.Second,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -46,6 +48,7 @@ func TestConfigInvalid(t *testing.T) {
 		{"negative capacity", Config{ScannerCapacity: -3}},
 		{"short ttl", Config{LeaseTTL: time.Second}},
 		{"negative timeout", Config{ScanTimeout: -time.Second}},
+		{"negative wait", Config{TransportMaxWait: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 // is back: audit records that could not be written wait in memory, in
 // order, and slot releases (with the refund of a call that failed through
 // the server) that could not be made are retried, rather than leaving the
-// credential locked out until the lease expires.
+// credential locked out until the lease expires; so are the limiter's
+// cancellations of admissions whose answer was lost (limits.Limiter.Settle).
 //
 // The audit trail promises a record of every call. A call whose record
 // cannot be written is still recorded, later; when the records waiting
@@ -111,17 +112,19 @@ func (c *Controls) retryRelease(scan *limits.Scan, refund bool) {
 }
 
 // Pending reports the audit records and slot releases waiting for the
-// store.
+// store. Releases include the limiter's cancellations of admissions whose
+// answer was lost (limits.Limiter.Unsettled).
 func (c *Controls) Pending() (audit, releases int) {
+	unsettled := c.Limiter.Unsettled()
 	r := &c.repairs
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.pending), len(r.releases)
+	return len(r.pending), len(r.releases) + unsettled
 }
 
 // Repair writes the audit records waiting, oldest first, and retries the
-// slot releases waiting; it stops at the first audit write the store
-// refuses. A release whose lease has expired meanwhile is dropped: its
+// slot releases and the limiter's cancellations waiting; it stops at the
+// first audit write the store refuses. A release whose lease has expired meanwhile is dropped: its
 // slot is free anyway.
 func (c *Controls) Repair(ctx context.Context) {
 	r := &c.repairs
@@ -177,6 +180,7 @@ func (c *Controls) Repair(ctx context.Context) {
 		r.releases = append(r.releases, left...)
 		r.mu.Unlock()
 	}
+	c.Limiter.Settle(ctx)
 }
 
 // Run repairs every interval (zero: DefaultRepairInterval) while anything

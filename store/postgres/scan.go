@@ -48,10 +48,44 @@ func (s *Store) RenewLease(ctx context.Context, leaseID string, now time.Time, t
 	return nil
 }
 
-// ReleaseLease implements limits.ScanStore.
+// ReleaseLease implements limits.ScanStore. It leaves a fence alone.
 func (s *Store) ReleaseLease(ctx context.Context, leaseID string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM scan_lease WHERE lease_id = $1`, leaseID)
+	_, err := s.pool.Exec(ctx, `DELETE FROM scan_lease WHERE lease_id = $1 AND fence_until_us = 0`, leaseID)
 	return err
+}
+
+// CancelAdmission implements limits.ScanStore in one transaction. The
+// fence comes first: if the admission is still running and has written
+// its lease, the fence waits for it to end (the lease's primary key) and
+// then frees what it committed; if it has not, the fence commits first
+// and the admission's own lease insert fails, rolling it back whole.
+// Either way the charge is looked up only after the admission can no
+// longer commit one.
+func (s *Store) CancelAdmission(ctx context.Context, a limits.Admit, now time.Time) (bool, error) {
+	var refunded bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		refunded = false
+		if _, err := tx.Exec(ctx, `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us, fence_until_us)
+			VALUES ($1, $2, '', $3, 0, $4)
+			ON CONFLICT (lease_id) DO UPDATE SET expires_us = 0, fence_until_us = greatest(scan_lease.fence_until_us, excluded.fence_until_us)`,
+			a.LeaseID, a.Credential, a.Tool, now.Add(a.LeaseTTL).UnixMicro()); err != nil {
+			return err
+		}
+		var period string
+		err := tx.QueryRow(ctx, `DELETE FROM scan_ledger WHERE credential = $1 AND call_id = $2 AND lease_id = $3 RETURNING period`,
+			a.Credential, a.CallID, a.LeaseID).Scan(&period)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		refunded = true
+		_, err = tx.Exec(ctx, `UPDATE quota_counter SET used = used - 1 WHERE credential = $1 AND period = $2 AND used > 0`,
+			a.Credential, period)
+		return err
+	})
+	return refunded && err == nil, err
 }
 
 // RefundScan implements limits.ScanStore.

@@ -148,7 +148,7 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM rate_log WHERE expires_us < $1`, n); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM scan_lease WHERE expires_us <= $1`, n); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM scan_lease WHERE expires_us <= $1 AND fence_until_us <= $1`, n); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {

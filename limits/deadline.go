@@ -1,0 +1,191 @@
+package limits
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Deadlines that tell a slow store from one that is down.
+//
+// A fixed deadline per store call cannot: on a loaded host, or with many
+// calls queued for a connection, a healthy store takes longer than any
+// deadline short enough to notice an outage quickly, and the limiter
+// would refuse calls that a moment's wait would have admitted. So a call
+// is refused as unavailable only when the store has gone quiet: neither
+// it nor any other store call of the Limiter has been answered for the
+// quiet period (Config.TransportTimeout, Config.ScanTimeout). While the
+// store keeps answering, a call waits its turn, up to a bound that holds
+// however busy the store is (Config.TransportMaxWait, Config.ScanMaxWait).
+// A store that is down answers nothing, so its calls are refused after
+// the quiet period, as before; a slow one only delays them.
+//
+// Only answers count: a call that fails is not progress. Time here is the
+// process's real clock (time.Now), never Config.Now, which dates
+// decisions and may be a test's fixed clock.
+
+// errStoreQuiet and errWaitBound are the causes run cancels a store call
+// with.
+var (
+	errStoreQuiet = errors.New("the store answered nothing for the quiet period")
+	errWaitBound  = errors.New("the call waited its longest wait")
+)
+
+// storeWatch records when the store last answered a call.
+type storeWatch struct {
+	last atomic.Int64 // time.Now().UnixNano() of the last answer
+	log  burstLog
+}
+
+func (w *storeWatch) answered(now time.Time) { w.last.Store(now.UnixNano()) }
+
+// storeOp names a store call in logs.
+type storeOp string
+
+const (
+	opTakeRate        storeOp = "TakeRate"
+	opAdmitScan       storeOp = "AdmitScan"
+	opCancelAdmission storeOp = "CancelAdmission"
+	opRenewLease      storeOp = "RenewLease"
+	opReleaseLease    storeOp = "ReleaseLease"
+	opRefundScan      storeOp = "RefundScan"
+	opReadUsage       storeOp = "ReadUsage"
+)
+
+// deadline is one kind of call's pair of bounds.
+type deadline struct{ quiet, max time.Duration }
+
+func (l *Limiter) transportDeadline() deadline {
+	return deadline{l.cfg.TransportTimeout, l.cfg.TransportMaxWait}
+}
+
+func (l *Limiter) scanDeadline() deadline { return deadline{l.cfg.ScanTimeout, l.cfg.ScanMaxWait} }
+
+// run calls fn under d. fn's context ends when the store has been quiet
+// for d.quiet (measured from the later of the call's start and the last
+// answer to any call), or when d.max has passed since the start. An
+// answer is fn returning nil or a store-level answer such as
+// ErrStoreLeaseLost; each one pushes every waiting call's quiet deadline
+// back. A failure is reported to the burst log with code, unless the
+// caller's own context ended (a client leaving is not a store fault).
+func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn func(context.Context) error) error {
+	start := time.Now()
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(context.Canceled)
+	var mu sync.Mutex
+	var t *time.Timer
+	var done atomic.Bool
+	check := func() {
+		if done.Load() {
+			return
+		}
+		now := time.Now()
+		if now.Sub(start) >= d.max {
+			cancel(errWaitBound)
+			return
+		}
+		ref := max(start.UnixNano(), l.watch.last.Load())
+		idle := now.Sub(time.Unix(0, ref))
+		if idle >= d.quiet {
+			cancel(errStoreQuiet)
+			return
+		}
+		mu.Lock()
+		t.Reset(min(d.quiet-idle, d.max-now.Sub(start)))
+		mu.Unlock()
+	}
+	mu.Lock()
+	t = time.AfterFunc(min(d.quiet, d.max), check)
+	mu.Unlock()
+	err := fn(cctx)
+	done.Store(true)
+	mu.Lock()
+	t.Stop()
+	mu.Unlock()
+	now := time.Now()
+	if err == nil || errors.Is(err, ErrStoreLeaseLost) {
+		l.watch.answered(now)
+		l.watch.log.recovered(l.cfg.Logger, now)
+		return err
+	}
+	if ctx.Err() == nil {
+		cause := err
+		if c := context.Cause(cctx); c == errStoreQuiet || c == errWaitBound {
+			cause = errors.Join(c, err)
+		}
+		var quiet time.Duration
+		if last := l.watch.last.Load(); last != 0 {
+			quiet = now.Sub(time.Unix(0, last))
+		}
+		l.watch.log.failed(l.cfg.Logger, now, op, code, now.Sub(start), quiet, cause)
+	}
+	return err
+}
+
+// burstLogEvery is how often a failure that lasts is logged again.
+const burstLogEvery = time.Minute
+
+// burstLog logs a run of store failures once: at warn when it starts,
+// again at most every burstLogEvery with how many refusals it left
+// unlogged, and at info when the store answers again.
+type burstLog struct {
+	failing atomic.Bool // fast path for answers
+	mu      sync.Mutex
+	since   time.Time // first failure of the burst
+	logged  time.Time // last line written
+	quiet   int       // failures since that line, not logged
+	total   int       // failures in the burst
+}
+
+func (b *burstLog) failed(log *slog.Logger, now time.Time, op storeOp, code Code, waited, quiet time.Duration, cause error) {
+	b.mu.Lock()
+	first := !b.failing.Load()
+	if first {
+		b.failing.Store(true)
+		b.since, b.total, b.quiet = now, 0, 0
+	}
+	b.total++
+	if !first && now.Sub(b.logged) < burstLogEvery {
+		b.quiet++
+		b.mu.Unlock()
+		return
+	}
+	unlogged := b.quiet
+	b.logged, b.quiet = now, 0
+	since := now.Sub(b.since)
+	b.mu.Unlock()
+	attrs := []slog.Attr{
+		slog.String("store_call", string(op)),
+		slog.String("code", string(code)),
+		slog.Duration("waited", waited),
+		slog.String("cause", cause.Error()),
+	}
+	if quiet > 0 {
+		attrs = append(attrs, slog.Duration("since_last_answer", quiet))
+	}
+	msg := "a limit could not be evaluated, so the request was refused (fail closed)"
+	if !first {
+		msg = "limits still cannot be evaluated; requests are being refused"
+		attrs = append(attrs, slog.Duration("failing_for", since), slog.Int("refusals_not_logged", unlogged))
+	}
+	log.LogAttrs(context.Background(), slog.LevelWarn, msg, attrs...)
+}
+
+func (b *burstLog) recovered(log *slog.Logger, now time.Time) {
+	if !b.failing.Load() {
+		return
+	}
+	b.mu.Lock()
+	if !b.failing.Load() {
+		b.mu.Unlock()
+		return
+	}
+	b.failing.Store(false)
+	total, since := b.total, now.Sub(b.since)
+	b.mu.Unlock()
+	log.LogAttrs(context.Background(), slog.LevelInfo, "the limits' store answers again",
+		slog.Int("refusals", total), slog.Duration("failing_for", since))
+}
