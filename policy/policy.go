@@ -289,7 +289,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if c.Queue != nil && c.line.waiting(req.Credential) > 0 {
 		scan, err = c.admitInLine(ctx, req, nil) // others wait already: behind them
 	} else {
-		scan, err = c.Limiter.BeginScan(ctx, req)
+		scan, err = c.beginScan(ctx, &req)
 		if err != nil && c.Queue != nil && queues(err) {
 			scan, err = c.admitInLine(ctx, req, err)
 		}

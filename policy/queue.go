@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strconv"
 	"sync"
@@ -42,13 +43,30 @@ const (
 )
 
 // queues reports whether a refusal is one that waiting in line cures:
-// every slot taken, or the same scan already running.
+// every slot taken, the same scan already running, or the store too busy
+// to answer in time (a large open writing its analysis holds the embedded
+// store for seconds). Waiting admits nothing: the call runs only once the
+// limiter has said yes.
 func queues(err error) bool {
 	switch limits.CodeOf(err) {
-	case limits.CodeTooManyConcurrentScans, limits.CodeScannerBusy, limits.CodeDuplicateScan:
+	case limits.CodeTooManyConcurrentScans, limits.CodeScannerBusy, limits.CodeDuplicateScan,
+		limits.CodeScanSlotsUnavailable, limits.CodeQuotaUnavailable:
 		return true
 	}
 	return false
+}
+
+// beginScan asks the limiter once. An admission the store did not answer
+// may be cancelled later (limits.Limiter.Settle) by the call id it
+// carried, so a call that asks again after one asks under a new call id:
+// the cancellation can then never reach the charge of the attempt that
+// succeeds.
+func (c *Controls) beginScan(ctx context.Context, req *limits.ScanRequest) (*limits.Scan, error) {
+	scan, err := c.Limiter.BeginScan(ctx, *req)
+	if limits.Unavailable(err) && req.Charge {
+		req.CallID = rand.Text()
+	}
+	return scan, err
 }
 
 // line is the process's waiting calls: one FIFO per credential, and a
@@ -171,7 +189,7 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	w, ok := c.line.join(req.Credential, q.maxWaiting())
 	if !ok {
 		if refused == nil {
-			scan, err := c.Limiter.BeginScan(ctx, req)
+			scan, err := c.beginScan(ctx, &req)
 			if err == nil || !queues(err) {
 				return scan, err
 			}
@@ -189,6 +207,9 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	report := func() {
 		reported = time.Now()
 		msg := "waiting for a scan slot"
+		if limits.Unavailable(refused) {
+			msg = "waiting for the store that keeps the scan slots to answer"
+		}
 		if n := c.line.ahead(req.Credential, w); n > 0 {
 			msg += " behind " + strconv.Itoa(n) + " other call"
 			if n > 1 {
@@ -202,7 +223,7 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	for {
 		freed := c.line.signal()
 		if c.line.ahead(req.Credential, w) == 0 {
-			scan, err := c.Limiter.BeginScan(ctx, req)
+			scan, err := c.beginScan(ctx, &req)
 			if err == nil || !queues(err) {
 				return scan, err
 			}
@@ -213,7 +234,7 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 			return nil, ctx.Err()
 		case <-deadline.C:
 			if refused == nil { // never first in line: ask once, for the refusal
-				scan, err := c.Limiter.BeginScan(ctx, req)
+				scan, err := c.beginScan(ctx, &req)
 				if err == nil || !queues(err) {
 					return scan, err
 				}
