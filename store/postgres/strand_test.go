@@ -118,3 +118,33 @@ func TestTimedOutAdmissionStrandsNothing(t *testing.T) {
 		})
 	}
 }
+
+// Each replica's pool holds DefaultMaxConns connections unless the
+// options or the DSN say otherwise: pgx's own default of max(4, CPUs)
+// made decisions queue for a connection at five requests in flight.
+func TestPoolSize(t *testing.T) {
+	dsn := testDSN(t)
+	schema := uniqueSchema(t, dsn)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct {
+		dsn  string
+		opts int32
+		want int32
+	}{
+		{dsn, 0, DefaultMaxConns},
+		{dsn, 7, 7},
+		{dsn + sep + "pool_max_conns=5", 0, 5},
+	} {
+		s, err := Open(t.Context(), c.dsn, &Options{Schema: schema, MaxConns: c.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool.Config().MaxConns; got != c.want {
+			t.Errorf("MaxConns %d, DSN %s: pool of %d, want %d", c.opts, strings.TrimPrefix(c.dsn, dsn), got, c.want)
+		}
+		s.Close()
+	}
+}
