@@ -76,6 +76,10 @@ type Observer interface {
 	// StoreError reports a store call that failed ("rate_limit",
 	// "scan_admission", "slots", "audit").
 	StoreError(ctx context.Context, control string)
+	// Decided reports how long a control took to decide ("rate_limit",
+	// "scan_admission": one BeginScan, waiting in line excluded),
+	// refusals included.
+	Decided(ctx context.Context, control string, d time.Duration)
 }
 
 // observe returns the observer, or one that drops everything.
@@ -91,6 +95,7 @@ type nopObserver struct{}
 func (nopObserver) ToolCall(context.Context, string, string, time.Duration) {}
 func (nopObserver) Refused(context.Context, string, string)                 {}
 func (nopObserver) StoreError(context.Context, string)                      {}
+func (nopObserver) Decided(context.Context, string, time.Duration)          {}
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
 // every tool, limits and audit still applied.
@@ -416,7 +421,9 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 			writeRefusal(w, http.StatusUnauthorized, "unauthenticated", "the request carries no identity", 0)
 			return
 		}
+		start := time.Now()
 		d, err := c.Limiter.AllowRequest(r.Context(), CallerKey(p))
+		c.observe().Decided(r.Context(), "rate_limit", time.Since(start))
 		d.SetHeaders(w.Header())
 		if err != nil {
 			if limits.Unavailable(err) {

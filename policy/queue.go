@@ -62,7 +62,9 @@ func queues(err error) bool {
 // the cancellation can then never reach the charge of the attempt that
 // succeeds.
 func (c *Controls) beginScan(ctx context.Context, req *limits.ScanRequest) (*limits.Scan, error) {
+	start := time.Now()
 	scan, err := c.Limiter.BeginScan(ctx, *req)
+	c.observe().Decided(ctx, "scan_admission", time.Since(start))
 	if limits.Unavailable(err) && req.Charge {
 		req.CallID = rand.Text()
 	}
