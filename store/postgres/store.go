@@ -51,6 +51,8 @@ type Store struct {
 	schema string
 	// findingsCap, when positive, lowers finding.MaxPerTenant.
 	findingsCap atomic.Int64
+	// slots is the largest capacity whose scan slots are known to exist.
+	slots atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)

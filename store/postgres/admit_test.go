@@ -148,3 +148,78 @@ func TestPoolSize(t *testing.T) {
 		s.Close()
 	}
 }
+
+// Admissions of different credentials do not wait for each other: one
+// credential's admission, stuck on a row lock, holds up only that
+// credential. With one advisory lock per schema, every admission of every
+// replica queued behind it.
+func TestAdmissionsOfOneCredentialDoNotHoldUpAnother(t *testing.T) {
+	b := newBackend(t)
+	app := "warden_queue_" + strings.ToLower(rand.Text()[:8])
+	st, err := Open(t.Context(), b.dsn, &Options{Schema: b.schema, ApplicationName: app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	lim, err := limits.New(st, &limits.Config{ScanTimeout: 5 * time.Second, ScanMaxWait: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	cfg, err := pgx.ParseConfig(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["search_path"] = b.schema
+	blocker, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Close(context.Background())
+	if _, err := blocker.Exec(ctx, `INSERT INTO rate_log (key, log_us, expires_us) VALUES ('scan:cred-a', '{}', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := blocker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM rate_log WHERE key = 'scan:cred-a' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	stuck := make(chan error, 1)
+	go func() {
+		s, err := lim.BeginScan(ctx, limits.ScanRequest{Credential: "cred-a", Tool: "scan_web", ScanKey: "k", Charge: true, CallID: "a-1"})
+		if err == nil {
+			s.Release(context.Background())
+		}
+		stuck <- err
+	}()
+	// Wait until cred-a's admission waits on the row.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := blocker.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cred-a's admission never waited on the row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	bctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	s, err := lim.BeginScan(bctx, limits.ScanRequest{Credential: "cred-b", Tool: "scan_web", ScanKey: "k"})
+	if err != nil {
+		t.Fatalf("cred-b behind cred-a's stuck admission: %v", err)
+	}
+	s.Release(ctx)
+	tx.Rollback(ctx)
+	if err := <-stuck; err != nil {
+		t.Errorf("cred-a once the row was free: %v", err)
+	}
+}
