@@ -28,7 +28,7 @@ const (
 	DefaultMaxConcurrentScans = 2
 	DefaultScannerCapacity    = 16
 	DefaultLeaseTTL           = 180 * time.Second
-	DefaultTransportTimeout   = 100 * time.Millisecond
+	DefaultTransportTimeout   = 250 * time.Millisecond
 	DefaultTransportMaxWait   = 2 * time.Second
 	DefaultScanTimeout        = 500 * time.Millisecond
 	DefaultScanMaxWait        = 5 * time.Second
@@ -96,7 +96,9 @@ type Config struct {
 	// is taken to be down and the request is refused with
 	// rate_limit_unavailable. While the store keeps answering other calls
 	// (it is slow, not down) the decision waits its turn, up to
-	// TransportMaxWait. Zero: 100 ms.
+	// TransportMaxWait, and after the store has stalled for longer the
+	// quiet period grows to twice that stall for a while (see
+	// deadline.go). Zero: 250 ms.
 	TransportTimeout time.Duration
 	// TransportMaxWait bounds a transport decision however busy the store
 	// is. Zero: 2 s.

@@ -23,6 +23,15 @@ import (
 // A store that is down answers nothing, so its calls are refused after
 // the quiet period, as before; a slow one only delays them.
 //
+// The quiet period also scales with the host: a healthy store that has
+// just gone 130 ms without answering anything (a WAL checkpoint on a
+// loaded disk) may do so again. So the quiet period is at least
+// slowFactor times the longest recent stall, which halves every
+// slowHalfLife, and never more than the longest wait. A stall is learnt
+// from an answer that took long, and from the silence that made a call
+// give up once the store answers again: that refusal was a store being
+// slow, and the next silence as long is waited out.
+//
 // Only answers count: a call that fails is not progress. Time here is the
 // process's real clock (time.Now), never Config.Now, which dates
 // decisions and may be a test's fixed clock.
@@ -34,13 +43,49 @@ var (
 	errWaitBound  = errors.New("the call waited its longest wait")
 )
 
-// storeWatch records when the store last answered a call.
+// How the quiet period follows the store's recent slowness.
+const (
+	slowFactor   = 2
+	slowHalfLife = time.Minute
+)
+
+// storeWatch records when the store last answered a call, and how slow
+// it has lately been.
 type storeWatch struct {
-	last atomic.Int64 // time.Now().UnixNano() of the last answer
-	log  burstLog
+	last   atomic.Int64 // time.Now().UnixNano() of the last answer
+	slow   atomic.Int64 // the longest recent stall, ns
+	slowAt atomic.Int64 // when slow was set, UnixNano
+	// gaveUp is when the silence began that the last call to give up on
+	// the store waited through (UnixNano), until the next answer.
+	gaveUp atomic.Int64
+	log    burstLog
 }
 
-func (w *storeWatch) answered(now time.Time) { w.last.Store(now.UnixNano()) }
+func (w *storeWatch) answered(now time.Time, took time.Duration) {
+	w.last.Store(now.UnixNano())
+	if since := w.gaveUp.Swap(0); since != 0 {
+		took = max(took, now.Sub(time.Unix(0, since)))
+	}
+	if took > w.recentSlow(now) { // a race may keep the smaller: it only shortens a wait
+		w.slow.Store(int64(took))
+		w.slowAt.Store(now.UnixNano())
+	}
+}
+
+// recentSlow is the slowest recent answer's latency, halved for every
+// slowHalfLife since.
+func (w *storeWatch) recentSlow(now time.Time) time.Duration {
+	halvings := now.Sub(time.Unix(0, w.slowAt.Load())) / slowHalfLife
+	if halvings >= 63 || halvings < 0 {
+		return 0
+	}
+	return time.Duration(w.slow.Load() >> halvings)
+}
+
+// quiet is the quiet period a call starting at now gets under d.
+func (w *storeWatch) quiet(now time.Time, d deadline) time.Duration {
+	return min(max(d.quiet, slowFactor*w.recentSlow(now)), d.max)
+}
 
 // storeOp names a store call in logs.
 type storeOp string
@@ -65,14 +110,16 @@ func (l *Limiter) transportDeadline() deadline {
 func (l *Limiter) scanDeadline() deadline { return deadline{l.cfg.ScanTimeout, l.cfg.ScanMaxWait} }
 
 // run calls fn under d. fn's context ends when the store has been quiet
-// for d.quiet (measured from the later of the call's start and the last
-// answer to any call), or when d.max has passed since the start. An
+// for the quiet period (d.quiet, or more after slow answers; measured from
+// the later of the call's start and the last answer to any call), or when
+// d.max has passed since the start. An
 // answer is fn returning nil or a store-level answer such as
 // ErrStoreLeaseLost; each one pushes every waiting call's quiet deadline
 // back. A failure is reported to the burst log with code, unless the
 // caller's own context ended (a client leaving is not a store fault).
 func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn func(context.Context) error) error {
 	start := time.Now()
+	d.quiet = l.watch.quiet(start, d)
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(context.Canceled)
 	var mu sync.Mutex
@@ -90,6 +137,7 @@ func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn
 		ref := max(start.UnixNano(), l.watch.last.Load())
 		idle := now.Sub(time.Unix(0, ref))
 		if idle >= d.quiet {
+			l.watch.gaveUp.CompareAndSwap(0, ref)
 			cancel(errStoreQuiet)
 			return
 		}
@@ -107,7 +155,7 @@ func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn
 	mu.Unlock()
 	now := time.Now()
 	if err == nil || errors.Is(err, ErrStoreLeaseLost) {
-		l.watch.answered(now)
+		l.watch.answered(now, now.Sub(start))
 		l.watch.log.recovered(l.cfg.Logger, now)
 		return err
 	}

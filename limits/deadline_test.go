@@ -40,7 +40,7 @@ func TestSlowStoreIsWaitedFor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.delay = oneConnection(20 * time.Millisecond)
-		l, _ := newTestLimiter(t, f, Config{Transport: RatePolicy{Limit: 100, Window: time.Minute}})
+		l, _ := newTestLimiter(t, f, Config{Transport: RatePolicy{Limit: 100, Window: time.Minute}, TransportTimeout: 100 * time.Millisecond})
 		var wg sync.WaitGroup
 		errs := make(chan error, 16)
 		start := time.Now()
@@ -135,6 +135,42 @@ func TestWaitIsBounded(t *testing.T) {
 }
 
 type stuckKey struct{}
+
+// A stall that made a call give up is learnt once the store answers
+// again: the next stall as long is waited out, for a while.
+func TestQuietPeriodLearnsAStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		l, _ := newTestLimiter(t, f, Config{TransportTimeout: 100 * time.Millisecond})
+		stall := func(d time.Duration) func(ctx context.Context) error {
+			return func(ctx context.Context) error {
+				select {
+				case <-time.After(d):
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		f.delay = stall(150 * time.Millisecond)
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); !errors.Is(err, ErrRateLimitUnavailable) {
+			t.Fatalf("a first 150 ms stall: %v, want refused after 100 ms", err)
+		}
+		time.Sleep(30 * time.Millisecond) // the store comes back
+		f.delay = nil
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); err != nil {
+			t.Fatal(err)
+		}
+		f.delay = stall(150 * time.Millisecond)
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); err != nil {
+			t.Fatalf("the next 150 ms stall: %v, want waited out", err)
+		}
+		time.Sleep(10 * time.Minute) // long forgotten
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); !errors.Is(err, ErrRateLimitUnavailable) {
+			t.Fatalf("a 150 ms stall ten minutes later: %v, want refused", err)
+		}
+	})
+}
 
 // recorder keeps the records a logger writes.
 type recorder struct {

@@ -25,7 +25,7 @@ func TestConfigDefaults(t *testing.T) {
 		MaxConcurrentScans:    2,
 		ScannerCapacity:       16,
 		LeaseTTL:              180 * time.Second,
-		TransportTimeout:      100 * time.Millisecond,
+		TransportTimeout:      250 * time.Millisecond,
 		TransportMaxWait:      2 * time.Second,
 		ScanTimeout:           500 * time.Millisecond,
 		ScanMaxWait:           5 * time.Second,
