@@ -45,6 +45,11 @@ type Metrics struct {
 // (a minute).
 var latencyBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
+// decisionBuckets span a rate decision answered from memory (µs) to a
+// decision's longest wait on a busy store (seconds), finely enough in
+// between to read a p99 off them.
+var decisionBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .075, .1, .15, .2, .25, .35, .5, .75, 1, 1.5, 2, 3, 5}
+
 // NewMetrics returns the metrics, with Go runtime and process collectors.
 func NewMetrics(o MetricsOptions) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(), tenantLabels: o.TenantLabels}
@@ -81,7 +86,7 @@ func NewMetrics(o MetricsOptions) *Metrics {
 	m.decisionTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "warden_control_decision_seconds",
 		Help:    "Time a control took to decide, refusals included: rate_limit (one transport decision), scan_admission (one admission, waiting in line excluded).",
-		Buckets: latencyBuckets,
+		Buckets: decisionBuckets,
 	}, []string{"control"})
 	m.reg.MustRegister(m.requests, m.requestTime, m.toolCalls, m.toolCallTime, m.refusals, m.storeErrors, m.decisionTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
