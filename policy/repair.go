@@ -122,14 +122,18 @@ func (c *Controls) Pending() (audit, releases int) {
 	return len(r.pending), len(r.releases) + unsettled
 }
 
-// Repair writes the audit records waiting, oldest first, and retries the
-// slot releases and the limiter's cancellations waiting; it stops at the
-// first audit write the store refuses. A release whose lease has expired meanwhile is dropped: its
-// slot is free anyway.
+// Repair retries what waits for the store: first the slot releases and
+// the limiter's cancellations, which free capacity for every caller in a
+// few store calls, then the audit records, oldest first, stopping at the
+// first audit write the store refuses. A release whose lease has expired
+// meanwhile is dropped: its slot is free anyway. (The audit records came
+// first until a slow store, at exit, spent the whole time on hundreds of
+// records and left the slots held until their leases expired.)
 func (c *Controls) Repair(ctx context.Context) {
 	r := &c.repairs
 	r.run.Lock()
 	defer r.run.Unlock()
+	c.repairSlots(ctx)
 	for {
 		r.mu.Lock()
 		if len(r.pending) == 0 {
@@ -154,6 +158,12 @@ func (c *Controls) Repair(ctx context.Context) {
 		}
 		r.mu.Unlock()
 	}
+}
+
+// repairSlots retries the slot releases (and refunds) and the limiter's
+// cancellations waiting for the store.
+func (c *Controls) repairSlots(ctx context.Context) {
+	r := &c.repairs
 	r.mu.Lock()
 	rels := r.releases
 	r.releases = nil
