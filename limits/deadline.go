@@ -173,28 +173,36 @@ func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn
 	return err
 }
 
-// burstLogEvery is how often a failure that lasts is logged again.
-const burstLogEvery = time.Minute
+// burstLogEvery is how often a failure that lasts is logged again, and
+// burstGap how long without a failure ends a burst: a store that refuses
+// now and then between answers is one burst, not a line per refusal.
+const (
+	burstLogEvery = time.Minute
+	burstGap      = 10 * time.Second
+)
 
 // burstLog logs a run of store failures once: at warn when it starts,
 // again at most every burstLogEvery with how many refusals it left
-// unlogged, and at info when the store answers again.
+// unlogged, and at info once the store has answered for burstGap without
+// a failure.
 type burstLog struct {
-	failing atomic.Bool // fast path for answers
-	mu      sync.Mutex
-	since   time.Time // first failure of the burst
-	logged  time.Time // last line written
-	quiet   int       // failures since that line, not logged
-	total   int       // failures in the burst
+	failing  atomic.Bool // fast path for answers
+	mu       sync.Mutex
+	since    time.Time // first failure of the burst
+	lastFail time.Time
+	logged   time.Time // last line written
+	quiet    int       // failures since that line, not logged
+	total    int       // failures in the burst
 }
 
 func (b *burstLog) failed(log *slog.Logger, now time.Time, op storeOp, code Code, waited, quiet time.Duration, cause error) {
 	b.mu.Lock()
-	first := !b.failing.Load()
+	first := !b.failing.Load() || now.Sub(b.lastFail) >= burstGap
 	if first {
 		b.failing.Store(true)
 		b.since, b.total, b.quiet = now, 0, 0
 	}
+	b.lastFail = now
 	b.total++
 	if !first && now.Sub(b.logged) < burstLogEvery {
 		b.quiet++
@@ -216,7 +224,7 @@ func (b *burstLog) failed(log *slog.Logger, now time.Time, op storeOp, code Code
 	}
 	msg := "a limit could not be evaluated, so the request was refused (fail closed)"
 	if !first {
-		msg = "limits still cannot be evaluated; requests are being refused"
+		msg = "limits still cannot always be evaluated; requests are being refused"
 		attrs = append(attrs, slog.Duration("failing_for", since), slog.Int("refusals_not_logged", unlogged))
 	}
 	log.LogAttrs(context.Background(), slog.LevelWarn, msg, attrs...)
@@ -227,13 +235,13 @@ func (b *burstLog) recovered(log *slog.Logger, now time.Time) {
 		return
 	}
 	b.mu.Lock()
-	if !b.failing.Load() {
+	if !b.failing.Load() || now.Sub(b.lastFail) < burstGap {
 		b.mu.Unlock()
 		return
 	}
 	b.failing.Store(false)
-	total, since := b.total, now.Sub(b.since)
+	total, lasted := b.total, b.lastFail.Sub(b.since)
 	b.mu.Unlock()
 	log.LogAttrs(context.Background(), slog.LevelInfo, "the limits' store answers again",
-		slog.Int("refusals", total), slog.Duration("failing_for", since))
+		slog.Int("refusals", total), slog.Duration("failing_for", lasted))
 }

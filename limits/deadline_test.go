@@ -223,16 +223,31 @@ func TestUnavailableCauseLoggedOncePerBurst(t *testing.T) {
 				t.Errorf("%q lacks %q", lines[0], want)
 			}
 		}
-		time.Sleep(burstLogEvery)
-		l.AllowRequest(t.Context(), "cred-a")
-		if lines = rec.lines(); len(lines) != 2 || !strings.Contains(lines[1], "refusals_not_logged=49") {
+		for range 12 { // a refusal every 5 s for a minute
+			time.Sleep(5 * time.Second)
+			l.AllowRequest(t.Context(), "cred-a")
+		}
+		if lines = rec.lines(); len(lines) != 2 || !strings.Contains(lines[1], "refusals_not_logged=60") {
 			t.Fatalf("a burst lasting a minute: %q", lines)
 		}
+		// Answers between refusals do not end the burst.
+		f.setErr(nil)
+		l.AllowRequest(t.Context(), "cred-a")
+		f.setErr(errDown)
+		l.AllowRequest(t.Context(), "cred-a")
 		f.setErr(nil)
 		if _, err := l.AllowRequest(t.Context(), "cred-a"); err != nil {
 			t.Fatal(err)
 		}
-		if lines = rec.lines(); len(lines) != 3 || !strings.HasPrefix(lines[2], "INFO ") || !strings.Contains(lines[2], "refusals=51") {
+		if lines = rec.lines(); len(lines) != 2 {
+			t.Fatalf("refusals between answers: %q", lines[2:])
+		}
+		// Answers without a refusal for burstGap end it.
+		time.Sleep(burstGap)
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); err != nil {
+			t.Fatal(err)
+		}
+		if lines = rec.lines(); len(lines) != 3 || !strings.HasPrefix(lines[2], "INFO ") || !strings.Contains(lines[2], "refusals=63") {
 			t.Fatalf("after recovery: %q", lines)
 		}
 		// A client that leaves is not a store failure.
