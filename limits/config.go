@@ -104,8 +104,7 @@ type Config struct {
 	// is. Zero: 2 s.
 	TransportMaxWait time.Duration
 	// ScanTimeout is TransportTimeout for scan admissions, renewals,
-	// releases, refunds and usage reads; it also bounds each audit store
-	// call outright. Zero: 500 ms.
+	// releases, refunds, usage reads and audit writes. Zero: 500 ms.
 	ScanTimeout time.Duration
 	// ScanMaxWait bounds those calls however busy the store is. Zero: 5 s.
 	ScanMaxWait time.Duration

@@ -98,6 +98,7 @@ const (
 	opReleaseLease    storeOp = "ReleaseLease"
 	opRefundScan      storeOp = "RefundScan"
 	opReadUsage       storeOp = "ReadUsage"
+	opAppendAudit     storeOp = "AppendAudit"
 )
 
 // deadline is one kind of call's pair of bounds.

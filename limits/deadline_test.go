@@ -63,6 +63,30 @@ func TestSlowStoreIsWaitedFor(t *testing.T) {
 	})
 }
 
+// Audit writes wait for a slow store too: 16 records queued on one
+// connection that takes 50 ms each are all written, where a fixed 500 ms
+// deadline failed the last six, and one failure sends every later record
+// of the process to the repair queue.
+func TestSlowStoreTakesEveryAuditRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		f.delay = oneConnection(50 * time.Millisecond)
+		l, _ := newTestLimiter(t, f, Config{})
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				if err := l.Audit(t.Context(), AuditRecord{Credential: "cred-a", Tool: "scan_web", CorrelationID: string(rune('a' + i))}); err != nil {
+					t.Errorf("record %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if len(f.audit) != 16 {
+			t.Errorf("%d records written, want 16", len(f.audit))
+		}
+	})
+}
+
 // A store that answers nothing is down: a decision is refused once the
 // quiet period has passed without an answer, whatever the longest wait.
 func TestSilentStoreIsRefusedAfterTheQuietPeriod(t *testing.T) {

@@ -160,6 +160,9 @@ func (f *fakeStore) RefundScan(ctx context.Context, cred, call string) (bool, er
 }
 
 func (f *fakeStore) AppendAudit(ctx context.Context, r AuditRecord) error {
+	if err := f.wait(ctx); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {

@@ -101,9 +101,9 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Duration < 0 || r.QuotaCharged < 0 {
 		return newError(CodeInvalidRequest, 0, errors.New("negative duration or charge"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.ScanTimeout)
-	defer cancel()
-	if err := l.store.AppendAudit(ctx, r); err != nil {
+	if err := l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+		return l.store.AppendAudit(ctx, r)
+	}); err != nil {
 		return newError(CodeAuditUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	return nil
