@@ -13,7 +13,9 @@
 # The request and scan windows are opened wide (10,000 per second), so the
 # refusals left are the concurrency limits': 2 scans per credential and 16
 # across the deployment (the defaults). PostgreSQL: set WARDEN_TEST_POSTGRES.
-# KEEP=1 keeps the working directory (state, logs) for a look afterwards.
+# KEEP=1 keeps the working directory (state, logs) for a look afterwards;
+# WARDEN_BIN=path runs that warden binary instead of building this tree's
+# (an earlier release, for a before-and-after run).
 set -euo pipefail
 store=sqlite replicas=2 clients=64 duration=60s keys=16 scanevery=2
 while [ $# -gt 0 ]; do
@@ -44,7 +46,7 @@ cleanup() {
 	if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-go build -o "$work/warden" ./cmd/warden
+if [ -n "${WARDEN_BIN:-}" ]; then cp "$WARDEN_BIN" "$work/warden"; else go build -o "$work/warden" ./cmd/warden; fi
 go build -o "$work/admitload" ./internal/loadtest/cmd/admitload
 urls=() metrics=()
 for i in $(seq 1 "$replicas"); do
