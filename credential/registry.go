@@ -19,8 +19,11 @@ const (
 	DefaultTTL = 30 * time.Second
 	// DefaultCacheSize bounds the cached rows.
 	DefaultCacheSize = 10000
-	// DefaultTimeout bounds one store look-up on the request path.
-	DefaultTimeout = 500 * time.Millisecond
+	// DefaultTimeout bounds one store look-up on the request path. A
+	// look-up is made at most once per key and TTL (concurrent requests
+	// share it), so it may wait for a loaded store: 500 ms refused
+	// requests on a busy PostgreSQL that answered within a second.
+	DefaultTimeout = 2 * time.Second
 )
 
 // Options tune a Registry. The zero value of each field is its default.
