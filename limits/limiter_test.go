@@ -26,7 +26,7 @@ func TestConfigDefaults(t *testing.T) {
 		ScannerCapacity:       16,
 		LeaseTTL:              180 * time.Second,
 		TransportTimeout:      250 * time.Millisecond,
-		TransportMaxWait:      2 * time.Second,
+		TransportMaxWait:      5 * time.Second,
 		ScanTimeout:           500 * time.Millisecond,
 		ScanMaxWait:           5 * time.Second,
 		UnavailableRetryAfter: 2 * time.Second,

@@ -209,7 +209,7 @@ type LimitsConfig struct {
 	// nothing before it is refused as unavailable (fail closed); while
 	// the store answers other calls, a decision waits up to StoreMaxWait.
 	// Zero: 250 ms for the transport limit and 500 ms for scan admission;
-	// 2 s and 5 s. A value set applies to both.
+	// 5 s for both. A value set applies to both.
 	StoreTimeout Duration `yaml:"store_timeout"`
 	StoreMaxWait Duration `yaml:"store_max_wait"`
 }
