@@ -98,8 +98,8 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 			return err
 		}
 	}
-	if r.Duration < 0 || r.QuotaCharged < 0 {
-		return newError(CodeInvalidRequest, 0, errors.New("negative duration or charge"))
+	if r.Duration < 0 || r.QuotaCharged < -1 {
+		return newError(CodeInvalidRequest, 0, errors.New("negative duration, or a charge below -1"))
 	}
 	if err := l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
 		return l.store.AppendAudit(ctx, r)

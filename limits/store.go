@@ -123,8 +123,11 @@ type AuditRecord struct {
 	Tenant        string
 	Tool          string
 	// Outcome is "ok" or the error code the call ended with.
-	Outcome      string
-	Duration     time.Duration
+	Outcome  string
+	Duration time.Duration
+	// QuotaCharged is the units the call was charged: 1 or 0, or -1 on
+	// the record of a refund given after the call's own record was
+	// written, so that the trail's sum is what the ledger holds.
 	QuotaCharged int64
 }
 

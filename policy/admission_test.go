@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/limits"
 )
 
@@ -63,6 +64,46 @@ func TestAuditAgreesWithLedgerWhenAnAnswerIsLost(t *testing.T) {
 			}
 			if want := map[bool]int64{false: 0, true: 1}[local]; u.MonthlyUsed != want {
 				t.Errorf("charged %d, want %d", u.MonthlyUsed, want)
+			}
+		})
+	}
+}
+
+// A refund given after the call's own record counted the charge (a legacy
+// result too large to keep, known only once delivery failed) is recorded
+// as a record of its own, -1, so that the trail still sums to the ledger;
+// also when the refund waited for the store.
+func TestLateRefundIsRecorded(t *testing.T) {
+	for _, outage := range []bool{false, true} {
+		t.Run(map[bool]string{false: "at once", true: "after an outage"}[outage], func(t *testing.T) {
+			f, st := outageFixture(t, 0)
+			ctx := auth.WithPrincipal(context.Background(), alice)
+			scan, err := f.lim.BeginScan(ctx, limits.ScanRequest{Credential: CallerKey(alice), Tenant: alice.Tenant,
+				Tool: "metered", ScanKey: "k", Charge: true, CallID: "call-1"})
+			if err != nil || !scan.Charged() {
+				t.Fatalf("admission: %v", err)
+			}
+			own := limits.AuditRecord{Time: time.Now(), CorrelationID: "corr-1", Credential: alice.Credential, Tenant: alice.Tenant,
+				Tool: "metered", Outcome: "ok", QuotaCharged: 1}
+			if err := f.lim.Audit(ctx, own); err != nil {
+				t.Fatal(err)
+			}
+			rec := &callRecord{charged: 1, written: &own}
+			st.down.Store(outage)
+			f.ctl.releaseScan(ctx, ctx, scan, true, rec)
+			st.down.Store(false)
+			f.ctl.Repair(ctx)
+			u, err := f.lim.Usage(ctx, CallerKey(alice))
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := f.store.QueryAudit(ctx, limits.AuditFilter{Limit: 10})
+			var sum int64
+			for _, r := range recs {
+				sum += r.QuotaCharged
+			}
+			if u.MonthlyUsed != 0 || sum != 0 || len(recs) != 2 || recs[0].Outcome != CodeQuotaRefunded || recs[0].CorrelationID != "corr-1" {
+				t.Fatalf("after the refund: ledger %d, audit sum %d: %+v", u.MonthlyUsed, sum, recs)
 			}
 		})
 	}

@@ -44,6 +44,13 @@ func (s *outageStore) ReleaseLease(ctx context.Context, id string) error {
 	return s.Store.ReleaseLease(ctx, id)
 }
 
+func (s *outageStore) RefundScan(ctx context.Context, cred, call string) (bool, error) {
+	if s.down.Load() {
+		return false, errOutage
+	}
+	return s.Store.RefundScan(ctx, cred, call)
+}
+
 func (s *outageStore) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
 	if s.down.Load() {
 		return errOutage

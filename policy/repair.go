@@ -47,6 +47,7 @@ type repairs struct {
 type pendingRelease struct {
 	scan   *limits.Scan
 	refund bool
+	rec    *callRecord // the call's, for the record of a refund
 }
 
 func (c *Controls) maxPendingAudit() int {
@@ -103,11 +104,11 @@ func auditRefusal(t *tool.Tool) tool.Outcome {
 }
 
 // retryRelease keeps a slot release (and the refund before it) that the
-// store did not take.
-func (c *Controls) retryRelease(scan *limits.Scan, refund bool) {
+// store did not take; rec is the call's record, for the refund's.
+func (c *Controls) retryRelease(scan *limits.Scan, refund bool, rec *callRecord) {
 	r := &c.repairs
 	r.mu.Lock()
-	r.releases = append(r.releases, pendingRelease{scan, refund})
+	r.releases = append(r.releases, pendingRelease{scan, refund, rec})
 	r.mu.Unlock()
 }
 
@@ -180,6 +181,7 @@ func (c *Controls) repairSlots(ctx context.Context) {
 				continue
 			}
 			p.refund = false
+			c.recordRefund(ctx, p.rec)
 		}
 		if err := p.scan.Release(ctx); err != nil {
 			left = append(left, p)
