@@ -171,7 +171,6 @@ func TestHostileOutageRefusesBeforeWorkWhenTheQueueIsFull(t *testing.T) {
 	}
 }
 
-
 // A repair with little time, as at exit, frees the slots before it spends
 // that time on the audit records waiting: they were written first, and a
 // store too slow to take them left every slot held until its lease

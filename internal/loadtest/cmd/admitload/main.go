@@ -279,7 +279,7 @@ func call(ctx context.Context, c *http.Client, url, key string, body []byte) (st
 // (the first line of its text, "code: message").
 func outcomeOf(status int, raw []byte) string {
 	var r struct {
-		Error json.RawMessage `json:"error"`
+		Error  json.RawMessage `json:"error"`
 		Result *struct {
 			IsError bool `json:"isError"`
 			Content []struct {
