@@ -30,7 +30,9 @@ import (
 // slowHalfLife, and never more than the longest wait. A stall is learnt
 // from an answer that took long, and from the silence that made a call
 // give up once the store answers again: that refusal was a store being
-// slow, and the next silence as long is waited out.
+// slow, and the next silence as long is waited out. A silence longer
+// than the longest wait was an outage, and is not learnt: after it, an
+// outage is still noticed after the quiet period.
 //
 // Only answers count: a call that fails is not progress. Time here is the
 // process's real clock (time.Now), never Config.Now, which dates
@@ -61,10 +63,15 @@ type storeWatch struct {
 	log    burstLog
 }
 
-func (w *storeWatch) answered(now time.Time, took time.Duration) {
+// answered records an answer at now to a call that took took. A
+// silence longer than longest (the longest any call waits) was an
+// outage, not a stall to wait out next time, and is not learnt.
+func (w *storeWatch) answered(now time.Time, took, longest time.Duration) {
 	w.last.Store(now.UnixNano())
 	if since := w.gaveUp.Swap(0); since != 0 {
-		took = max(took, now.Sub(time.Unix(0, since)))
+		if stall := now.Sub(time.Unix(0, since)); stall <= longest {
+			took = max(took, stall)
+		}
 	}
 	if took > w.recentSlow(now) { // a race may keep the smaller: it only shortens a wait
 		w.slow.Store(int64(took))
@@ -156,7 +163,7 @@ func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn
 	mu.Unlock()
 	now := time.Now()
 	if err == nil || errors.Is(err, ErrStoreLeaseLost) {
-		l.watch.answered(now, now.Sub(start))
+		l.watch.answered(now, now.Sub(start), max(l.cfg.TransportMaxWait, l.cfg.ScanMaxWait))
 		l.watch.log.recovered(l.cfg.Logger, now)
 		return err
 	}

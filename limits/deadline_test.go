@@ -193,6 +193,18 @@ func TestQuietPeriodLearnsAStall(t *testing.T) {
 		if _, err := l.AllowRequest(t.Context(), "cred-a"); !errors.Is(err, ErrRateLimitUnavailable) {
 			t.Fatalf("a 150 ms stall ten minutes later: %v, want refused", err)
 		}
+		// An outage of a minute is not a stall to wait out: afterwards a
+		// silent store is still refused after the quiet period.
+		time.Sleep(time.Minute) // the store comes back
+		f.delay = nil
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); err != nil {
+			t.Fatal(err)
+		}
+		f.delay = stall(time.Hour)
+		start := time.Now()
+		if _, err := l.AllowRequest(t.Context(), "cred-a"); !errors.Is(err, ErrRateLimitUnavailable) || time.Since(start) != 100*time.Millisecond {
+			t.Fatalf("after an outage: %v after %v, want refused after 100ms", err, time.Since(start))
+		}
 	})
 }
 
