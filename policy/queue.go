@@ -28,6 +28,11 @@ type Queue struct {
 	// slots freed by another process sharing it or by an expired lease.
 	// Slots freed by this process wake the line at once. Zero: 1 s.
 	Poll time.Duration
+	// MaxStoreWait bounds how long the first call in line keeps asking a
+	// store that cannot be evaluated (scan_slots_unavailable,
+	// quota_unavailable): a store busy with another call's large write
+	// answers within it, a broken one is then reported. Zero: 1 minute.
+	MaxStoreWait time.Duration
 }
 
 // waitReportEvery is how often a waiting call tells its client it still
@@ -40,6 +45,7 @@ const (
 	DefaultQueueMaxWait    = 10 * time.Minute
 	DefaultQueueMaxWaiting = 32
 	DefaultQueuePoll       = time.Second
+	DefaultQueueStoreWait  = time.Minute
 )
 
 // queues reports whether a refusal is one that waiting in line cures:
@@ -173,6 +179,13 @@ func (q *Queue) maxWaiting() int {
 	return DefaultQueueMaxWaiting
 }
 
+func (q *Queue) maxStoreWait() time.Duration {
+	if q.MaxStoreWait > 0 {
+		return q.MaxStoreWait
+	}
+	return DefaultQueueStoreWait
+}
+
 func (q *Queue) poll() time.Duration {
 	if q.Poll > 0 {
 		return q.Poll
@@ -222,6 +235,7 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 		tool.ReportWaiting(ctx, msg)
 	}
 	report()
+	var storeDown time.Time // since when the store has not been evaluated, while first in line
 	for {
 		freed := c.line.signal()
 		if c.line.ahead(req.Credential, w) == 0 {
@@ -230,6 +244,14 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 				return scan, err
 			}
 			refused = err
+			switch {
+			case !limits.Unavailable(err):
+				storeDown = time.Time{}
+			case storeDown.IsZero():
+				storeDown = time.Now()
+			case time.Since(storeDown) >= q.maxStoreWait():
+				return nil, withNote(refused, "the store did not answer for "+q.maxStoreWait().String())
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -327,3 +327,20 @@ func TestQueueWaitsForABusyStore(t *testing.T) {
 		t.Errorf("after the call: %d charged, %d slots held; want 1 and 0", u.MonthlyUsed, u.Slots)
 	}
 }
+
+// A store that stays unavailable is reported once the first call in line
+// has asked it for MaxStoreWait, not waited on for the ten minutes a slot
+// may take.
+func TestQueueGivesUpOnABrokenStore(t *testing.T) {
+	f, os := outageFixture(t, 0)
+	f.ctl.Queue = &Queue{Poll: 10 * time.Millisecond, MaxStoreWait: 200 * time.Millisecond}
+	os.down.Store(true)
+	start := time.Now()
+	code, raw := f.call(context.Background(), alice, "metered", `{"target":"one"}`)
+	if code != string(limits.CodeQuotaUnavailable) || !strings.Contains(raw, "the store did not answer for 200ms") {
+		t.Fatalf("call on a broken store: %s %s", code, raw)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("refused after %v", took)
+	}
+}
