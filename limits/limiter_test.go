@@ -149,6 +149,13 @@ func TestAudit(t *testing.T) {
 	if diff := cmp.Diff(want, f.audit); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
 	}
+	// A refund's record carries -1; nothing below.
+	if err := l.Audit(ctx, AuditRecord{Credential: "c", Tool: "scan_web", Outcome: "quota_refunded", QuotaCharged: -1}); err != nil {
+		t.Errorf("a refund's record: %v", err)
+	}
+	if err := l.Audit(ctx, AuditRecord{Credential: "c", Tool: "scan_web", QuotaCharged: -2}); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("a charge of -2: %v", err)
+	}
 	for _, tt := range []struct{ in, want int }{{0, DefaultAuditQueryLimit}, {5, 5}, {1 << 30, MaxAuditQueryLimit}} {
 		if _, err := l.QueryAudit(ctx, AuditFilter{Limit: tt.in}); err != nil {
 			t.Fatal(err)
