@@ -20,6 +20,10 @@ type memStore struct {
 	mu   sync.Mutex
 	rows map[string]credential.Credential
 	down atomic.Bool
+	// lookups counts CredentialByID calls; gate, when set, holds each
+	// until it is closed.
+	lookups atomic.Int32
+	gate    chan struct{}
 }
 
 var errDown = errors.New("store down")
@@ -37,7 +41,15 @@ func (m *memStore) CreateCredential(_ context.Context, c credential.Credential) 
 	return nil
 }
 
-func (m *memStore) CredentialByID(_ context.Context, id string) (credential.Credential, error) {
+func (m *memStore) CredentialByID(ctx context.Context, id string) (credential.Credential, error) {
+	m.lookups.Add(1)
+	if m.gate != nil {
+		select {
+		case <-m.gate:
+		case <-ctx.Done():
+			return credential.Credential{}, ctx.Err()
+		}
+	}
 	if m.down.Load() {
 		return credential.Credential{}, errDown
 	}
@@ -217,4 +229,42 @@ func rebuild(t *testing.T, f *mwFixture) *mwFixture {
 		}
 	}))
 	return f
+}
+
+// Requests for one key whose cached answer has aged out wait for one
+// store look-up: 64 of them used to send 64 look-ups at once, each under
+// the same short deadline, and on a loaded store some were refused with
+// binding_check_unavailable.
+func TestConcurrentRequestsShareOneLookup(t *testing.T) {
+	st := &memStore{gate: make(chan struct{})}
+	reg := credential.New(st, nil)
+	close(st.gate)
+	_, key, err := reg.Create(t.Context(), credential.Spec{Tenant: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.gate = make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Go(func() {
+			_, err := reg.AuthenticateKey(t.Context(), key)
+			errs <- err
+		})
+	}
+	for st.lookups.Load() == 0 {
+		time.Sleep(time.Millisecond) // the first look-up has started
+	}
+	time.Sleep(20 * time.Millisecond) // the others have joined it, or would have sent their own
+	close(st.gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := st.lookups.Load(); n != 1 {
+		t.Errorf("%d store look-ups for 64 concurrent requests of one key, want 1", n)
+	}
 }

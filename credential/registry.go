@@ -19,8 +19,11 @@ const (
 	DefaultTTL = 30 * time.Second
 	// DefaultCacheSize bounds the cached rows.
 	DefaultCacheSize = 10000
-	// DefaultTimeout bounds one store look-up on the request path.
-	DefaultTimeout = 500 * time.Millisecond
+	// DefaultTimeout bounds one store look-up on the request path. A
+	// look-up is made at most once per key and TTL (concurrent requests
+	// share it), so it may wait for a loaded store: 500 ms refused
+	// requests on a busy PostgreSQL that answered within a second.
+	DefaultTimeout = 2 * time.Second
 )
 
 // Options tune a Registry. The zero value of each field is its default.
@@ -45,6 +48,18 @@ type Registry struct {
 
 	mu    sync.Mutex
 	cache map[string]cached // "id:<id>" or "sub:<issuer>\x00<tenant>\x00<subject>"
+	// flights are the store look-ups under way, one per key: requests
+	// for a key whose cached answer has aged out wait for one look-up
+	// instead of each sending its own.
+	flights map[string]*flight
+}
+
+// flight is one store look-up that other requests for its key wait on.
+type flight struct {
+	done  chan struct{}
+	c     Credential
+	found bool
+	err   error
 }
 
 type cached struct {
@@ -55,7 +70,7 @@ type cached struct {
 
 // New returns a registry over store.
 func New(store Store, opts *Options) *Registry {
-	r := &Registry{store: store, cache: map[string]cached{}}
+	r := &Registry{store: store, cache: map[string]cached{}, flights: map[string]*flight{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -196,14 +211,39 @@ func (r *Registry) lookup(ctx context.Context, key string, fetch func(context.Co
 	if ok && now.Sub(e.fetched) < r.opts.TTL && !now.Before(e.fetched) {
 		return e.c, e.found, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	c, err := fetch(ctx)
+	r.mu.Lock()
+	f, joined := r.flights[key]
+	if !joined {
+		f = &flight{done: make(chan struct{})}
+		r.flights[key] = f
+	}
+	r.mu.Unlock()
+	if joined {
+		select {
+		case <-f.done:
+			return f.c, f.found, f.err
+		case <-ctx.Done():
+			return Credential{}, false, ctx.Err()
+		}
+	}
+	// The look-up serves every request waiting on it, so it does not end
+	// with this request's client.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.Timeout)
+	c, err := fetch(fctx)
+	cancel()
 	found := err == nil
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return Credential{}, false, err // fail closed; nothing cached
+		f.err = err // fail closed; nothing cached
+		r.mu.Lock()
+		delete(r.flights, key)
+		r.mu.Unlock()
+		close(f.done)
+		return Credential{}, false, err
 	}
+	f.c, f.found = c, found
+	defer close(f.done)
 	r.mu.Lock()
+	delete(r.flights, key)
 	if len(r.cache) >= r.opts.CacheSize {
 		for k, old := range r.cache {
 			if now.Sub(old.fetched) >= r.opts.TTL {

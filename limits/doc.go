@@ -57,7 +57,18 @@
 //  5. writes the lease.
 //
 // A refusal at any step rolls the whole transaction back: nothing is
-// consumed by a refused call. Refunds: a scan that ran and failed (target
+// consumed by a refused call.
+//
+// The Limiter picks the lease id, and the ledger row records it. When the
+// store does not answer an admission (its deadline passed, the connection
+// broke), the store may have committed it all the same, so BeginScan
+// cancels it by that id before refusing ([ScanStore.CancelAdmission]):
+// what committed is undone (the slot freed, the charge given back), and
+// what has not yet committed never will (the id is fenced). A
+// cancellation the store cannot take waits in the Limiter and is retried
+// by [Limiter.Settle]. No admission is ever left holding a slot or a
+// charge that no call was told of, so the audit trail, which records what
+// each call was told, agrees with the ledger. Refunds: a scan that ran and failed (target
 // unreachable, timeout, findings or not) is not refunded, because the work
 // was done. [Scan.Refund] exists for the one case where the server admitted
 // the call but could not start the work (for example an internal error
@@ -79,8 +90,17 @@
 // (rate_limit_unavailable, quota_unavailable, scan_slots_unavailable,
 // audit_unavailable) with a Retry-After hint. A caller that treats any
 // non-nil error as "deny" can never admit a request because a control was
-// down. Each store call is bounded by a deadline ([Config.TransportTimeout],
-// [Config.ScanTimeout]).
+// down.
+//
+// A store that is slow is not down. Each store call waits while the store
+// keeps answering (this call or any other of the Limiter's) and is
+// refused once the store has answered nothing for the quiet period
+// ([Config.TransportTimeout], [Config.ScanTimeout]), or once it has waited
+// its longest wait however busy the store is ([Config.TransportMaxWait],
+// [Config.ScanMaxWait]); see deadline.go. A loaded host or a queue for a
+// connection therefore delays decisions instead of refusing them, while
+// an outage is still refused after the quiet period. Each run of such
+// refusals is logged once, at warn, with its cause ([Config.Logger]).
 //
 // # Audit
 //

@@ -10,12 +10,23 @@ import (
 // fakeStore is a hand-written in-memory Store for the Limiter's own tests.
 // The real adapters are tested by store/storetest.
 type fakeStore struct {
-	mu       sync.Mutex
-	logs     map[string][]int64
-	err      error // returned by every call when set
-	admit    Admission
-	admits   []Admit
-	leases   map[string]time.Time // lease -> expiry
+	mu     sync.Mutex
+	logs   map[string][]int64
+	err    error // returned by every call when set
+	admit  Admission
+	admits []Admit
+	leases map[string]time.Time // lease -> expiry
+	// lose makes AdmitScan commit and then fail, as an admission whose
+	// answer was lost on the way back does.
+	lose    bool
+	charges map[string]string // call id -> lease id of the admission that charged it
+	fenced  map[string]bool
+	cancels int
+	// cancelErr, when set, fails CancelAdmission alone.
+	cancelErr error
+	// delay, when set, is waited (under ctx) by every call before it
+	// takes the lock: a slow store.
+	delay    func(ctx context.Context) error
 	renews   int
 	releases int
 	refunds  int
@@ -24,7 +35,13 @@ type fakeStore struct {
 }
 
 func newFake() *fakeStore {
-	return &fakeStore{logs: map[string][]int64{}, leases: map[string]time.Time{}}
+	return &fakeStore{logs: map[string][]int64{}, leases: map[string]time.Time{}, charges: map[string]string{}, fenced: map[string]bool{}}
+}
+
+func (f *fakeStore) setCancelErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelErr = err
 }
 
 func (f *fakeStore) setErr(err error) {
@@ -33,7 +50,20 @@ func (f *fakeStore) setErr(err error) {
 	f.err = err
 }
 
+func (f *fakeStore) wait(ctx context.Context) error {
+	f.mu.Lock()
+	d := f.delay
+	f.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	return d(ctx)
+}
+
 func (f *fakeStore) TakeRate(ctx context.Context, key string, now time.Time, p RatePolicy) (RateDecision, error) {
+	if err := f.wait(ctx); err != nil {
+		return RateDecision{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -45,18 +75,52 @@ func (f *fakeStore) TakeRate(ctx context.Context, key string, now time.Time, p R
 }
 
 func (f *fakeStore) AdmitScan(ctx context.Context, a Admit) (Admission, error) {
+	if err := f.wait(ctx); err != nil {
+		return Admission{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return Admission{}, f.err
+	}
+	if f.fenced[a.LeaseID] {
+		return Admission{}, errors.New("lease id fenced")
 	}
 	f.admits = append(f.admits, a)
 	adm := f.admit
 	if adm.Refusal == "" {
 		adm.LeaseExpires = a.Now.Add(a.LeaseTTL)
 		f.leases[a.LeaseID] = adm.LeaseExpires
+		if adm.Charged {
+			f.charges[a.CallID] = a.LeaseID
+		}
+	}
+	if f.lose {
+		return Admission{}, errors.New("connection reset after commit")
 	}
 	return adm, nil
+}
+
+func (f *fakeStore) CancelAdmission(ctx context.Context, a Admit, now time.Time) (bool, error) {
+	if err := f.wait(ctx); err != nil {
+		return false, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return false, f.err
+	}
+	if f.cancelErr != nil {
+		return false, f.cancelErr
+	}
+	f.cancels++
+	f.fenced[a.LeaseID] = true
+	delete(f.leases, a.LeaseID)
+	if f.charges[a.CallID] == a.LeaseID {
+		delete(f.charges, a.CallID)
+		return true, nil
+	}
+	return false, nil
 }
 
 func (f *fakeStore) RenewLease(ctx context.Context, id string, now time.Time, ttl time.Duration) error {
@@ -96,6 +160,9 @@ func (f *fakeStore) RefundScan(ctx context.Context, cred, call string) (bool, er
 }
 
 func (f *fakeStore) AppendAudit(ctx context.Context, r AuditRecord) error {
+	if err := f.wait(ctx); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {

@@ -11,9 +11,11 @@ import (
 // Limiter applies the configured limits against a Store. It is safe for
 // concurrent use; create one per process and share it.
 type Limiter struct {
-	store  Store
-	cfg    Config
-	denied denyCache
+	store     Store
+	cfg       Config
+	denied    denyCache
+	watch     storeWatch
+	unsettled unsettled
 }
 
 // New returns a Limiter over store. A nil cfg means all defaults; see
@@ -54,9 +56,12 @@ func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDeci
 		d := RateDecision{Policy: l.cfg.Transport, RetryAfter: wait, Reset: wait}
 		return d, newError(CodeRateLimited, wait, nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.TransportTimeout)
-	defer cancel()
-	d, err := l.store.TakeRate(ctx, key, now, l.cfg.Transport)
+	var d RateDecision
+	err := l.run(ctx, opTakeRate, CodeRateLimitUnavailable, l.transportDeadline(), func(ctx context.Context) error {
+		var err error
+		d, err = l.store.TakeRate(ctx, key, now, l.cfg.Transport)
+		return err
+	})
 	if err != nil {
 		// A zero decision: SetHeaders writes no RateLimit fields, since
 		// nothing is known about the window. Retry-After comes from the error.
@@ -93,12 +98,12 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 			return err
 		}
 	}
-	if r.Duration < 0 || r.QuotaCharged < 0 {
-		return newError(CodeInvalidRequest, 0, errors.New("negative duration or charge"))
+	if r.Duration < 0 || r.QuotaCharged < -1 {
+		return newError(CodeInvalidRequest, 0, errors.New("negative duration, or a charge below -1"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.ScanTimeout)
-	defer cancel()
-	if err := l.store.AppendAudit(ctx, r); err != nil {
+	if err := l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+		return l.store.AppendAudit(ctx, r)
+	}); err != nil {
 		return newError(CodeAuditUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	return nil

@@ -17,7 +17,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := l.Config()
-	c.Now = nil
+	c.Now, c.Logger = nil, nil
 	want := Config{
 		Transport:             RatePolicy{Limit: 120, Window: 60 * time.Second},
 		ScanRate:              RatePolicy{Limit: 10, Window: 60 * time.Second},
@@ -25,8 +25,10 @@ func TestConfigDefaults(t *testing.T) {
 		MaxConcurrentScans:    2,
 		ScannerCapacity:       16,
 		LeaseTTL:              180 * time.Second,
-		TransportTimeout:      100 * time.Millisecond,
+		TransportTimeout:      250 * time.Millisecond,
+		TransportMaxWait:      5 * time.Second,
 		ScanTimeout:           500 * time.Millisecond,
+		ScanMaxWait:           5 * time.Second,
 		UnavailableRetryAfter: 2 * time.Second,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -46,6 +48,7 @@ func TestConfigInvalid(t *testing.T) {
 		{"negative capacity", Config{ScannerCapacity: -3}},
 		{"short ttl", Config{LeaseTTL: time.Second}},
 		{"negative timeout", Config{ScanTimeout: -time.Second}},
+		{"negative wait", Config{TransportMaxWait: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +148,13 @@ func TestAudit(t *testing.T) {
 	want := []AuditRecord{{Time: clk.Now(), Credential: "c", Tool: "scan_web", Outcome: "ok", Duration: time.Second, QuotaCharged: 1}}
 	if diff := cmp.Diff(want, f.audit); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+	// A refund's record carries -1; nothing below.
+	if err := l.Audit(ctx, AuditRecord{Credential: "c", Tool: "scan_web", Outcome: "quota_refunded", QuotaCharged: -1}); err != nil {
+		t.Errorf("a refund's record: %v", err)
+	}
+	if err := l.Audit(ctx, AuditRecord{Credential: "c", Tool: "scan_web", QuotaCharged: -2}); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("a charge of -2: %v", err)
 	}
 	for _, tt := range []struct{ in, want int }{{0, DefaultAuditQueryLimit}, {5, 5}, {1 << 30, MaxAuditQueryLimit}} {
 		if _, err := l.QueryAudit(ctx, AuditFilter{Limit: tt.in}); err != nil {

@@ -129,10 +129,16 @@ func (l *Limiter) BeginScan(ctx context.Context, req ScanRequest) (*Scan, error)
 		Period:           period,
 		Monthly:          l.cfg.MonthlyScans,
 	}
-	sctx, cancel := context.WithTimeout(ctx, l.cfg.ScanTimeout)
-	defer cancel()
-	adm, err := l.store.AdmitScan(sctx, a)
+	var adm Admission
+	err := l.run(ctx, opAdmitScan, unavailable, l.scanDeadline(), func(ctx context.Context) error {
+		var err error
+		adm, err = l.store.AdmitScan(ctx, a)
+		return err
+	})
 	if err != nil {
+		// The store may have committed the admission all the same: undo
+		// it, or make sure it never commits, before refusing.
+		l.cancelAdmission(ctx, a)
 		return nil, newError(unavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	if adm.Refusal != "" {
@@ -174,9 +180,9 @@ func (s *Scan) Renew(ctx context.Context) error {
 		return newError(CodeLeaseLost, 0, errors.New("lease released"))
 	}
 	now := s.l.cfg.Now()
-	ctx, cancel := context.WithTimeout(ctx, s.l.cfg.ScanTimeout)
-	defer cancel()
-	err := s.l.store.RenewLease(ctx, s.leaseID, now, s.l.cfg.LeaseTTL)
+	err := s.l.run(ctx, opRenewLease, CodeScanSlotsUnavailable, s.l.scanDeadline(), func(ctx context.Context) error {
+		return s.l.store.RenewLease(ctx, s.leaseID, now, s.l.cfg.LeaseTTL)
+	})
 	switch {
 	case errors.Is(err, ErrStoreLeaseLost):
 		return newError(CodeLeaseLost, 0, err)
@@ -260,9 +266,9 @@ func (s *Scan) Release(ctx context.Context) error {
 		stop(context.Canceled)
 		<-done
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.l.cfg.ScanTimeout)
-	defer cancel()
-	if err := s.l.store.ReleaseLease(ctx, s.leaseID); err != nil {
+	if err := s.l.run(ctx, opReleaseLease, CodeScanSlotsUnavailable, s.l.scanDeadline(), func(ctx context.Context) error {
+		return s.l.store.ReleaseLease(ctx, s.leaseID)
+	}); err != nil {
 		return newError(CodeScanSlotsUnavailable, s.l.cfg.UnavailableRetryAfter, err)
 	}
 	s.mu.Lock()
@@ -279,9 +285,12 @@ func (s *Scan) Refund(ctx context.Context) (bool, error) {
 	if !s.req.Charge {
 		return false, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.l.cfg.ScanTimeout)
-	defer cancel()
-	ok, err := s.l.store.RefundScan(ctx, s.req.Credential, s.req.CallID)
+	var ok bool
+	err := s.l.run(ctx, opRefundScan, CodeQuotaUnavailable, s.l.scanDeadline(), func(ctx context.Context) error {
+		var err error
+		ok, err = s.l.store.RefundScan(ctx, s.req.Credential, s.req.CallID)
+		return err
+	})
 	if err != nil {
 		return false, newError(CodeQuotaUnavailable, s.l.cfg.UnavailableRetryAfter, err)
 	}

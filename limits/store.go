@@ -42,6 +42,19 @@ type ScanStore interface {
 	// RefundScan deletes the ledger row of (credential, callID) and returns
 	// its monthly unit. It reports whether there was a row.
 	RefundScan(ctx context.Context, credential, callID string) (bool, error)
+	// CancelAdmission undoes the admission a, whose answer the Limiter
+	// never received (its deadline passed or the connection broke while
+	// the store may have committed it), and fences it: a.LeaseID stays
+	// fenced until now+a.LeaseTTL, so that an AdmitScan with it still in
+	// flight fails (an error, nothing committed) rather than take a slot
+	// no one will release. If the admission did commit, its lease is
+	// freed and the charge it made (the ledger row of a.Credential and
+	// a.CallID that it wrote under a.LeaseID, not one an earlier
+	// admission of the same call wrote) is deleted and its monthly unit
+	// given back; the short rate window is not. It reports whether a
+	// charge was given back. Cancelling twice, or an admission the store
+	// never saw, is not an error.
+	CancelAdmission(ctx context.Context, a Admit, now time.Time) (refunded bool, err error)
 }
 
 // AuditStore keeps audit records.
@@ -61,7 +74,10 @@ type Admit struct {
 	Tool       string
 	// ScanKey identifies the scan for duplicate detection (see ScanKey).
 	ScanKey string
-	// LeaseID is a fresh random id the store must use for the new lease.
+	// LeaseID is a fresh random id, chosen by the Limiter, that the store
+	// must use for the new lease and record beside the charge, so that
+	// CancelAdmission can find both. An admission with a fenced lease id
+	// must fail.
 	LeaseID  string
 	LeaseTTL time.Duration
 	// MaxPerCredential and Capacity are the concurrency limits.
@@ -107,8 +123,11 @@ type AuditRecord struct {
 	Tenant        string
 	Tool          string
 	// Outcome is "ok" or the error code the call ended with.
-	Outcome      string
-	Duration     time.Duration
+	Outcome  string
+	Duration time.Duration
+	// QuotaCharged is the units the call was charged: 1 or 0, or -1 on
+	// the record of a refund given after the call's own record was
+	// written, so that the trail's sum is what the ledger holds.
 	QuotaCharged int64
 }
 

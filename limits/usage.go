@@ -98,9 +98,12 @@ func (l *Limiter) Usage(ctx context.Context, credential string) (Usage, error) {
 	now := l.cfg.Now()
 	period, toNext := monthPeriod(now)
 	tk, sk := "transport:"+credential, "scan:"+credential
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.ScanTimeout)
-	defer cancel()
-	st, err := l.store.ReadUsage(ctx, UsageQuery{Now: now, Credential: credential, RateKeys: []string{tk, sk}, Period: period})
+	var st UsageState
+	err := l.run(ctx, opReadUsage, CodeRateLimitUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+		var err error
+		st, err = l.store.ReadUsage(ctx, UsageQuery{Now: now, Credential: credential, RateKeys: []string{tk, sk}, Period: period})
+		return err
+	})
 	if err != nil {
 		return Usage{}, newError(CodeRateLimitUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}

@@ -17,6 +17,8 @@ import (
 type outageStore struct {
 	limits.Store
 	down atomic.Bool
+	// slowAudit makes audit writes wait until their deadline.
+	slowAudit atomic.Bool
 }
 
 var errOutage = errors.New("store outage")
@@ -42,9 +44,20 @@ func (s *outageStore) ReleaseLease(ctx context.Context, id string) error {
 	return s.Store.ReleaseLease(ctx, id)
 }
 
+func (s *outageStore) RefundScan(ctx context.Context, cred, call string) (bool, error) {
+	if s.down.Load() {
+		return false, errOutage
+	}
+	return s.Store.RefundScan(ctx, cred, call)
+}
+
 func (s *outageStore) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
 	if s.down.Load() {
 		return errOutage
+	}
+	if s.slowAudit.Load() {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	return s.Store.AppendAudit(ctx, r)
 }
@@ -155,5 +168,38 @@ func TestHostileOutageRefusesBeforeWorkWhenTheQueueIsFull(t *testing.T) {
 	}
 	if code, _ := f.call(t.Context(), counted, "counted", `{}`); code != "ok" {
 		t.Errorf("after repair: %q", code)
+	}
+}
+
+// A repair with little time, as at exit, frees the slots before it spends
+// that time on the audit records waiting: they were written first, and a
+// store too slow to take them left every slot held until its lease
+// expired.
+func TestRepairFreesSlotsBeforeTheAuditBacklog(t *testing.T) {
+	f, st := outageFixture(t, 0)
+	ctx := context.Background()
+	done := make(chan string, 1)
+	go func() {
+		code, _ := f.call(ctx, alice, "metered_slow", `{"target":"a"}`)
+		done <- code
+	}()
+	<-f.began
+	st.down.Store(true) // the release and the audit write fail
+	close(f.gate)
+	if code := <-done; code != "ok" {
+		t.Fatalf("the scan: %q", code)
+	}
+	if a, r := f.ctl.Pending(); a != 1 || r != 1 {
+		t.Fatalf("pending: %d records, %d releases", a, r)
+	}
+	// The store takes releases again, but audit writes only as fast as
+	// the repair's deadline allows: never. The repair has 300 ms.
+	st.down.Store(false)
+	st.slowAudit.Store(true)
+	rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	f.ctl.Repair(rctx)
+	if a, r := f.ctl.Pending(); a != 1 || r != 0 {
+		t.Fatalf("after a short repair: %d records, %d releases waiting; want the record only", a, r)
 	}
 }

@@ -76,6 +76,10 @@ type Observer interface {
 	// StoreError reports a store call that failed ("rate_limit",
 	// "scan_admission", "slots", "audit").
 	StoreError(ctx context.Context, control string)
+	// Decided reports how long a control took to decide ("rate_limit",
+	// "scan_admission": one BeginScan, waiting in line excluded),
+	// refusals included.
+	Decided(ctx context.Context, control string, d time.Duration)
 }
 
 // observe returns the observer, or one that drops everything.
@@ -91,6 +95,7 @@ type nopObserver struct{}
 func (nopObserver) ToolCall(context.Context, string, string, time.Duration) {}
 func (nopObserver) Refused(context.Context, string, string)                 {}
 func (nopObserver) StoreError(context.Context, string)                      {}
+func (nopObserver) Decided(context.Context, string, time.Duration)          {}
 
 // LocalPrincipal is the identity warden stdio serves its local user under:
 // every tool, limits and audit still applied.
@@ -135,10 +140,12 @@ func credentialOf(p auth.Principal) string {
 	return p.Subject
 }
 
-// callRecord collects what the audit record needs from inner layers.
+// callRecord collects what the audit record needs from inner layers, and
+// keeps the record once written, for a refund that comes after it.
 type callRecord struct {
 	mu      sync.Mutex
 	charged int64
+	written *limits.AuditRecord
 }
 
 type recordKey struct{}
@@ -240,6 +247,11 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	p, _ := c.principal(ctx)
 	rec.mu.Lock()
 	charged := rec.charged
+	if mcp.CallFault(ctx) != nil {
+		// The release gives a call that failed through the server its
+		// charge back (Admit), so the record says it cost nothing.
+		charged = 0
+	}
 	rec.mu.Unlock()
 	r := limits.AuditRecord{
 		Time:          start.UTC(),
@@ -258,10 +270,42 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		r.Credential = "anonymous"
 	}
 	c.observe().ToolCall(ctx, t.Name, outcome, r.Duration)
+	rec.mu.Lock()
+	rec.written = &r
+	rec.mu.Unlock()
 	// The audit write must not be cut short by the client leaving; a
 	// record the store refuses waits for it (see repair.go).
 	c.settleAudit(ctx, r)
 	return res
+}
+
+// CodeQuotaRefunded is the outcome of the audit record that gives back a
+// charge its call's own record already counted: a call whose failure
+// through the server became known only after it was recorded (a legacy
+// result too large to keep for the client). Its QuotaCharged is -1, so
+// the trail's sum agrees with the ledger.
+const CodeQuotaRefunded = "quota_refunded"
+
+// recordRefund appends the record of a refund given after the call's own
+// record counted the charge; nothing when that record already said 0.
+func (c *Controls) recordRefund(ctx context.Context, rec *callRecord) {
+	if rec == nil {
+		return
+	}
+	rec.mu.Lock()
+	w := rec.written
+	rec.mu.Unlock()
+	if w == nil || w.QuotaCharged <= 0 {
+		return
+	}
+	r := *w
+	r.Time, r.Outcome, r.Duration, r.QuotaCharged = time.Now().UTC(), CodeQuotaRefunded, 0, -1
+	if !c.reserveAudit() {
+		c.logger().LogAttrs(ctx, slog.LevelError, "a refund could not be recorded in the audit trail: the records waiting for the store fill the queue",
+			slog.String("tool", r.Tool), slog.String("correlation_id", r.CorrelationID))
+		return
+	}
+	c.settleAudit(ctx, r)
 }
 
 // Admit is the server's admission function (mcp.Options.Admit): it runs
@@ -289,7 +333,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	if c.Queue != nil && c.line.waiting(req.Credential) > 0 {
 		scan, err = c.admitInLine(ctx, req, nil) // others wait already: behind them
 	} else {
-		scan, err = c.Limiter.BeginScan(ctx, req)
+		scan, err = c.beginScan(ctx, &req)
 		if err != nil && c.Queue != nil && queues(err) {
 			scan, err = c.admitInLine(ctx, req, err)
 		}
@@ -324,7 +368,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		// A call that failed through the server, not its caller (its
 		// session ended by the server, its outcome lost by the
 		// transport), gives its charge back.
-		c.releaseScan(ctx, rctx, scan, mcp.CallFault(ctx) != nil && scan.Charged())
+		c.releaseScan(ctx, rctx, scan, mcp.CallFault(ctx) != nil && scan.Charged(), recordFrom(ctx))
 		if c.Queue != nil {
 			c.line.wake() // the first call in line may take the slot
 		}
@@ -334,20 +378,21 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 
 // releaseScan gives back a call's charge (refund: it failed through the
 // server) and its slot; what the store does not take now is retried by
-// Repair.
-func (c *Controls) releaseScan(ctx, rctx context.Context, scan *limits.Scan, refund bool) {
+// Repair. A refund the call's audit record did not foresee is recorded.
+func (c *Controls) releaseScan(ctx, rctx context.Context, scan *limits.Scan, refund bool, rec *callRecord) {
 	if refund {
 		if _, err := scan.Refund(rctx); err != nil {
 			c.observe().StoreError(ctx, "scan_admission")
 			c.logger().LogAttrs(ctx, slog.LevelWarn, "charge of a failed call not refunded yet; retried", slog.String("cause", err.Error()))
-			c.retryRelease(scan, true)
+			c.retryRelease(scan, true, rec)
 			return
 		}
+		c.recordRefund(ctx, rec)
 	}
 	if err := scan.Release(rctx); err != nil {
 		c.observe().StoreError(ctx, "slots")
 		c.logger().LogAttrs(ctx, slog.LevelWarn, "scan slot not released yet; retried until the store is back", slog.String("cause", err.Error()))
-		c.retryRelease(scan, false)
+		c.retryRelease(scan, false, nil)
 	}
 }
 
@@ -416,7 +461,9 @@ func (c *Controls) RateLimit(next http.Handler) http.Handler {
 			writeRefusal(w, http.StatusUnauthorized, "unauthenticated", "the request carries no identity", 0)
 			return
 		}
+		start := time.Now()
 		d, err := c.Limiter.AllowRequest(r.Context(), CallerKey(p))
+		c.observe().Decided(r.Context(), "rate_limit", time.Since(start))
 		d.SetHeaders(w.Header())
 		if err != nil {
 			if limits.Unavailable(err) {

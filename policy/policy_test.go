@@ -334,6 +334,19 @@ func TestServerFaultNotCharged(t *testing.T) {
 			if code, _ := f.call(context.Background(), alice, "metered", `{"target":"y"}`); code != want {
 				t.Errorf("next scan with a monthly allowance of one: %q, want %q", code, want)
 			}
+			// The audit trail agrees with the ledger on the month's charges.
+			u, err := f.lim.Usage(context.Background(), CallerKey(alice))
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := f.store.QueryAudit(context.Background(), limits.AuditFilter{Limit: 10})
+			var charged int64
+			for _, r := range recs {
+				charged += r.QuotaCharged
+			}
+			if charged != u.MonthlyUsed {
+				t.Errorf("the audit trail says %d charged, the ledger %d: %+v", charged, u.MonthlyUsed, recs)
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strconv"
 	"sync"
@@ -27,6 +28,11 @@ type Queue struct {
 	// slots freed by another process sharing it or by an expired lease.
 	// Slots freed by this process wake the line at once. Zero: 1 s.
 	Poll time.Duration
+	// MaxStoreWait bounds how long the first call in line keeps asking a
+	// store that cannot be evaluated (scan_slots_unavailable,
+	// quota_unavailable): a store busy with another call's large write
+	// answers within it, a broken one is then reported. Zero: 1 minute.
+	MaxStoreWait time.Duration
 }
 
 // waitReportEvery is how often a waiting call tells its client it still
@@ -39,16 +45,36 @@ const (
 	DefaultQueueMaxWait    = 10 * time.Minute
 	DefaultQueueMaxWaiting = 32
 	DefaultQueuePoll       = time.Second
+	DefaultQueueStoreWait  = time.Minute
 )
 
 // queues reports whether a refusal is one that waiting in line cures:
-// every slot taken, or the same scan already running.
+// every slot taken, the same scan already running, or the store too busy
+// to answer in time (a large open writing its analysis holds the embedded
+// store for seconds). Waiting admits nothing: the call runs only once the
+// limiter has said yes.
 func queues(err error) bool {
 	switch limits.CodeOf(err) {
-	case limits.CodeTooManyConcurrentScans, limits.CodeScannerBusy, limits.CodeDuplicateScan:
+	case limits.CodeTooManyConcurrentScans, limits.CodeScannerBusy, limits.CodeDuplicateScan,
+		limits.CodeScanSlotsUnavailable, limits.CodeQuotaUnavailable:
 		return true
 	}
 	return false
+}
+
+// beginScan asks the limiter once. An admission the store did not answer
+// may be cancelled later (limits.Limiter.Settle) by the call id it
+// carried, so a call that asks again after one asks under a new call id:
+// the cancellation can then never reach the charge of the attempt that
+// succeeds.
+func (c *Controls) beginScan(ctx context.Context, req *limits.ScanRequest) (*limits.Scan, error) {
+	start := time.Now()
+	scan, err := c.Limiter.BeginScan(ctx, *req)
+	c.observe().Decided(ctx, "scan_admission", time.Since(start))
+	if limits.Unavailable(err) && req.Charge {
+		req.CallID = rand.Text()
+	}
+	return scan, err
 }
 
 // line is the process's waiting calls: one FIFO per credential, and a
@@ -153,6 +179,13 @@ func (q *Queue) maxWaiting() int {
 	return DefaultQueueMaxWaiting
 }
 
+func (q *Queue) maxStoreWait() time.Duration {
+	if q.MaxStoreWait > 0 {
+		return q.MaxStoreWait
+	}
+	return DefaultQueueStoreWait
+}
+
 func (q *Queue) poll() time.Duration {
 	if q.Poll > 0 {
 		return q.Poll
@@ -171,7 +204,7 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	w, ok := c.line.join(req.Credential, q.maxWaiting())
 	if !ok {
 		if refused == nil {
-			scan, err := c.Limiter.BeginScan(ctx, req)
+			scan, err := c.beginScan(ctx, &req)
 			if err == nil || !queues(err) {
 				return scan, err
 			}
@@ -189,6 +222,9 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 	report := func() {
 		reported = time.Now()
 		msg := "waiting for a scan slot"
+		if limits.Unavailable(refused) {
+			msg = "waiting for the store that keeps the scan slots to answer"
+		}
 		if n := c.line.ahead(req.Credential, w); n > 0 {
 			msg += " behind " + strconv.Itoa(n) + " other call"
 			if n > 1 {
@@ -199,21 +235,30 @@ func (c *Controls) admitInLine(ctx context.Context, req limits.ScanRequest, refu
 		tool.ReportWaiting(ctx, msg)
 	}
 	report()
+	var storeDown time.Time // since when the store has not been evaluated, while first in line
 	for {
 		freed := c.line.signal()
 		if c.line.ahead(req.Credential, w) == 0 {
-			scan, err := c.Limiter.BeginScan(ctx, req)
+			scan, err := c.beginScan(ctx, &req)
 			if err == nil || !queues(err) {
 				return scan, err
 			}
 			refused = err
+			switch {
+			case !limits.Unavailable(err):
+				storeDown = time.Time{}
+			case storeDown.IsZero():
+				storeDown = time.Now()
+			case time.Since(storeDown) >= q.maxStoreWait():
+				return nil, withNote(refused, "the store did not answer for "+q.maxStoreWait().String())
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-deadline.C:
 			if refused == nil { // never first in line: ask once, for the refusal
-				scan, err := c.Limiter.BeginScan(ctx, req)
+				scan, err := c.beginScan(ctx, &req)
 				if err == nil || !queues(err) {
 					return scan, err
 				}

@@ -288,3 +288,59 @@ func TestRefusalsCarryRetryAfter(t *testing.T) {
 		t.Errorf("429 body: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// A local call that finds the store too busy to answer in time waits in
+// line as it would for a slot, asking again at each poll, and runs once
+// the store answers: before, the third of three concurrent large opens was
+// refused with scan_slots_unavailable while the other two held the store.
+func TestQueueWaitsForABusyStore(t *testing.T) {
+	f, os := outageFixture(t, 0)
+	f.ctl.Queue = &Queue{Poll: 10 * time.Millisecond}
+	os.down.Store(true)
+	notes := make(chan progress, 16)
+	done := make(chan string, 1)
+	go func() {
+		code, raw := f.callWithProgress(context.Background(), alice, "metered", `{"target":"one"}`, notes)
+		if code != "ok" {
+			code += " " + raw
+		}
+		done <- code
+	}()
+	n := waitFor(t, notes, "a progress notification from the waiting call")
+	if !strings.HasPrefix(n.Message, "waiting for the store that keeps the scan slots to answer (") {
+		t.Errorf("notification: %+v", n)
+	}
+	os.down.Store(false)
+	if code := waitFor(t, done, "the call"); code != "ok" {
+		t.Fatalf("the call: %s", code)
+	}
+	// It was charged once, under the call id of the attempt that was
+	// admitted, and the attempts the store did not answer left nothing.
+	if n := f.lim.Settle(context.Background()); n != 0 {
+		t.Fatalf("%d cancellations still wait", n)
+	}
+	u, err := f.lim.Usage(context.Background(), CallerKey(alice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.MonthlyUsed != 1 || u.Slots != 0 {
+		t.Errorf("after the call: %d charged, %d slots held; want 1 and 0", u.MonthlyUsed, u.Slots)
+	}
+}
+
+// A store that stays unavailable is reported once the first call in line
+// has asked it for MaxStoreWait, not waited on for the ten minutes a slot
+// may take.
+func TestQueueGivesUpOnABrokenStore(t *testing.T) {
+	f, os := outageFixture(t, 0)
+	f.ctl.Queue = &Queue{Poll: 10 * time.Millisecond, MaxStoreWait: 200 * time.Millisecond}
+	os.down.Store(true)
+	start := time.Now()
+	code, raw := f.call(context.Background(), alice, "metered", `{"target":"one"}`)
+	if code != string(limits.CodeQuotaUnavailable) || !strings.Contains(raw, "the store did not answer for 200ms") {
+		t.Fatalf("call on a broken store: %s %s", code, raw)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("refused after %v", took)
+	}
+}

@@ -14,7 +14,8 @@ import (
 // is back: audit records that could not be written wait in memory, in
 // order, and slot releases (with the refund of a call that failed through
 // the server) that could not be made are retried, rather than leaving the
-// credential locked out until the lease expires.
+// credential locked out until the lease expires; so are the limiter's
+// cancellations of admissions whose answer was lost (limits.Limiter.Settle).
 //
 // The audit trail promises a record of every call. A call whose record
 // cannot be written is still recorded, later; when the records waiting
@@ -46,6 +47,7 @@ type repairs struct {
 type pendingRelease struct {
 	scan   *limits.Scan
 	refund bool
+	rec    *callRecord // the call's, for the record of a refund
 }
 
 func (c *Controls) maxPendingAudit() int {
@@ -102,31 +104,37 @@ func auditRefusal(t *tool.Tool) tool.Outcome {
 }
 
 // retryRelease keeps a slot release (and the refund before it) that the
-// store did not take.
-func (c *Controls) retryRelease(scan *limits.Scan, refund bool) {
+// store did not take; rec is the call's record, for the refund's.
+func (c *Controls) retryRelease(scan *limits.Scan, refund bool, rec *callRecord) {
 	r := &c.repairs
 	r.mu.Lock()
-	r.releases = append(r.releases, pendingRelease{scan, refund})
+	r.releases = append(r.releases, pendingRelease{scan, refund, rec})
 	r.mu.Unlock()
 }
 
 // Pending reports the audit records and slot releases waiting for the
-// store.
+// store. Releases include the limiter's cancellations of admissions whose
+// answer was lost (limits.Limiter.Unsettled).
 func (c *Controls) Pending() (audit, releases int) {
+	unsettled := c.Limiter.Unsettled()
 	r := &c.repairs
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.pending), len(r.releases)
+	return len(r.pending), len(r.releases) + unsettled
 }
 
-// Repair writes the audit records waiting, oldest first, and retries the
-// slot releases waiting; it stops at the first audit write the store
-// refuses. A release whose lease has expired meanwhile is dropped: its
-// slot is free anyway.
+// Repair retries what waits for the store: first the slot releases and
+// the limiter's cancellations, which free capacity for every caller in a
+// few store calls, then the audit records, oldest first, stopping at the
+// first audit write the store refuses. A release whose lease has expired
+// meanwhile is dropped: its slot is free anyway. (The audit records came
+// first until a slow store, at exit, spent the whole time on hundreds of
+// records and left the slots held until their leases expired.)
 func (c *Controls) Repair(ctx context.Context) {
 	r := &c.repairs
 	r.run.Lock()
 	defer r.run.Unlock()
+	c.repairSlots(ctx)
 	for {
 		r.mu.Lock()
 		if len(r.pending) == 0 {
@@ -151,6 +159,12 @@ func (c *Controls) Repair(ctx context.Context) {
 		}
 		r.mu.Unlock()
 	}
+}
+
+// repairSlots retries the slot releases (and refunds) and the limiter's
+// cancellations waiting for the store.
+func (c *Controls) repairSlots(ctx context.Context) {
+	r := &c.repairs
 	r.mu.Lock()
 	rels := r.releases
 	r.releases = nil
@@ -167,6 +181,7 @@ func (c *Controls) Repair(ctx context.Context) {
 				continue
 			}
 			p.refund = false
+			c.recordRefund(ctx, p.rec)
 		}
 		if err := p.scan.Release(ctx); err != nil {
 			left = append(left, p)
@@ -177,6 +192,7 @@ func (c *Controls) Repair(ctx context.Context) {
 		r.releases = append(r.releases, left...)
 		r.mu.Unlock()
 	}
+	c.Limiter.Settle(ctx)
 }
 
 // Run repairs every interval (zero: DefaultRepairInterval) while anything

@@ -38,11 +38,17 @@ type Metrics struct {
 	toolCallTime *prometheus.HistogramVec
 	refusals     *prometheus.CounterVec
 	storeErrors  *prometheus.CounterVec
+	decisionTime *prometheus.HistogramVec
 }
 
 // latencyBuckets span a cached tools/list (tens of µs) to a website scan
 // (a minute).
 var latencyBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+
+// decisionBuckets span a rate decision answered from memory (µs) to a
+// decision's longest wait on a busy store (seconds), finely enough in
+// between to read a p99 off them.
+var decisionBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .075, .1, .15, .2, .25, .35, .5, .75, 1, 1.5, 2, 3, 5}
 
 // NewMetrics returns the metrics, with Go runtime and process collectors.
 func NewMetrics(o MetricsOptions) *Metrics {
@@ -77,7 +83,12 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		Name: "warden_store_errors_total",
 		Help: "Store calls that failed, by the control that made them.",
 	}, []string{"control"})
-	m.reg.MustRegister(m.requests, m.requestTime, m.toolCalls, m.toolCallTime, m.refusals, m.storeErrors,
+	m.decisionTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "warden_control_decision_seconds",
+		Help:    "Time a control took to decide, refusals included: rate_limit (one transport decision), scan_admission (one admission, waiting in line excluded).",
+		Buckets: decisionBuckets,
+	}, []string{"control"})
+	m.reg.MustRegister(m.requests, m.requestTime, m.toolCalls, m.toolCallTime, m.refusals, m.storeErrors, m.decisionTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Stats != nil {
 		m.reg.MustRegister(HandlerGauges(o.Stats)...)
@@ -149,6 +160,11 @@ func (m *Metrics) Refused(_ context.Context, control, code string) {
 // StoreError implements policy.Observer.
 func (m *Metrics) StoreError(_ context.Context, control string) {
 	m.storeErrors.WithLabelValues(control).Inc()
+}
+
+// Decided implements policy.Observer.
+func (m *Metrics) Decided(_ context.Context, control string, d time.Duration) {
+	m.decisionTime.WithLabelValues(control).Observe(d.Seconds())
 }
 
 // servedMethods are the JSON-RPC methods counted under their own name;

@@ -44,3 +44,10 @@ func (t *Telemetry) StoreError(ctx context.Context, control string) {
 		t.Metrics.StoreError(ctx, control)
 	}
 }
+
+// Decided implements policy.Observer.
+func (t *Telemetry) Decided(ctx context.Context, control string, d time.Duration) {
+	if t.Metrics != nil {
+		t.Metrics.Decided(ctx, control, d)
+	}
+}

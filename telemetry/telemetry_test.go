@@ -35,6 +35,7 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 	m.ToolCall(ctx, "keysweep_scan_text", "ok", 2*time.Millisecond)
 	m.Refused(ctx, "rate_limit", "rate_limited")
 	m.StoreError(ctx, "audit")
+	m.Decided(ctx, "scan_admission", 3*time.Millisecond)
 	out := scrape(t, m)
 	for _, want := range []string{
 		`warden_requests_total{era="modern",method="tools/call",status="200",transport="http"} 1`,
@@ -43,6 +44,7 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 		`warden_tool_calls_total{outcome="ok",tool="keysweep_scan_text"} 1`,
 		`warden_refusals_total{code="rate_limited",control="rate_limit"} 1`,
 		`warden_store_errors_total{control="audit"} 1`,
+		`warden_control_decision_seconds_bucket{control="scan_admission",le="0.005"} 1`,
 		`warden_in_flight_requests 3`, `warden_legacy_sessions 2`, `warden_open_streams 1`,
 		`warden_request_duration_seconds_bucket`, `warden_tool_call_duration_seconds_bucket`, `go_goroutines`,
 	} {

@@ -28,9 +28,9 @@ type Native struct {
 	Approvals string
 	// TransportLimited says requests pass the per-credential rate limit.
 	TransportLimited bool
-	// Usage reads a credential's standing against the limits without
-	// taking anything.
-	Usage func(ctx context.Context, credential string) (limits.Usage, error)
+	// Usage reads a caller's standing against the limits without taking
+	// anything; key is Caller.LimitsKey.
+	Usage func(ctx context.Context, key string) (limits.Usage, error)
 	// Audit queries the audit trail.
 	Audit func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error)
 	// Findings stores findings.
@@ -49,6 +49,18 @@ type Native struct {
 // Caller is who calls.
 type Caller struct {
 	Credential, Tenant string
+	// LimitsKey is the key the limits keep the caller's usage under
+	// (issuer, tenant and credential together; policy.CallerKey). Empty:
+	// Credential.
+	LimitsKey string
+}
+
+// limitsKey is the key to read the caller's usage under.
+func (c Caller) limitsKey() string {
+	if c.LimitsKey != "" {
+		return c.LimitsKey
+	}
+	return c.Credential
 }
 
 func (n *Native) now() time.Time {

@@ -97,7 +97,7 @@ func wardenStatusTool(n *Native, reg *tool.Registry) (*tool.Tool, error) {
 		}
 		c, cerr := n.caller(ctx)
 		if cerr == nil {
-			out.Caller = StatusCaller(c)
+			out.Caller = StatusCaller{Credential: c.Credential, Tenant: c.Tenant}
 		}
 		var tools []*tool.Tool
 		if reg != nil {
@@ -118,7 +118,9 @@ func wardenStatusTool(n *Native, reg *tool.Registry) (*tool.Tool, error) {
 			out.Tools = append(out.Tools, st)
 		}
 		if n.Usage != nil && cerr == nil {
-			u, err := n.Usage(ctx, c.Credential)
+			// Admission keeps usage under the issuer, tenant and
+			// credential together, not the bare credential.
+			u, err := n.Usage(ctx, c.limitsKey())
 			if err != nil {
 				call.Warn("limits_unavailable", "the caller's limits cannot be read right now")
 			} else {

@@ -234,7 +234,8 @@ type ClaimNames struct {
 
 // LimitsConfig sets the per-credential limits; zero keeps each default
 // (120 requests per 60 s; 10 scans per 60 s; 1000 scans a month; 2
-// concurrent scans; 16 across the server; 180 s slot leases).
+// concurrent scans; 16 across the server; 180 s slot leases), and how
+// long a decision waits on the store.
 type LimitsConfig struct {
 	RequestsPerWindow  int      `yaml:"requests_per_window"`
 	RequestWindow      Duration `yaml:"request_window"`
@@ -244,6 +245,13 @@ type LimitsConfig struct {
 	MaxConcurrentScans int      `yaml:"max_concurrent_scans"`
 	ScannerCapacity    int      `yaml:"scanner_capacity"`
 	LeaseTTL           Duration `yaml:"lease_ttl"`
+	// StoreTimeout is how long a decision waits on a store that answers
+	// nothing before it is refused as unavailable (fail closed); while
+	// the store answers other calls, a decision waits up to StoreMaxWait.
+	// Zero: 250 ms for the transport limit and 500 ms for scan admission;
+	// 5 s for both. A value set applies to both.
+	StoreTimeout Duration `yaml:"store_timeout"`
+	StoreMaxWait Duration `yaml:"store_max_wait"`
 }
 
 // StoreConfig selects the store: empty DSN is the embedded SQLite database
@@ -254,6 +262,8 @@ type StoreConfig struct {
 	// Schema is the PostgreSQL schema of the store's tables. Default
 	// "warden".
 	Schema string `yaml:"schema"`
+	// MaxConns caps each replica's PostgreSQL connections. Default 16.
+	MaxConns int32 `yaml:"max_conns"`
 }
 
 // MetricsConfig turns on the Prometheus metrics listener.

@@ -74,7 +74,7 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 		}
 		return st, func() { st.Close() }, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: cfg.Store.Schema})
+		st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: cfg.Store.Schema, MaxConns: cfg.Store.MaxConns})
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: %w", err)
 		}
@@ -99,7 +99,9 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 	if err != nil {
 		return nil, err
 	}
-	lim, err := limits.New(st, cfg.Limits.limits(prof))
+	lcfg := cfg.Limits.limits(prof)
+	lcfg.Logger = logger
+	lim, err := limits.New(st, lcfg)
 	if err != nil {
 		closeStore()
 		return nil, err

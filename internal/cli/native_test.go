@@ -106,6 +106,25 @@ func TestWardenStatus(t *testing.T) {
 	}
 }
 
+// warden_status reads usage where admission keeps it: under the issuer,
+// tenant and credential together. It read the bare credential, so it
+// always showed a full quota and no slot in use.
+func TestWardenStatusShowsWhatAdmissionCharged(t *testing.T) {
+	call, _ := nativeServer(t, Config{})
+	for _, text := range []string{"first text", "second text"} {
+		content(t, call(alice, "keysweep_scan_text", `{"text":"`+text+`"}`))
+	}
+	lim := content(t, call(alice, "warden_status", `{}`))["limits"].(map[string]any)
+	if used := lim["monthly"].(map[string]any)["used"]; used != 2.0 {
+		t.Errorf("alice's month after two charged scans: used %v, want 2", used)
+	}
+	// carl shares alice's tenant, not her usage.
+	lim = content(t, call(carl, "warden_status", `{}`))["limits"].(map[string]any)
+	if used := lim["monthly"].(map[string]any)["used"]; used != 0.0 {
+		t.Errorf("carl's month: used %v, want 0", used)
+	}
+}
+
 func TestWardenFindings(t *testing.T) {
 	call, state := nativeServer(t, Config{Tenants: map[string]TenantConfig{"globex": {Privacy: "off"}}})
 	evidence := "GET /admin HTTP/1.1\nAuthorization: token " + ghToken + "\n\nHTTP/1.1 200 OK (admin panel, no auth check)"

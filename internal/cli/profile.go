@@ -67,6 +67,10 @@ func (c LimitsConfig) limits(p profile) *limits.Config {
 		MaxConcurrentScans: c.MaxConcurrentScans,
 		ScannerCapacity:    c.ScannerCapacity,
 		LeaseTTL:           time.Duration(c.LeaseTTL),
+		TransportTimeout:   time.Duration(c.StoreTimeout),
+		ScanTimeout:        time.Duration(c.StoreTimeout),
+		TransportMaxWait:   time.Duration(c.StoreMaxWait),
+		ScanMaxWait:        time.Duration(c.StoreMaxWait),
 	}
 	if p == profileLocal {
 		if c.ScansPerWindow == 0 && c.ScanWindow == 0 {

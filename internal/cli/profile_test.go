@@ -58,6 +58,22 @@ func TestProfileLimits(t *testing.T) {
 			t.Errorf("%s ignores the file: %+v", p, l)
 		}
 	}
+	// How long a decision waits on the store: one setting for both sides.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "warden.yaml")
+	os.WriteFile(path, []byte("limits:\n  store_timeout: 250ms\n  store_max_wait: 3s\nstore:\n  max_conns: 24\n"), 0o600)
+	cfg, err := loadConfig(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store.MaxConns != 24 {
+		t.Errorf("store.max_conns: %d", cfg.Store.MaxConns)
+	}
+	w := cfg.Limits.limits(profileHosted)
+	if w.TransportTimeout != 250*time.Millisecond || w.ScanTimeout != 250*time.Millisecond ||
+		w.TransportMaxWait != 3*time.Second || w.ScanMaxWait != 3*time.Second {
+		t.Errorf("store waits: %+v", w)
+	}
 	if !(LimitsConfig{}).transportLimited(profileHosted) || (LimitsConfig{}).transportLimited(profileLocal) ||
 		!(LimitsConfig{RequestsPerWindow: 8}).transportLimited(profileLocal) {
 		t.Error("transport limit by profile")

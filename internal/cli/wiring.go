@@ -239,7 +239,7 @@ func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *pri
 	}
 	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
 		p, ok := pc.Caller(ctx)
-		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant}, ok
+		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant, LimitsKey: policy.CallerKey(p)}, ok
 	}
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
 		if e := gates.Status(t); e != nil {

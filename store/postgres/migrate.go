@@ -347,6 +347,199 @@ CREATE TABLE state_message (            -- mcp.StateStore channels: stream event
 );
 CREATE INDEX state_message_expires ON state_message (expires_us);
 `},
+	{20, "scan_fence", `
+-- Admissions the Limiter could not hear back from are cancelled by lease
+-- id (limits.ScanStore.CancelAdmission): the charge records the lease that
+-- made it, and a cancelled lease id stays fenced, as a row that is never
+-- live (expires_us 0), until fence_until_us. scan_admit sweeps and counts
+-- accordingly.
+ALTER TABLE scan_ledger ADD COLUMN lease_id text NOT NULL DEFAULT '';
+ALTER TABLE scan_lease ADD COLUMN fence_until_us bigint NOT NULL DEFAULT 0;
+CREATE OR REPLACE FUNCTION scan_admit(p_lock bigint, p_now bigint, p_cred text, p_tenant text, p_tool text,
+	p_key text, p_lease text, p_ttl bigint, p_max int, p_cap int, p_charge boolean, p_call text,
+	p_rate_window bigint, p_rate_limit int, p_period text, p_monthly bigint,
+	OUT o_refusal text, OUT o_retry_us bigint, OUT o_charged boolean, OUT o_used bigint, OUT o_expires_us bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	v_mine int;
+	v_dup  int;
+	v_all  int;
+	v_soon bigint;
+	v_key  text;
+	v_rl   record;
+BEGIN
+	o_refusal := ''; o_retry_us := 0; o_charged := false; o_used := 0; o_expires_us := 0;
+	PERFORM pg_advisory_xact_lock(p_lock);
+	DELETE FROM scan_lease l WHERE l.expires_us <= p_now AND l.fence_until_us <= p_now;
+	SELECT count(*), count(*) FILTER (WHERE l.scan_key = p_key), min(l.expires_us)
+	  INTO v_mine, v_dup, v_soon FROM scan_lease l WHERE l.credential = p_cred AND l.expires_us > p_now;
+	IF v_dup > 0 THEN
+		o_refusal := 'duplicate_scan';
+		RETURN;
+	END IF;
+	IF v_mine >= p_max THEN
+		o_refusal := 'too_many_concurrent_scans';
+		o_retry_us := greatest(coalesce(v_soon - p_now, 0), 1000000);
+		RETURN;
+	END IF;
+	SELECT count(*), min(l.expires_us) INTO v_all, v_soon FROM scan_lease l WHERE l.expires_us > p_now;
+	IF v_all >= p_cap THEN
+		o_refusal := 'scanner_busy';
+		o_retry_us := greatest(coalesce(v_soon - p_now, 0), 1000000);
+		RETURN;
+	END IF;
+	IF p_charge THEN
+		SELECT g.scan_key INTO v_key FROM scan_ledger g WHERE g.credential = p_cred AND g.call_id = p_call;
+		IF FOUND THEN
+			IF v_key <> p_key THEN
+				o_refusal := 'idempotency_conflict';
+				RETURN;
+			END IF;
+			-- A replay of a call already charged: admitted, not charged.
+		ELSE
+			BEGIN
+				SELECT * INTO v_rl FROM rate_take('scan:' || p_cred, p_now, p_rate_window, p_rate_limit);
+				IF NOT v_rl.allowed THEN
+					o_refusal := 'rate_limit_exceeded';
+					o_retry_us := v_rl.retry_us;
+					RAISE EXCEPTION USING ERRCODE = 'WR001';
+				END IF;
+				INSERT INTO quota_counter AS q (credential, period, used)
+				SELECT p_cred, p_period, 1 WHERE p_monthly <> 0
+				ON CONFLICT (credential, period) DO UPDATE SET used = q.used + 1
+				 WHERE p_monthly < 0 OR q.used < p_monthly
+				RETURNING q.used INTO o_used;
+				IF NOT FOUND THEN
+					o_refusal := 'quota_exceeded';
+					RAISE EXCEPTION USING ERRCODE = 'WR001';
+				END IF;
+				INSERT INTO scan_ledger (credential, call_id, scan_key, tenant, tool, period, charged_us, lease_id)
+				VALUES (p_cred, p_call, p_key, p_tenant, p_tool, p_period, p_now, p_lease);
+				o_charged := true;
+			EXCEPTION WHEN SQLSTATE 'WR001' THEN
+				o_used := 0;
+				RETURN;
+			END;
+		END IF;
+	END IF;
+	o_expires_us := p_now + p_ttl;
+	-- A fenced lease id (a cancelled admission) is still a row: the
+	-- insert fails and the whole admission rolls back.
+	INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us)
+	VALUES (p_lease, p_cred, p_key, p_tool, o_expires_us);
+END
+$fn$;
+`},
+	{21, "scan_slots", `
+-- Scan admission without one lock per schema. A credential's admissions
+-- are serialised by an advisory lock of its own (its concurrency cap and
+-- duplicate check); the capacity shared by every credential is a table of
+-- numbered slots, each taken by one lease, which admissions claim with
+-- FOR UPDATE SKIP LOCKED: admissions of different credentials no longer
+-- wait for each other's commits. The store adds the slots a capacity
+-- needs in a statement of its own (Store.ensureSlots), never inside an
+-- admission, whose uncommitted rows every other admission would wait on.
+CREATE TABLE scan_slot (
+	slot       int PRIMARY KEY,
+	lease_id   text UNIQUE,               -- the lease holding it; NULL when free
+	expires_us bigint NOT NULL DEFAULT 0  -- held iff expires_us > now; equal to its lease's
+);
+ALTER TABLE scan_lease ADD COLUMN slot int;  -- NULL for a fence
+-- Leases live at the upgrade keep a slot each.
+INSERT INTO scan_slot (slot, lease_id, expires_us)
+SELECT row_number() OVER (ORDER BY lease_id), lease_id, expires_us FROM scan_lease WHERE fence_until_us = 0;
+UPDATE scan_lease l SET slot = s.slot FROM scan_slot s WHERE s.lease_id = l.lease_id;
+
+CREATE OR REPLACE FUNCTION scan_admit(p_lock bigint, p_now bigint, p_cred text, p_tenant text, p_tool text,
+	p_key text, p_lease text, p_ttl bigint, p_max int, p_cap int, p_charge boolean, p_call text,
+	p_rate_window bigint, p_rate_limit int, p_period text, p_monthly bigint,
+	OUT o_refusal text, OUT o_retry_us bigint, OUT o_charged boolean, OUT o_used bigint, OUT o_expires_us bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	v_mine int;
+	v_dup  int;
+	v_all  int;
+	v_soon bigint;
+	v_key  text;
+	v_slot int;
+	v_rl   record;
+BEGIN
+	o_refusal := ''; o_retry_us := 0; o_charged := false; o_used := 0; o_expires_us := 0;
+	-- This credential's admissions, one at a time. The wait is bounded by
+	-- the statement's timeout, and by the caller's deadline, rather than
+	-- by the connection's lock_timeout, which is meant for locks held by
+	-- something stuck, not by a queue of the credential's own calls.
+	PERFORM set_config('lock_timeout', current_setting('statement_timeout'), true);
+	PERFORM pg_advisory_xact_lock(p_lock);
+	SELECT count(*), count(*) FILTER (WHERE l.scan_key = p_key), min(l.expires_us)
+	  INTO v_mine, v_dup, v_soon FROM scan_lease l WHERE l.credential = p_cred AND l.expires_us > p_now;
+	IF v_dup > 0 THEN
+		o_refusal := 'duplicate_scan';
+		RETURN;
+	END IF;
+	IF v_mine >= p_max THEN
+		o_refusal := 'too_many_concurrent_scans';
+		o_retry_us := greatest(coalesce(v_soon - p_now, 0), 1000000);
+		RETURN;
+	END IF;
+	-- Slots above a lowered capacity still count until they are freed.
+	SELECT count(*), min(s.expires_us) INTO v_all, v_soon FROM scan_slot s WHERE s.expires_us > p_now;
+	IF v_all >= p_cap THEN
+		o_refusal := 'scanner_busy';
+		o_retry_us := greatest(coalesce(v_soon - p_now, 0), 1000000);
+		RETURN;
+	END IF;
+	o_expires_us := p_now + p_ttl;
+	BEGIN
+		-- A free slot no other admission is taking right now.
+		SELECT s.slot INTO v_slot FROM scan_slot s WHERE s.slot <= p_cap AND s.expires_us <= p_now
+		 ORDER BY s.slot LIMIT 1 FOR UPDATE SKIP LOCKED;
+		IF NOT FOUND THEN
+			o_refusal := 'scanner_busy';
+			o_retry_us := 1000000;
+			RAISE EXCEPTION USING ERRCODE = 'WR001';
+		END IF;
+		UPDATE scan_slot SET lease_id = p_lease, expires_us = o_expires_us WHERE slot = v_slot;
+		IF p_charge THEN
+			SELECT g.scan_key INTO v_key FROM scan_ledger g WHERE g.credential = p_cred AND g.call_id = p_call;
+			IF FOUND THEN
+				IF v_key <> p_key THEN
+					o_refusal := 'idempotency_conflict';
+					RAISE EXCEPTION USING ERRCODE = 'WR001';
+				END IF;
+				-- A replay of a call already charged: admitted, not charged.
+			ELSE
+				SELECT * INTO v_rl FROM rate_take('scan:' || p_cred, p_now, p_rate_window, p_rate_limit);
+				IF NOT v_rl.allowed THEN
+					o_refusal := 'rate_limit_exceeded';
+					o_retry_us := v_rl.retry_us;
+					RAISE EXCEPTION USING ERRCODE = 'WR001';
+				END IF;
+				INSERT INTO quota_counter AS q (credential, period, used)
+				SELECT p_cred, p_period, 1 WHERE p_monthly <> 0
+				ON CONFLICT (credential, period) DO UPDATE SET used = q.used + 1
+				 WHERE p_monthly < 0 OR q.used < p_monthly
+				RETURNING q.used INTO o_used;
+				IF NOT FOUND THEN
+					o_refusal := 'quota_exceeded';
+					RAISE EXCEPTION USING ERRCODE = 'WR001';
+				END IF;
+				INSERT INTO scan_ledger (credential, call_id, scan_key, tenant, tool, period, charged_us, lease_id)
+				VALUES (p_cred, p_call, p_key, p_tenant, p_tool, p_period, p_now, p_lease);
+				o_charged := true;
+			END IF;
+		END IF;
+	EXCEPTION WHEN SQLSTATE 'WR001' THEN
+		o_used := 0; o_expires_us := 0; o_charged := false;
+		RETURN;
+	END;
+	-- A fenced lease id (a cancelled admission) is still a row: the
+	-- insert fails and the whole admission rolls back.
+	INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us, slot)
+	VALUES (p_lease, p_cred, p_key, p_tool, o_expires_us, v_slot);
+END
+$fn$;
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

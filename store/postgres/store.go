@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 // DefaultSchema is the schema Open uses when Options.Schema is empty.
 const DefaultSchema = "warden"
 
+// DefaultMaxConns is each store's pool size when Options.MaxConns is
+// zero: two replicas use 32 of PostgreSQL's default 100 connections.
+const DefaultMaxConns = 16
+
 var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // Options tunes Open. The zero value is the default for every field.
@@ -25,7 +30,10 @@ type Options struct {
 	// Schema holds all of the store's tables. Zero: "warden". Lower-case
 	// letters, digits and underscores only.
 	Schema string
-	// MaxConns caps the pool. Zero: pgx's default, max(4, CPUs).
+	// MaxConns caps the pool. Zero: the DSN's pool_max_conns if it has
+	// one, else DefaultMaxConns. (pgx's own default,
+	// max(4, CPUs), left rate decisions and admissions queueing for a
+	// connection whenever more than four requests were in flight.)
 	MaxConns int32
 	// StatementTimeout is set as statement_timeout on every connection.
 	// Zero: 2 s.
@@ -43,6 +51,8 @@ type Store struct {
 	schema string
 	// findingsCap, when positive, lowers finding.MaxPerTenant.
 	findingsCap atomic.Int64
+	// slots is the largest capacity whose scan slots are known to exist.
+	slots atomic.Int64
 }
 
 var _ limits.Store = (*Store)(nil)
@@ -75,8 +85,11 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		// The parse error can echo the DSN, password included.
 		return nil, errors.New("postgres store: cannot parse DSN")
 	}
-	if o.MaxConns > 0 {
+	switch {
+	case o.MaxConns > 0:
 		cfg.MaxConns = o.MaxConns
+	case !strings.Contains(dsn, "pool_max_conns"): // the DSN's own setting stands
+		cfg.MaxConns = DefaultMaxConns
 	}
 	rp := cfg.ConnConfig.RuntimeParams
 	rp["search_path"] = o.Schema
@@ -148,7 +161,7 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM rate_log WHERE expires_us < $1`, n); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM scan_lease WHERE expires_us <= $1`, n); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM scan_lease WHERE expires_us <= $1 AND fence_until_us <= $1`, n); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {

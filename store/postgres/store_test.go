@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"github.com/warden-mcp/warden/annotation"
@@ -60,14 +61,18 @@ func uniqueSchema(t testing.TB, dsn string) string {
 
 // proxy is a loopback TCP relay in front of PostgreSQL. Broken, it cuts
 // every open connection and closes new ones at once: the database has gone
-// away for every replica.
+// away for every replica. It can also refuse new connections only, or
+// only cancel requests (a client's request to stop its running
+// statement, sent on a connection of its own).
 type proxy struct {
 	ln     net.Listener
 	target string
 
-	mu     sync.Mutex
-	broken bool
-	conns  map[net.Conn]bool
+	mu          sync.Mutex
+	broken      bool
+	refuseNew   bool
+	dropCancels bool
+	conns       map[net.Conn]bool
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -88,7 +93,7 @@ func (p *proxy) serve() {
 			return
 		}
 		p.mu.Lock()
-		broken := p.broken
+		broken := p.broken || p.refuseNew
 		if !broken {
 			p.conns[c] = true
 		}
@@ -101,7 +106,21 @@ func (p *proxy) serve() {
 	}
 }
 
+// cancelRequestCode opens a CancelRequest message (after its length).
+var cancelRequestCode = []byte{0x04, 0xd2, 0x16, 0x2e}
+
 func (p *proxy) relay(c net.Conn) {
+	p.mu.Lock()
+	drop := p.dropCancels
+	p.mu.Unlock()
+	var head []byte
+	if drop {
+		head = make([]byte, 8)
+		if _, err := io.ReadFull(c, head); err != nil || bytes.Equal(head[4:], cancelRequestCode) {
+			c.Close()
+			return
+		}
+	}
 	up, err := net.DialTimeout("tcp", p.target, 2*time.Second)
 	if err != nil {
 		c.Close()
@@ -116,6 +135,11 @@ func (p *proxy) relay(c net.Conn) {
 	}
 	p.conns[up] = true
 	p.mu.Unlock()
+	if _, err := up.Write(head); err != nil {
+		c.Close()
+		up.Close()
+		return
+	}
 	go func() { io.Copy(up, c); up.Close() }()
 	io.Copy(c, up)
 	c.Close()
@@ -128,6 +152,12 @@ func (p *proxy) cut() {
 		c.Close()
 	}
 	clear(p.conns)
+}
+
+func (p *proxy) set(refuseNew, dropCancels bool) {
+	p.mu.Lock()
+	p.refuseNew, p.dropCancels = refuseNew, dropCancels
+	p.mu.Unlock()
 }
 
 func (p *proxy) setBroken(b bool) {

@@ -225,6 +225,14 @@ CREATE TABLE state_message (               -- mcp.StateStore channels: stream ev
 ) WITHOUT ROWID;
 CREATE INDEX state_message_expires ON state_message (expires_us);
 `},
+	{20, "scan_fence", `
+-- Admissions the Limiter could not hear back from are cancelled by lease
+-- id (limits.ScanStore.CancelAdmission): the charge records the lease that
+-- made it, and a cancelled lease id stays fenced, as a row that is never
+-- live (expires_us 0), until fence_until_us.
+ALTER TABLE scan_ledger ADD COLUMN lease_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE scan_lease ADD COLUMN fence_until_us INTEGER NOT NULL DEFAULT 0;
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -11,17 +11,17 @@ import (
 
 // The admission path's statements, prepared once by Open.
 const (
-	qDeleteExpired    = `DELETE FROM scan_lease WHERE expires_us <= ?`
+	qDeleteExpired    = `DELETE FROM scan_lease WHERE expires_us <= ?1 AND fence_until_us <= ?1`
 	qCredentialLeases = `SELECT count(*), count(*) FILTER (WHERE scan_key = ?), min(expires_us)
-		FROM scan_lease WHERE credential = ?`
-	qAllLeases   = `SELECT count(*), min(expires_us) FROM scan_lease`
+		FROM scan_lease WHERE credential = ? AND expires_us > ?`
+	qAllLeases   = `SELECT count(*), min(expires_us) FROM scan_lease WHERE expires_us > ?`
 	qLedgerKey   = `SELECT scan_key FROM scan_ledger WHERE credential = ? AND call_id = ?`
 	qChargeMonth = `INSERT INTO quota_counter (credential, period, used)
 		SELECT ?1, ?2, 1 WHERE ?3 < 0 OR ?3 > 0
 		ON CONFLICT (credential, period) DO UPDATE SET used = used + 1 WHERE ?3 < 0 OR used < ?3
 		RETURNING used`
 	qInsertLedger = `INSERT INTO scan_ledger
-		(credential, call_id, scan_key, tenant, tool, period, charged_us) VALUES (?, ?, ?, ?, ?, ?, ?)`
+		(credential, call_id, scan_key, tenant, tool, period, charged_us, lease_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsertLease = `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us) VALUES (?, ?, ?, ?, ?)`
 )
 
@@ -47,7 +47,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 	}
 	var mine, dup int
 	var soonestMine sql.NullInt64
-	if err := s.queryRow(ctx, tx, qCredentialLeases, a.ScanKey, a.Credential).Scan(&mine, &dup, &soonestMine); err != nil {
+	if err := s.queryRow(ctx, tx, qCredentialLeases, a.ScanKey, a.Credential, now).Scan(&mine, &dup, &soonestMine); err != nil {
 		return limits.Admission{}, err
 	}
 	if dup > 0 {
@@ -58,7 +58,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 	}
 	var all int
 	var soonestAll sql.NullInt64
-	if err := s.queryRow(ctx, tx, qAllLeases).Scan(&all, &soonestAll); err != nil {
+	if err := s.queryRow(ctx, tx, qAllLeases, now).Scan(&all, &soonestAll); err != nil {
 		return limits.Admission{}, err
 	}
 	if all >= a.Capacity {
@@ -90,7 +90,7 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 				return limits.Admission{}, err
 			}
 			if _, err := s.exec(ctx, tx, qInsertLedger,
-				a.Credential, a.CallID, a.ScanKey, a.Tenant, a.Tool, a.Period, now); err != nil {
+				a.Credential, a.CallID, a.ScanKey, a.Tenant, a.Tool, a.Period, now, a.LeaseID); err != nil {
 				return limits.Admission{}, err
 			}
 			adm.Charged, adm.MonthlyUsed = true, used
@@ -99,6 +99,8 @@ func (s *Store) admit(ctx context.Context, tx *sql.Tx, a limits.Admit) (limits.A
 		}
 	}
 	exp := now + a.LeaseTTL.Microseconds()
+	// A fenced lease id (a cancelled admission) is still a row: the
+	// insert fails and the whole admission rolls back.
 	if _, err := s.exec(ctx, tx, qInsertLease, a.LeaseID, a.Credential, a.ScanKey, a.Tool, exp); err != nil {
 		return limits.Admission{}, err
 	}
@@ -128,10 +130,41 @@ func (s *Store) RenewLease(ctx context.Context, leaseID string, now time.Time, t
 	return nil
 }
 
-// ReleaseLease implements limits.ScanStore.
+// ReleaseLease implements limits.ScanStore. It leaves a fence alone.
 func (s *Store) ReleaseLease(ctx context.Context, leaseID string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM scan_lease WHERE lease_id = ?`, leaseID)
+	_, err := s.db.ExecContext(ctx, `DELETE FROM scan_lease WHERE lease_id = ? AND fence_until_us = 0`, leaseID)
 	return err
+}
+
+// CancelAdmission implements limits.ScanStore in one transaction: the
+// fence (which frees the lease if the admission committed), then the
+// charge that admission made, found by its lease.
+func (s *Store) CancelAdmission(ctx context.Context, a limits.Admit, now time.Time) (bool, error) {
+	var refunded bool
+	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO scan_lease (lease_id, credential, scan_key, tool, expires_us, fence_until_us)
+			VALUES (?, ?, '', ?, 0, ?)
+			ON CONFLICT (lease_id) DO UPDATE SET expires_us = 0, fence_until_us = max(fence_until_us, excluded.fence_until_us)`,
+			a.LeaseID, a.Credential, a.Tool, now.Add(a.LeaseTTL).UnixMicro()); err != nil {
+			return false, err
+		}
+		var period string
+		err := tx.QueryRowContext(ctx, `DELETE FROM scan_ledger WHERE credential = ? AND call_id = ? AND lease_id = ? RETURNING period`,
+			a.Credential, a.CallID, a.LeaseID).Scan(&period)
+		if errors.Is(err, sql.ErrNoRows) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE quota_counter SET used = used - 1
+			WHERE credential = ? AND period = ? AND used > 0`, a.Credential, period); err != nil {
+			return false, err
+		}
+		refunded = true
+		return true, nil
+	})
+	return refunded && err == nil, err
 }
 
 // RefundScan implements limits.ScanStore.

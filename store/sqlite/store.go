@@ -255,7 +255,7 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_log WHERE expires_us < ?`, n); err != nil {
 			return false, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?`, n); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM scan_lease WHERE expires_us <= ?1 AND fence_until_us <= ?1`, n); err != nil {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_grant WHERE until_us <= ?`, n); err != nil {

@@ -48,6 +48,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"SlotsExactUnderConcurrency", testSlotsExactUnderConcurrency},
 		{"Leases", testLeases},
 		{"AbandonedLeaseExpires", testAbandonedLeaseExpires},
+		{"CancelAdmission", testCancelAdmission},
 		{"Audit", testAudit},
 		{"Usage", testUsage},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
