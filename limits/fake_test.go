@@ -95,13 +95,13 @@ func (f *fakeStore) RefundScan(ctx context.Context, cred, call string) (bool, er
 	return true, nil
 }
 
-func (f *fakeStore) AppendAudit(ctx context.Context, r AuditRecord) error {
+func (f *fakeStore) AppendAudit(ctx context.Context, rs ...AuditRecord) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return f.err
 	}
-	f.audit = append(f.audit, r)
+	f.audit = append(f.audit, rs...)
 	return nil
 }
 

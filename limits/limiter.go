@@ -14,6 +14,7 @@ type Limiter struct {
 	store  Store
 	cfg    Config
 	denied denyCache
+	audits auditGroup
 }
 
 // New returns a Limiter over store. A nil cfg means all defaults; see
@@ -69,9 +70,12 @@ func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDeci
 	return d, nil
 }
 
-// Audit appends one record. A zero Time is set to now and an empty Outcome
-// to "ok". It returns an *errcode.Error with CodeAuditUnavailable when the store
-// fails, or CodeInvalidRequest for missing or oversized ids.
+// Audit appends one record and returns once the store has committed it. A
+// zero Time is set to now and an empty Outcome to "ok". Records of calls
+// made at the same time share one store transaction (group commit, see
+// auditgroup.go). It returns an *errcode.Error with CodeAuditUnavailable
+// when the store fails or does not commit within ScanTimeout, or
+// CodeInvalidRequest for missing or oversized ids.
 func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Time.IsZero() {
 		r.Time = l.cfg.Now()
@@ -96,9 +100,7 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Duration < 0 || r.QuotaCharged < 0 {
 		return newError(CodeInvalidRequest, 0, errors.New("negative duration or charge"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.ScanTimeout)
-	defer cancel()
-	if err := l.store.AppendAudit(ctx, r); err != nil {
+	if err := l.audits.append(ctx, l.store, r, l.cfg.ScanTimeout); err != nil {
 		return newError(CodeAuditUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	return nil

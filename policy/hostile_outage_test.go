@@ -42,11 +42,11 @@ func (s *outageStore) ReleaseLease(ctx context.Context, id string) error {
 	return s.Store.ReleaseLease(ctx, id)
 }
 
-func (s *outageStore) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
+func (s *outageStore) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
 	if s.down.Load() {
 		return errOutage
 	}
-	return s.Store.AppendAudit(ctx, r)
+	return s.Store.AppendAudit(ctx, rs...)
 }
 
 // outageFixture is the policy fixture over a store that can go down.

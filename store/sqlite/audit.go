@@ -2,20 +2,41 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
 )
 
-// AppendAudit implements limits.AuditStore.
-func (s *Store) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO audit_log
-		(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
-		r.Duration.Microseconds(), r.QuotaCharged)
-	return err
+// AppendAudit implements limits.AuditStore: one record in its own
+// statement, several in one transaction.
+func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
+	switch len(rs) {
+	case 0:
+		return nil
+	case 1:
+		_, err := s.stmts[qInsertAudit].ExecContext(ctx, auditArgs(rs[0])...)
+		return err
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		st := tx.StmtContext(ctx, s.stmts[qInsertAudit])
+		for _, r := range rs {
+			if _, err := st.ExecContext(ctx, auditArgs(r)...); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+const qInsertAudit = `INSERT INTO audit_log
+	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+func auditArgs(r limits.AuditRecord) []any {
+	return []any{r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
+		r.Duration.Microseconds(), r.QuotaCharged}
 }
 
 // QueryAudit implements limits.AuditStore.

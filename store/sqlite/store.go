@@ -129,7 +129,7 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.truncateFrames.Store(4096) // 16 MiB of 4 KiB pages
 	s.stmts = make(map[string]*sql.Stmt)
 	for _, q := range []string{qSelectLog, qUpsertLog, qDeleteExpired, qCredentialLeases, qAllLeases,
-		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease} {
+		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease, qInsertAudit} {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
 			s.Close()

@@ -49,6 +49,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"Leases", testLeases},
 		{"AbandonedLeaseExpires", testAbandonedLeaseExpires},
 		{"Audit", testAudit},
+		{"AuditBatch", testAuditBatch},
+		{"AuditConcurrentCalls", testAuditConcurrentCalls},
 		{"Usage", testUsage},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
 		{"FailClosedMidRun", testFailClosedMidRun},
