@@ -123,10 +123,12 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	logger, err := newLogger(e.stderr, cfg.LogLevel)
+	// A line per request: written in batches, warnings at once.
+	logger, flushLog, err := newServerLogger(e.stderr, cfg.LogLevel)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
+	defer flushLog()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
