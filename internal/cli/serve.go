@@ -183,6 +183,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		Extra:          ctl.documents(),
 		Ready:          ctl.ready,
 	}
+	ctl.profile.httpCaps(opts)
 	// Uploads pass the same authentication, caller binding and rate
 	// limit as the protocol endpoint.
 	opts.Extra[toolset.UploadPath] = ctl.wrap(w.binary.UploadHandler())
