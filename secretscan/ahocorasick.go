@@ -59,7 +59,11 @@ func newAutomaton(keywords []string) *automaton {
 	// transitions in place below, so building it allocates little: it
 	// runs before a server's first answer.
 	nc := a.nclass
-	delta := make([]int32, nc, 256*nc)
+	states := 1 // at most one per keyword byte, plus the root
+	for _, k := range keywords {
+		states += len(k)
+	}
+	delta := make([]int32, nc, states*nc)
 	var outs [][]int32 // keywords ending at each state, before failure links
 	outs = append(outs, nil)
 	a.patLen = make([]int, len(keywords))
