@@ -10,33 +10,55 @@ import (
 )
 
 // AppendAudit implements limits.AuditStore: one record in its own
-// statement, several in one transaction.
+// statement, several in one transaction, written by multi-row INSERTs of
+// auditChunks rows (largest first) and single rows for the rest.
 func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
 	switch len(rs) {
 	case 0:
 		return nil
 	case 1:
-		_, err := s.stmts[qInsertAudit].ExecContext(ctx, auditArgs(rs[0])...)
+		_, err := s.stmts[qInsertAudit].ExecContext(ctx, auditArgs(nil, rs[0])...)
 		return err
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
-		st := tx.StmtContext(ctx, s.stmts[qInsertAudit])
-		for _, r := range rs {
-			if _, err := st.ExecContext(ctx, auditArgs(r)...); err != nil {
-				return false, err
+		var args []any
+		for _, n := range auditChunks {
+			if len(rs) < n {
+				continue
+			}
+			st := tx.StmtContext(ctx, s.stmts[qInsertAudits(n)])
+			for ; len(rs) >= n; rs = rs[n:] {
+				args = args[:0]
+				for _, r := range rs[:n] {
+					args = auditArgs(args, r)
+				}
+				if _, err := st.ExecContext(ctx, args...); err != nil {
+					return false, err
+				}
 			}
 		}
 		return true, nil
 	})
 }
 
+// auditChunks are the row counts of the prepared audit INSERTs, largest
+// first; the last is 1. One statement of many rows costs much less than
+// as many statements of one: binding and running a statement, not the
+// row, is most of the work.
+var auditChunks = []int{16, 4, 1}
+
 const qInsertAudit = `INSERT INTO audit_log
 	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
-func auditArgs(r limits.AuditRecord) []any {
-	return []any{r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
-		r.Duration.Microseconds(), r.QuotaCharged}
+// qInsertAudits is the INSERT of n audit rows.
+func qInsertAudits(n int) string {
+	return qInsertAudit + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", n-1)
+}
+
+func auditArgs(args []any, r limits.AuditRecord) []any {
+	return append(args, r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
+		r.Duration.Microseconds(), r.QuotaCharged)
 }
 
 // QueryAudit implements limits.AuditStore.
