@@ -18,6 +18,10 @@ package loadtest_test
 // echo (cmd/wardenserver), without the controls warden serve puts around
 // a call.
 //
+// With -realpath.baseline=PATH, a warden binary of another version is
+// measured in the same run as impl=warden-baseline: before and after a
+// change, on the same machine at the same time.
+//
 // BenchmarkStartUp starts each server and measures the CPU time its
 // threads used until its first call was answered (from
 // /proc/<pid>/task/*/schedstat, in nanoseconds), as ns/op. warden serve
@@ -50,6 +54,7 @@ var (
 	realWindow = flag.Duration("realpath.window", 10*time.Second, "measured window of each BenchmarkRealPath run")
 	realWarmup = flag.Duration("realpath.warmup", 2*time.Second, "warm-up before each window")
 	realConns  = flag.Int("realpath.conns", 64, "keep-alive connections of BenchmarkRealPath")
+	realBase   = flag.String("realpath.baseline", "", "a warden `binary` of another version, measured beside this one as impl=warden-baseline")
 )
 
 // binaries are built once per test binary, into a directory TestMain
@@ -163,11 +168,16 @@ func stop(cmd *exec.Cmd) {
 	}
 }
 
-// startWarden starts warden serve with its defaults on a free port with
-// the state directory state; the request log goes to a file there, as a
-// service manager would keep it.
+// startWarden starts warden serve (the binary warden in bins, or the
+// binary bins names) with its defaults on a free port with the state
+// directory state; the request log goes to a file there, as a service
+// manager would keep it.
 func startWarden(b *testing.B, bins, state string, pin bool) *server {
 	b.Helper()
+	bin := filepath.Join(bins, "warden")
+	if st, err := os.Stat(bins); err == nil && !st.IsDir() {
+		bin = bins
+	}
 	port := freePort(b)
 	_ = os.Remove(filepath.Join(state, "dev-token")) // wait for this start's token
 	logf, err := os.OpenFile(filepath.Join(state, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -175,7 +185,7 @@ func startWarden(b *testing.B, bins, state string, pin bool) *server {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logf.Close() })
-	cmd := start(b, filepath.Join(bins, "warden"), []string{"serve", "--listen", "127.0.0.1:" + port, "--state-dir", state}, pin, logf)
+	cmd := start(b, bin, []string{"serve", "--listen", "127.0.0.1:" + port, "--state-dir", state}, pin, logf)
 	return &server{cmd: cmd, url: "http://127.0.0.1:" + port + "/mcp", req: fixture.WardenCall()}
 }
 
@@ -254,7 +264,11 @@ func pause(ctx context.Context) error {
 
 func BenchmarkRealPath(b *testing.B) {
 	bins := buildBinaries(b)
-	for _, impl := range []string{"warden-serve", "gosdk", "warden-engine"} {
+	impls := []string{"warden-serve", "gosdk", "warden-engine"}
+	if *realBase != "" {
+		impls = append(impls, "warden-baseline")
+	}
+	for _, impl := range impls {
 		b.Run("call/impl="+impl, func(b *testing.B) {
 			var s *server
 			state := ""
@@ -262,6 +276,9 @@ func BenchmarkRealPath(b *testing.B) {
 			case "warden-serve":
 				state = b.TempDir()
 				s = startWarden(b, bins, state, true)
+			case "warden-baseline":
+				state = b.TempDir()
+				s = startWarden(b, *realBase, state, true)
 			case "gosdk":
 				s = startGoSDK(b, bins, true)
 			default:
@@ -299,15 +316,23 @@ func BenchmarkRealPath(b *testing.B) {
 
 func BenchmarkStartUp(b *testing.B) {
 	bins := buildBinaries(b)
-	for _, c := range []struct{ name, impl, state string }{
+	cases := []struct{ name, impl, state string }{
 		{"impl=warden-serve/state=new", "warden-serve", "new"},
 		{"impl=warden-serve/state=used", "warden-serve", "used"},
 		{"impl=gosdk", "gosdk", ""},
-	} {
+	}
+	if *realBase != "" {
+		cases = append(cases, struct{ name, impl, state string }{"impl=warden-baseline/state=used", "warden-baseline", "used"})
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			bin := bins
+			if c.impl == "warden-baseline" {
+				bin = *realBase
+			}
 			used := b.TempDir()
 			if c.state == "used" { // a first start makes the keys and the database
-				s := startWarden(b, bins, used, false)
+				s := startWarden(b, bin, used, false)
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				err := s.firstAnswer(ctx, used)
 				cancel()
@@ -330,7 +355,7 @@ func BenchmarkStartUp(b *testing.B) {
 				if c.impl == "gosdk" {
 					s = startGoSDK(b, bins, false)
 				} else {
-					s = startWarden(b, bins, state, false)
+					s = startWarden(b, bin, state, false)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				err := s.firstAnswer(ctx, state)
