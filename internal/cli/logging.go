@@ -45,7 +45,8 @@ const logBufferBytes = 32 << 10
 // lines are written to w in batches, so that a busy server does not pay a
 // write system call for each. A line waits at most logFlushDelay; a line
 // at warn or above is written at once, with every line before it. flush
-// writes what waits; call it before the process exits.
+// writes what waits, and every line after it at once; call it when the
+// server has stopped.
 func newServerLogger(w io.Writer, level string) (logger *slog.Logger, flush func(), err error) {
 	l, err := parseLevel(level)
 	if err != nil {
@@ -53,7 +54,7 @@ func newServerLogger(w io.Writer, level string) (logger *slog.Logger, flush func
 	}
 	b := &lineBuffer{w: w, delay: logFlushDelay, limit: logBufferBytes}
 	h := slog.NewTextHandler(b, &slog.HandlerOptions{Level: l})
-	return slog.New(urgentFlush{h, b}), b.Flush, nil
+	return slog.New(urgentFlush{h, b}), b.Close, nil
 }
 
 // lineBuffer collects whole writes (log lines) and writes them to w
@@ -64,9 +65,10 @@ type lineBuffer struct {
 	delay time.Duration
 	limit int
 
-	mu    sync.Mutex
-	buf   []byte
-	armed bool // a flush is scheduled
+	mu     sync.Mutex
+	buf    []byte
+	armed  bool // a flush is scheduled
+	closed bool // writes go straight through
 }
 
 // Write keeps p for a later write. It never fails: an error of the
@@ -74,6 +76,10 @@ type lineBuffer struct {
 func (b *lineBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		_, _ = b.w.Write(p)
+		return len(p), nil
+	}
 	b.buf = append(b.buf, p...)
 	switch {
 	case len(b.buf) >= b.limit:
@@ -91,6 +97,14 @@ func (b *lineBuffer) Flush() {
 	defer b.mu.Unlock()
 	b.flushLocked()
 	b.armed = false
+}
+
+// Close writes what waits; later writes go straight to w.
+func (b *lineBuffer) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flushLocked()
+	b.closed = true
 }
 
 func (b *lineBuffer) flushLocked() {

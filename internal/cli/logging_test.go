@@ -83,6 +83,10 @@ func TestServerLoggerWarningsAtOnce(t *testing.T) {
 	if !strings.Contains(out.String(), "last") {
 		t.Error("flush left a line unwritten")
 	}
+	log.Info("after the server stopped")
+	if !strings.Contains(out.String(), "after the server stopped") {
+		t.Error("a line after flush waited")
+	}
 }
 
 // A full buffer is written without waiting for the delay.
