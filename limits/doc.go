@@ -106,5 +106,10 @@
 //
 // [Limiter.Audit] records time, correlation id, credential, tenant, tool,
 // outcome code, duration and quota charged for each tool call. It has no
-// field for arguments or results, so it cannot leak them.
+// field for arguments or results, so it cannot leak them. It returns once
+// the record is committed; records of calls that end together share one
+// store transaction (group commit: the first of them waits for the commit
+// before it, then writes all that joined meanwhile), so a busy server pays
+// one commit for many calls, and no caller returns before its own record
+// is stored.
 package limits

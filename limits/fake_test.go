@@ -159,7 +159,7 @@ func (f *fakeStore) RefundScan(ctx context.Context, cred, call string) (bool, er
 	return true, nil
 }
 
-func (f *fakeStore) AppendAudit(ctx context.Context, r AuditRecord) error {
+func (f *fakeStore) AppendAudit(ctx context.Context, rs ...AuditRecord) error {
 	if err := f.wait(ctx); err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (f *fakeStore) AppendAudit(ctx context.Context, r AuditRecord) error {
 	if f.err != nil {
 		return f.err
 	}
-	f.audit = append(f.audit, r)
+	f.audit = append(f.audit, rs...)
 	return nil
 }
 

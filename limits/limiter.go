@@ -16,6 +16,7 @@ type Limiter struct {
 	denied    denyCache
 	watch     storeWatch
 	unsettled unsettled
+	audits    auditGroup
 }
 
 // New returns a Limiter over store. A nil cfg means all defaults; see
@@ -74,9 +75,13 @@ func (l *Limiter) AllowRequest(ctx context.Context, credential string) (RateDeci
 	return d, nil
 }
 
-// Audit appends one record. A zero Time is set to now and an empty Outcome
-// to "ok". It returns an *errcode.Error with CodeAuditUnavailable when the store
-// fails, or CodeInvalidRequest for missing or oversized ids.
+// Audit appends one record and returns once the store has committed it. A
+// zero Time is set to now and an empty Outcome to "ok". Records of calls
+// made at the same time share one store transaction (group commit, see
+// auditgroup.go). It returns an *errcode.Error with CodeAuditUnavailable
+// when the store fails, goes quiet for ScanTimeout (see deadline.go), or
+// does not commit within ScanMaxWait, or
+// CodeInvalidRequest for missing or oversized ids.
 func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Time.IsZero() {
 		r.Time = l.cfg.Now()
@@ -101,9 +106,12 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Duration < 0 || r.QuotaCharged < -1 {
 		return newError(CodeInvalidRequest, 0, errors.New("negative duration, or a charge below -1"))
 	}
-	if err := l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
-		return l.store.AppendAudit(ctx, r)
-	}); err != nil {
+	write := func(ctx context.Context, recs []AuditRecord) error {
+		return l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+			return l.store.AppendAudit(ctx, recs...)
+		})
+	}
+	if err := l.audits.append(ctx, write, r, l.cfg.ScanMaxWait); err != nil {
 		return newError(CodeAuditUnavailable, l.cfg.UnavailableRetryAfter, err)
 	}
 	return nil

@@ -59,7 +59,11 @@ type ScanStore interface {
 
 // AuditStore keeps audit records.
 type AuditStore interface {
-	AppendAudit(ctx context.Context, r AuditRecord) error
+	// AppendAudit appends the records in one transaction: all of them or
+	// none. The Limiter passes the records of calls that ended together
+	// (group commit) and returns to each caller only once they are
+	// committed.
+	AppendAudit(ctx context.Context, rs ...AuditRecord) error
 	// QueryAudit returns matching records, newest first, at most f.Limit
 	// (already defaulted and bounded by the Limiter).
 	QueryAudit(ctx context.Context, f AuditFilter) ([]AuditRecord, error)

@@ -51,7 +51,7 @@ func (s *outageStore) RefundScan(ctx context.Context, cred, call string) (bool, 
 	return s.Store.RefundScan(ctx, cred, call)
 }
 
-func (s *outageStore) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
+func (s *outageStore) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
 	if s.down.Load() {
 		return errOutage
 	}
@@ -59,7 +59,7 @@ func (s *outageStore) AppendAudit(ctx context.Context, r limits.AuditRecord) err
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	return s.Store.AppendAudit(ctx, r)
+	return s.Store.AppendAudit(ctx, rs...)
 }
 
 // outageFixture is the policy fixture over a store that can go down.

@@ -54,12 +54,18 @@ func newAutomaton(keywords []string) *automaton {
 		a.class[b] = cls[lowerASCII(byte(b))]
 	}
 	a.nclass = next
-	// trie
-	type node struct {
-		next map[uint8]int32
-		out  []int32
+	// The trie, dense: row s holds state s's children by class, 0 for
+	// none (the root is nobody's child). The rows become the DFA's
+	// transitions in place below, so building it allocates little: it
+	// runs before a server's first answer.
+	nc := a.nclass
+	states := 1 // at most one per keyword byte, plus the root
+	for _, k := range keywords {
+		states += len(k)
 	}
-	nodes := []node{{next: map[uint8]int32{}}}
+	delta := make([]int32, nc, states*nc)
+	var outs [][]int32 // keywords ending at each state, before failure links
+	outs = append(outs, nil)
 	a.patLen = make([]int, len(keywords))
 	for ki, k := range keywords {
 		a.patLen[ki] = len(k)
@@ -71,44 +77,49 @@ func newAutomaton(keywords []string) *automaton {
 		}
 		s := int32(0)
 		for i := 0; i < len(k); i++ {
-			c := a.class[k[i]]
-			n, ok := nodes[s].next[c]
-			if !ok {
-				n = int32(len(nodes))
-				nodes = append(nodes, node{next: map[uint8]int32{}})
-				nodes[s].next[c] = n
+			e := int(s)*nc + int(a.class[k[i]])
+			n := delta[e]
+			if n == 0 {
+				n = int32(len(outs))
+				outs = append(outs, nil)
+				delta = append(delta, make([]int32, nc)...)
+				delta[e] = n
 			}
 			s = n
 		}
-		nodes[s].out = append(nodes[s].out, int32(ki))
+		outs[s] = append(outs[s], int32(ki))
 	}
-	ns := len(nodes)
-	a.delta = make([]int32, ns*a.nclass)
+	ns := len(outs)
+	// Breadth first, each state's row is completed from its failure
+	// state's, which is shallower and so already complete.
 	a.out = make([][]int32, ns)
 	fail := make([]int32, ns)
 	queue := make([]int32, 0, ns)
-	for c := 0; c < a.nclass; c++ {
-		if n, ok := nodes[0].next[uint8(c)]; ok {
-			a.delta[c] = n
-			fail[n] = 0
-			queue = append(queue, n)
+	for c := 0; c < nc; c++ {
+		if n := delta[c]; n != 0 {
+			queue = append(queue, n) // fail[n] = 0
 		}
 	}
-	a.out[0] = nodes[0].out
+	a.out[0] = outs[0]
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		a.out[s] = append(append([]int32(nil), nodes[s].out...), a.out[fail[s]]...)
-		for c := 0; c < a.nclass; c++ {
-			if n, ok := nodes[s].next[uint8(c)]; ok {
-				fail[n] = a.delta[int(fail[s])*a.nclass+c]
-				a.delta[int(s)*a.nclass+c] = n
+		if f := a.out[fail[s]]; len(f) == 0 {
+			a.out[s] = outs[s]
+		} else {
+			a.out[s] = append(append([]int32(nil), outs[s]...), f...)
+		}
+		row, frow := delta[int(s)*nc:int(s+1)*nc], delta[int(fail[s])*nc:int(fail[s]+1)*nc]
+		for c, n := range row {
+			if n != 0 {
+				fail[n] = frow[c]
 				queue = append(queue, n)
 			} else {
-				a.delta[int(s)*a.nclass+c] = a.delta[int(fail[s])*a.nclass+c]
+				row[c] = frow[c]
 			}
 		}
 	}
+	a.delta = delta
 	a.hasOut = make([]bool, ns)
 	for i := range a.out {
 		a.hasOut[i] = len(a.out[i]) > 0
@@ -133,17 +144,17 @@ func newAutomaton(keywords []string) *automaton {
 			id++
 		}
 	}
-	nc := int32(a.nclass)
+	nc32 := int32(nc)
 	a.fast = make([]int32, ns*a.nclass)
 	a.fastOut = make([][]int32, ns)
 	for old := 0; old < ns; old++ {
 		nw := perm[old]
 		for c := 0; c < a.nclass; c++ {
-			a.fast[int(nw)*a.nclass+c] = perm[a.delta[old*a.nclass+c]] * nc
+			a.fast[int(nw)*a.nclass+c] = perm[a.delta[old*a.nclass+c]] * nc32
 		}
 		a.fastOut[nw] = a.out[old]
 	}
-	a.firstOut = first * nc
+	a.firstOut = first * nc32
 	a.delta, a.out = nil, nil
 	return a
 }

@@ -3,6 +3,7 @@ package secretscan
 import (
 	"math"
 	"strings"
+	"sync"
 )
 
 // shannon returns the Shannon entropy of s in bits per byte.
@@ -38,8 +39,10 @@ var placeholderMarkers = []string{
 	"process.env", "os.environ", "getenv", "env[", "env(", "secrets.", "vault:", "ref+", "var(--",
 }
 
-// placeholderAC finds any placeholder marker in one pass.
-var placeholderAC = newAutomaton(placeholderMarkers)
+// placeholderAC finds any placeholder marker in one pass. It is built on
+// first use, not when the package initialises: every command of the
+// binary would pay for it before main.
+var placeholderAC = sync.OnceValue(func() *automaton { return newAutomaton(placeholderMarkers) })
 
 // placeholderWords are whole values (lower case) that are never secrets.
 var placeholderWords = map[string]bool{
@@ -86,7 +89,7 @@ func isPlaceholder(v string) bool {
 		return true // <TOKEN>, <your-key>
 	}
 	found := false
-	placeholderAC.scan(v, func(int, int) bool { found = true; return false })
+	placeholderAC().scan(v, func(int, int) bool { found = true; return false })
 	return found || oneCharDominates(v) || fakeUUID(v)
 }
 

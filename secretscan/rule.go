@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // evidence ranks what a match of a rule's pattern proves on its own. It is
@@ -89,12 +90,35 @@ type assignSpec struct {
 type compiledRule struct {
 	*rule
 	idx       int
-	re        *regexp.Regexp
-	secretIdx int // submatch index of the secret (0 = whole match)
-	userIdx   int // submatch index of a "user" group (URLs), or -1
 	before    int
 	after     int
 	multiline bool // pattern can span lines: windows are not clipped to the keyword's line
+
+	// The pattern is compiled when a keyword hit first needs it: most
+	// texts name few rules' keywords, and compiling every pattern up
+	// front was most of a server's start-up (TestRulesCompile compiles
+	// them all).
+	compile   sync.Once
+	re        *regexp.Regexp
+	secretIdx int // submatch index of the secret (0 = whole match)
+	userIdx   int // submatch index of a "user" group (URLs), or -1
+}
+
+// regexp returns the rule's compiled pattern, compiling it on first use.
+// TestRulesCompile compiles every built-in pattern, so MustCompile cannot
+// fail here.
+func (c *compiledRule) regexp() *regexp.Regexp {
+	c.compile.Do(func() {
+		re := regexp.MustCompile(c.Pattern)
+		c.userIdx = re.SubexpIndex("user")
+		if k := re.SubexpIndex("secret"); k > 0 {
+			c.secretIdx = k
+		} else if re.NumSubexp() >= 1 {
+			c.secretIdx = 1
+		}
+		c.re = re
+	})
+	return c.re
 }
 
 // RuleInfo describes a rule for documentation and for SARIF output.
@@ -137,17 +161,6 @@ func compileRules(rs []*rule) ([]*compiledRule, error) {
 		}
 		if r.Pattern != "" {
 			c.multiline = r.Multiline || strings.Contains(r.Pattern, "(?s") || strings.Contains(r.Pattern, "(?is") || strings.Contains(r.Pattern, `\n`)
-			re, err := regexp.Compile(r.Pattern)
-			if err != nil {
-				return nil, fmt.Errorf("rule %q: %w", r.ID, err)
-			}
-			c.re = re
-			c.userIdx = re.SubexpIndex("user")
-			if k := re.SubexpIndex("secret"); k > 0 {
-				c.secretIdx = k
-			} else if re.NumSubexp() >= 1 {
-				c.secretIdx = 1
-			}
 		}
 		out = append(out, c)
 	}

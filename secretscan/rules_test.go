@@ -2,13 +2,29 @@ package secretscan
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 func TestRulesCompile(t *testing.T) {
-	if _, err := compileRules(allRules()); err != nil {
+	rules, err := compileRules(allRules())
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Patterns are compiled on first use: compile each here, so that a
+	// pattern that does not compile fails the build, not a scan.
+	for _, r := range rules {
+		if r.Pattern == "" {
+			continue
+		}
+		if _, err := regexp.Compile(r.Pattern); err != nil {
+			t.Errorf("rule %s: %v", r.ID, err)
+			continue
+		}
+		if r.regexp() == nil {
+			t.Errorf("rule %s: no pattern compiled", r.ID)
+		}
 	}
 	types := map[string]bool{}
 	for _, r := range allRules() {

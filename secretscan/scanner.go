@@ -356,7 +356,7 @@ func (s *Scanner) runPattern(st *scanState, r *compiledRule, text string, hs []h
 			return
 		}
 		win := text[ws:we]
-		for _, m := range r.re.FindAllStringSubmatchIndex(win, 64) {
+		for _, m := range r.regexp().FindAllStringSubmatchIndex(win, 64) {
 			ss, se := m[2*r.secretIdx], m[2*r.secretIdx+1]
 			if ss < 0 || ss == se {
 				continue

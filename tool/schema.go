@@ -580,11 +580,7 @@ func schemaValue(n *node, f *field, mode schemaMode) *jsonSchema {
 
 // schemaOf renders the published input schema of a root node.
 func schemaOf(n *node) json.RawMessage {
-	b, err := json.Marshal(schemaValue(n, nil, inputSchema))
-	if err != nil {
-		panic("tool: input schema cannot be marshalled: " + err.Error()) // every part is a plain value
-	}
-	return b
+	return schemaValue(n, nil, inputSchema).appendJSON(nil)
 }
 
 // outputSchemaOf derives the output schema of a result type, with the
@@ -612,11 +608,7 @@ func outputSchemaOf(t reflect.Type) (json.RawMessage, *node, error) {
 		props.set(name, s.Properties.values[i])
 	}
 	s.Properties = props
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, n, nil
+	return s.appendJSON(nil), n, nil
 }
 
 // anyValue is the anyOf that admits any JSON value: one branch per type.

@@ -217,7 +217,7 @@ const CodeAnnotationSecret = "annotation_holds_secret"
 // A name is read with each of its parts standing alone too, so a token
 // glued into an identifier (tok_ghp_..., ghp_..._key) is found.
 func refuseSecret(what, text string) error {
-	if typ := balanced.Credential(text); typ != "" {
+	if typ := balanced().Credential(text); typ != "" {
 		return errcode.New(CodeAnnotationSecret, "the "+what+" holds a credential ("+typ+"), and annotations never keep one: remove it and try again")
 	}
 	return nil

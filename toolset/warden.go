@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/warden-mcp/warden/finding"
@@ -88,8 +89,13 @@ func (c Caller) findingsTenant() string {
 	return c.Tenant
 }
 
-// balanced is the privacy redactor when the wiring gives none.
-var balanced, _ = redact.New(nil)
+// balanced is the privacy redactor when the wiring gives none, built on
+// first use: a package variable would build KeySweep's keyword automaton
+// in every command at start, before main.
+var balanced = sync.OnceValue(func() *redact.Redactor {
+	r, _ := redact.New(nil)
+	return r
+})
 
 func (n *Native) privacy(ctx context.Context) *redact.Redactor {
 	if n.Privacy != nil {
@@ -97,7 +103,7 @@ func (n *Native) privacy(ctx context.Context) *redact.Redactor {
 			return r
 		}
 	}
-	return balanced
+	return balanced()
 }
 
 func wardenTools(deps Deps) ([]*tool.Tool, error) {

@@ -55,9 +55,9 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		// mode, strict's pseudonyms included, on the way out.
 		title, target, evidence, spans := in.Title, in.Target, in.Evidence, []redact.Span(nil)
 		if n.privacy(ctx).Mode() != redact.Off {
-			title, _ = balanced.Text(title)
-			target, _ = balanced.Text(balanced.Field(redact.KindURL, "target", target))
-			evidence, spans = balanced.Text(evidence)
+			title, _ = balanced().Text(title)
+			target, _ = balanced().Text(balanced().Field(redact.KindURL, "target", target))
+			evidence, spans = balanced().Text(evidence)
 		}
 		truncated := false
 		if len(evidence) > finding.MaxEvidence {

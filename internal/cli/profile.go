@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 )
 
@@ -88,6 +89,28 @@ func (c LimitsConfig) limits(p profile) *limits.Config {
 // configuration asks for it.
 func (c LimitsConfig) transportLimited(p profile) bool {
 	return p == profileHosted || c.RequestsPerWindow != 0 || c.RequestWindow != 0
+}
+
+// The HTTP handler's server-wide caps as warden serve sets them: requests
+// being served at once, legacy sessions, legacy GET streams.
+const (
+	serveMaxInFlight   = 256
+	serveMaxSessions   = 1000
+	serveMaxGETStreams = 1024
+)
+
+// httpCaps sets the HTTP handler's caps and how much of each one caller
+// may take. Hosted, a caller gets the handler's default share (an eighth
+// of the requests in flight, at most 32 legacy sessions, 64 GET streams),
+// so that a few credentials cannot crowd out the rest. Local, every
+// request comes from one person, often a parallel agent with dozens of
+// calls in flight over one token: its share is the whole of each cap, so
+// that it never meets a limit meant to keep credentials apart.
+func (p profile) httpCaps(o *mcp.HTTPOptions) {
+	o.MaxInFlight, o.MaxSessions, o.MaxGETStreams = serveMaxInFlight, serveMaxSessions, serveMaxGETStreams
+	if p == profileLocal {
+		o.MaxInFlightPerCaller, o.MaxSessionsPerCaller, o.MaxGETStreamsPerCaller = o.MaxInFlight, o.MaxSessions, o.MaxGETStreams
+	}
 }
 
 // queue is the profile's waiting line for scan slots: local calls wait,

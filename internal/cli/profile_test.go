@@ -6,15 +6,20 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
 )
 
 func TestServeProfile(t *testing.T) {
@@ -280,5 +285,93 @@ func TestLocalServeHasNoHostedLimits(t *testing.T) {
 		if !strings.Contains(body, `\"status\":\"completed\"`) {
 			t.Fatalf("scan %d: %s", i, body)
 		}
+	}
+}
+
+// A local server is one person's, often a parallel agent's: 64 calls in
+// flight over one token are all served. Hosted, one caller gets an eighth
+// of the requests in flight and the rest are refused with 503, so that a
+// few credentials cannot crowd out the others.
+func TestLocalProfileServesAParallelAgent(t *testing.T) {
+	for _, c := range []struct {
+		p       profile
+		served  int
+		refused int
+	}{{profileLocal, 64, 0}, {profileHosted, serveMaxInFlight / 8, 64 - serveMaxInFlight/8}} {
+		t.Run(string(c.p), func(t *testing.T) {
+			release := make(chan struct{})
+			started := make(chan struct{}, 64)
+			reg := tool.NewRegistry()
+			type in struct {
+				N int `json:"n,omitempty"`
+			}
+			tool.Add(reg, tool.Def{Name: "hold", Description: "Wait until released.", Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto},
+				Annotations: tool.Annotations{ReadOnly: true, Idempotent: true}},
+				func(ctx context.Context, _ *tool.Call, _ in) (in, error) {
+					started <- struct{}{}
+					<-release
+					return in{}, nil
+				})
+			opts := &mcp.HTTPOptions{Wrap: func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					next.ServeHTTP(w, r.WithContext(mcp.WithCaller(r.Context(), "dev")))
+				})
+			}}
+			c.p.httpCaps(opts)
+			srv := httptest.NewServer(mcp.NewHTTPHandler(mcp.NewServer(reg, nil), opts))
+			defer srv.Close()
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			defer free() // before Close, which waits for the calls
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			statuses := make(chan int, 64)
+			for range 64 {
+				go func() {
+					req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+					for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+						"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "hold"} {
+						req.Header.Set(k, v)
+					}
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						statuses <- 0
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					statuses <- resp.StatusCode
+				}()
+			}
+			// Wait until the calls served hold their places and the others
+			// have been answered, then let them all end.
+			got := map[int]int{}
+			n, answered := 0, 0
+			timeout := time.After(20 * time.Second)
+			for n < c.served || answered < c.refused {
+				select {
+				case <-started:
+					n++
+				case st := <-statuses:
+					got[st]++
+					answered++
+				case <-timeout:
+					t.Fatalf("after 20 s: %d calls running, answers %v", n, got)
+				}
+			}
+			free()
+			for answered < 64 {
+				select {
+				case st := <-statuses:
+					got[st]++
+					answered++
+				case <-timeout:
+					t.Fatalf("after 20 s: answers %v", got)
+				}
+			}
+			if want := map[int]int{200: c.served, 503: c.refused}; got[200] != c.served || got[503] != c.refused {
+				t.Errorf("statuses %v, want %v", got, want)
+			}
+		})
 	}
 }

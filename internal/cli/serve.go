@@ -122,10 +122,12 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	logger, err := newLogger(e.stderr, cfg.LogLevel)
+	// A line per request: written in batches, warnings at once.
+	logger, flushLog, err := newServerLogger(e.stderr, cfg.LogLevel)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
+	defer flushLog()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
@@ -180,6 +182,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 		Extra:          ctl.documents(),
 		Ready:          ctl.ready,
 	}
+	ctl.profile.httpCaps(opts)
 	// Uploads pass the same authentication, caller binding and rate
 	// limit as the protocol endpoint.
 	opts.Extra[toolset.UploadPath] = ctl.wrap(w.binary.UploadHandler())

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -72,5 +73,45 @@ func TestParseStatCPU(t *testing.T) {
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("parseStatCPU(%q) = %v, %v; want %v, ok %v", tt.line, got, err, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestParseSchedstat(t *testing.T) {
+	tests := []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{"6758420 38545688 4\n", 6758420, true},
+		{"0 0 0", 0, true},
+		{"", 0, false},
+		{"-5 1 1", 0, false},
+		{"x 1 1", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseSchedstat([]byte(tt.line))
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSchedstat(%q) = %v, %v; want %v, ok %v", tt.line, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// ThreadsCPU of this process grows as it works.
+func TestThreadsCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc: not Linux")
+	}
+	before, err := ThreadsCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 20*time.Millisecond; {
+	}
+	after, err := ThreadsCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after <= before {
+		t.Errorf("CPU time went from %v to %v while spinning", before, after)
 	}
 }

@@ -2,20 +2,63 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
 	"github.com/warden-mcp/warden/limits"
 )
 
-// AppendAudit implements limits.AuditStore.
-func (s *Store) AppendAudit(ctx context.Context, r limits.AuditRecord) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO audit_log
-		(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
+// AppendAudit implements limits.AuditStore: one record in its own
+// statement, several in one transaction, written by multi-row INSERTs of
+// auditChunks rows (largest first) and single rows for the rest.
+func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
+	switch len(rs) {
+	case 0:
+		return nil
+	case 1:
+		_, err := s.stmts[qInsertAudit].ExecContext(ctx, auditArgs(nil, rs[0])...)
+		return err
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		var args []any
+		for _, n := range auditChunks {
+			if len(rs) < n {
+				continue
+			}
+			st := tx.StmtContext(ctx, s.stmts[qInsertAudits(n)])
+			for ; len(rs) >= n; rs = rs[n:] {
+				args = args[:0]
+				for _, r := range rs[:n] {
+					args = auditArgs(args, r)
+				}
+				if _, err := st.ExecContext(ctx, args...); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	})
+}
+
+// auditChunks are the row counts of the prepared audit INSERTs, largest
+// first; the last is 1. One statement of many rows costs much less than
+// as many statements of one: binding and running a statement, not the
+// row, is most of the work.
+var auditChunks = []int{16, 4, 1}
+
+const qInsertAudit = `INSERT INTO audit_log
+	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// qInsertAudits is the INSERT of n audit rows.
+func qInsertAudits(n int) string {
+	return qInsertAudit + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", n-1)
+}
+
+func auditArgs(args []any, r limits.AuditRecord) []any {
+	return append(args, r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
 		r.Duration.Microseconds(), r.QuotaCharged)
-	return err
 }
 
 // QueryAudit implements limits.AuditStore.

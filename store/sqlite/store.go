@@ -128,8 +128,12 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s := &Store{db: db, ro: ro}
 	s.truncateFrames.Store(4096) // 16 MiB of 4 KiB pages
 	s.stmts = make(map[string]*sql.Stmt)
-	for _, q := range []string{qSelectLog, qUpsertLog, qDeleteExpired, qCredentialLeases, qAllLeases,
-		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease} {
+	queries := []string{qSelectLog, qUpsertLog, qDeleteExpired, qCredentialLeases, qAllLeases,
+		qLedgerKey, qChargeMonth, qInsertLedger, qInsertLease}
+	for _, n := range auditChunks {
+		queries = append(queries, qInsertAudits(n))
+	}
+	for _, q := range queries {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
 			s.Close()

@@ -1,6 +1,10 @@
 package storetest
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,5 +56,84 @@ func testAudit(t *testing.T, b Backend) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// testAuditBatch appends several records in one call: all are kept, in
+// the order given (ties on time are returned newest insertion first), and
+// a call that cannot complete keeps none of them.
+func testAuditBatch(t *testing.T, b Backend) {
+	s := b.Instance(t)
+	var recs []limits.AuditRecord
+	for i := range 303 { // not a round number: adapters may write in chunks
+		recs = append(recs, limits.AuditRecord{Time: t0, CorrelationID: fmt.Sprintf("b%03d", i), Credential: "cred-a",
+			Tenant: "t1", Tool: "util_encode", Outcome: "ok", Duration: time.Duration(i) * time.Microsecond})
+	}
+	if err := s.AppendAudit(t.Context(), recs...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.QueryAudit(t.Context(), limits.AuditFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(recs)
+	slices.Reverse(want)
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.AppendAudit(ctx, recs[:2]...); err == nil {
+		t.Error("a batch with a cancelled context was accepted")
+	}
+	if got, err := s.QueryAudit(t.Context(), limits.AuditFilter{Limit: 1000}); err != nil || len(got) != len(recs) {
+		t.Errorf("after failed batches: %d records (%v), want %d", len(got), err, len(recs))
+	}
+}
+
+// testAuditConcurrentCalls has two replicas record many calls at once
+// through their Limiters, which commit them in shared transactions: every
+// record is kept exactly once.
+func testAuditConcurrentCalls(t *testing.T, b Backend) {
+	lims := []*limits.Limiter{}
+	for range 2 {
+		l, err := limits.New(b.Instance(t), &limits.Config{ScanTimeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lims = append(lims, l)
+	}
+	const n = 400
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			errs <- lims[i%2].Audit(t.Context(), limits.AuditRecord{Time: t0, CorrelationID: fmt.Sprintf("c%03d", i),
+				Credential: "cred-a", Tool: "util_encode"})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := lims[0].QueryAudit(t.Context(), limits.AuditFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range got {
+		seen[r.CorrelationID]++
+	}
+	for i := range n {
+		if id := fmt.Sprintf("c%03d", i); seen[id] != 1 {
+			t.Errorf("record %s kept %d times", id, seen[id])
+		}
+	}
+	if len(got) != n {
+		t.Errorf("%d records, want %d", len(got), n)
 	}
 }

@@ -50,6 +50,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"AbandonedLeaseExpires", testAbandonedLeaseExpires},
 		{"CancelAdmission", testCancelAdmission},
 		{"Audit", testAudit},
+		{"AuditBatch", testAuditBatch},
+		{"AuditConcurrentCalls", testAuditConcurrentCalls},
 		{"Usage", testUsage},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
 		{"FailClosedMidRun", testFailClosedMidRun},

@@ -37,7 +37,7 @@ func main() {
 
 func run() error {
 	url := flag.String("url", "http://127.0.0.1:8701/mcp", "endpoint `URL`")
-	scenario := flag.String("scenario", "tools_call", "tools_call, tools_list, server_discover, tools_call_legacy, keysweep_call or warden_list")
+	scenario := flag.String("scenario", "tools_call", "tools_call, tools_list, server_discover, tools_call_legacy, keysweep_call, warden_call or warden_list")
 	conns := flag.Int("conns", 64, "keep-alive connections")
 	warmup := flag.Duration("warmup", 2*time.Second, "warm-up before measuring")
 	duration := flag.Duration("duration", 10*time.Second, "measured window")
@@ -81,6 +81,11 @@ func run() error {
 				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"keysweep_scan_text"}},
 			Want: []byte(`completed`),
 		}
+	case "warden_call":
+		// warden serve's own cheap tools/call (util_encode), through
+		// authentication, the gates, the privacy pass and the audit
+		// trail: the default path beside the echo of tools_call.
+		req = fixture.WardenCall()
 	case "warden_list":
 		// warden serve's tools/list: authentication and the gates'
 		// listing filter, no store write.
