@@ -48,12 +48,13 @@ type auditBatch struct {
 // append writes r with the records of the calls that end beside it, and
 // returns once the transaction holding r has committed or failed. write
 // commits a batch (the Limiter's store call, under its deadline rule,
-// which refuses it once the store has gone quiet); timeout bounds the
+// which refuses it once the store has gone quiet since the batch opened,
+// the wait for the commit before it included); timeout bounds the
 // batch's wait for the commit before it plus its own commit, counted from
 // the moment the batch opened; a batch's leader (the caller
 // that opened it) does not cut the batch short when its own ctx is
 // cancelled, since the batch holds the records of other calls.
-func (g *auditGroup) append(ctx context.Context, write func(context.Context, []AuditRecord) error, r AuditRecord, timeout time.Duration) error {
+func (g *auditGroup) append(ctx context.Context, write func(ctx context.Context, opened time.Time, recs []AuditRecord) error, r AuditRecord, timeout time.Duration) error {
 	g.mu.Lock()
 	b := g.open
 	lead := b == nil || len(b.recs) >= maxAuditBatch
@@ -73,7 +74,8 @@ func (g *auditGroup) append(ctx context.Context, write func(context.Context, []A
 		<-b.done
 		return b.err
 	}
-	deadline := time.Now().Add(timeout)
+	opened := time.Now()
+	deadline := opened.Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -109,7 +111,7 @@ func (g *auditGroup) append(ctx context.Context, write func(context.Context, []A
 	if err := bctx.Err(); err != nil {
 		b.err = err // the commits before took the whole budget
 	} else {
-		b.err = write(bctx, recs)
+		b.err = write(bctx, opened, recs)
 	}
 	close(b.done)
 	return b.err

@@ -126,7 +126,14 @@ func (l *Limiter) scanDeadline() deadline { return deadline{l.cfg.ScanTimeout, l
 // back. A failure is reported to the burst log with code, unless the
 // caller's own context ended (a client leaving is not a store fault).
 func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn func(context.Context) error) error {
-	start := time.Now()
+	return l.runSince(ctx, time.Now(), op, code, d, fn)
+}
+
+// runSince is run for a call whose wait began at start, before fn could
+// be called: a batch of audit records waits from when it opened, first
+// for the commit before it, so its quiet period and its longest wait
+// count from then.
+func (l *Limiter) runSince(ctx context.Context, start time.Time, op storeOp, code Code, d deadline, fn func(context.Context) error) error {
 	d.quiet = l.watch.quiet(start, d)
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(context.Canceled)
@@ -154,7 +161,8 @@ func (l *Limiter) run(ctx context.Context, op storeOp, code Code, d deadline, fn
 		mu.Unlock()
 	}
 	mu.Lock()
-	t = time.AfterFunc(min(d.quiet, d.max), check)
+	waited := time.Since(start) // a batch may have waited before fn could run
+	t = time.AfterFunc(max(min(d.quiet, d.max)-waited, 0), check)
 	mu.Unlock()
 	err := fn(cctx)
 	done.Store(true)

@@ -106,8 +106,8 @@ func (l *Limiter) Audit(ctx context.Context, r AuditRecord) error {
 	if r.Duration < 0 || r.QuotaCharged < -1 {
 		return newError(CodeInvalidRequest, 0, errors.New("negative duration, or a charge below -1"))
 	}
-	write := func(ctx context.Context, recs []AuditRecord) error {
-		return l.run(ctx, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+	write := func(ctx context.Context, opened time.Time, recs []AuditRecord) error {
+		return l.runSince(ctx, opened, opAppendAudit, CodeAuditUnavailable, l.scanDeadline(), func(ctx context.Context) error {
 			return l.store.AppendAudit(ctx, recs...)
 		})
 	}
