@@ -10,7 +10,8 @@ import (
 )
 
 // AppendAudit implements limits.AuditStore: one record, or several in
-// one statement (one round trip, committed together).
+// one statement (one round trip, committed together). A record already
+// kept (written again after a commit whose answer was lost) is skipped.
 func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error {
 	switch len(rs) {
 	case 0:
@@ -19,7 +20,8 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 		r := rs[0]
 		_, err := s.pool.Exec(ctx, `INSERT INTO audit_log
 			(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT DO NOTHING`,
 			r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
 			r.Duration.Microseconds(), r.QuotaCharged)
 		return err
@@ -34,7 +36,8 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 	// unnest yields the rows in array order, so ids follow the order of rs.
 	_, err := s.pool.Exec(ctx, `INSERT INTO audit_log
 		(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])`,
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+		ON CONFLICT DO NOTHING`,
 		at, cid, cred, tenant, tool, outcome, dur, charged)
 	return err
 }

@@ -17,7 +17,7 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 	case 0:
 		return nil
 	case 1:
-		_, err := s.stmts[qInsertAudit].ExecContext(ctx, auditArgs(nil, rs[0])...)
+		_, err := s.stmts[qInsertAudits(1)].ExecContext(ctx, auditArgs(nil, rs[0])...)
 		return err
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
@@ -51,10 +51,14 @@ const qInsertAudit = `INSERT INTO audit_log
 	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
-// qInsertAudits is the INSERT of n audit rows.
+// qInsertAudits is the INSERT of n audit rows. A row already kept (a
+// record written again after a commit whose answer was lost) is skipped.
 func qInsertAudits(n int) string {
-	return qInsertAudit + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", n-1)
+	return qInsertAudit + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", n-1) + onConflictAudit
 }
+
+// onConflictAudit skips a record already kept (index audit_log_once).
+const onConflictAudit = "\n\tON CONFLICT DO NOTHING"
 
 func auditArgs(args []any, r limits.AuditRecord) []any {
 	return append(args, r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,

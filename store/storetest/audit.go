@@ -137,3 +137,41 @@ func testAuditConcurrentCalls(t *testing.T, b Backend) {
 		t.Errorf("%d records, want %d", len(got), n)
 	}
 }
+
+// testAuditRetryKeepsOne writes records again, as the Limiter's repair
+// does after a commit whose answer was lost (the store committed, the
+// caller saw an error): a record already kept is not kept twice, alone or
+// inside a batch, and a record of its own for the same call (a refund) is
+// still kept.
+func testAuditRetryKeepsOne(t *testing.T, b Backend) {
+	s1, s2 := b.Instance(t), b.Instance(t)
+	call := limits.AuditRecord{Time: t0, CorrelationID: "c1", Credential: "cred-a", Tenant: "t1", Tool: "scan_web", Outcome: "ok", QuotaCharged: 1}
+	refund := call
+	refund.Outcome, refund.QuotaCharged = "quota_refunded", -1
+	other := call
+	other.CorrelationID = "c2"
+	if err := s1.AppendAudit(t.Context(), call); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.AppendAudit(t.Context(), call); err != nil {
+		t.Fatalf("a record written again: %v, want it accepted and kept once", err)
+	}
+	if err := s1.AppendAudit(t.Context(), other, call, refund); err != nil {
+		t.Fatalf("a batch holding a record already kept: %v", err)
+	}
+	if err := s2.AppendAudit(t.Context(), refund, other); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s1.QueryAudit(t.Context(), limits.AuditFilter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range got {
+		seen[r.CorrelationID+"/"+r.Outcome]++
+	}
+	want := map[string]int{"c1/ok": 1, "c1/quota_refunded": 1, "c2/ok": 1}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("records kept (-want +got):\n%s", diff)
+	}
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 		{"Audit", testAudit},
 		{"AuditBatch", testAuditBatch},
 		{"AuditConcurrentCalls", testAuditConcurrentCalls},
+		{"AuditRetryKeepsOne", testAuditRetryKeepsOne},
 		{"Usage", testUsage},
 		{"FailClosedAndRecover", testFailClosedAndRecover},
 		{"FailClosedMidRun", testFailClosedMidRun},
