@@ -482,7 +482,7 @@ func TestDisassembleTool(t *testing.T) {
 // keep their names and function_info gives the entry's source position.
 func TestGoFileLineAndPclntabNames(t *testing.T) {
 	out := testbin.Go(t, "hello", testbin.GoProgram{Ldflags: "-s -w", Files: map[string]string{
-		"main.go": "package main\n\nimport \"fmt\"\n\n//go:noinline\nfunc helper(n int) int { return n * 7 }\n\nfunc main() { fmt.Println(helper(3)) }\n",
+		"main.go": "package main\n\nvar sink int\n\n//go:noinline\nfunc helper(n int) int { return n * 7 }\n\nfunc main() { sink = helper(3); println(sink) }\n",
 		"go.mod":  "module example.com/hello\n\ngo 1.22\n",
 	}})
 	h := newCodeHarness(t, readyView(t, out), nil)

@@ -34,17 +34,16 @@ int main(int argc, char **argv) {
 }
 `
 
+// goHello imports nothing: a cold build for another system compiles the
+// runtime only (binview's fixtures keep to that too).
 const goHello = `package main
-
-import (
-	"fmt"
-	"os"
-)
 
 var banner = "warden fixture: https://example.org/go-hello"
 
+var argc = 1
+
 func main() {
-	fmt.Println(banner, len(os.Args))
+	println(banner, argc)
 }
 `
 

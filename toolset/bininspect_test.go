@@ -557,7 +557,8 @@ func TestListConventions(t *testing.T) {
 	s.must(ctx, "bininspect_open", `{"path":"go-linux-stripped"}`)
 	all := s.must(ctx, "bininspect_symbols", `{"limit":5000}`)
 	total := int(all.structured["total"].(float64))
-	if all.structured["count"].(float64) != 1000 || total < 1500 || all.structured["truncated"] != true || all.structured["next_offset"].(float64) != 1000 {
+	// More symbols than a page holds (the fixture has about 1,500).
+	if all.structured["count"].(float64) != 1000 || total <= 1000 || all.structured["truncated"] != true || all.structured["next_offset"].(float64) != 1000 {
 		t.Fatalf("clamped page: count %v total %v", all.structured["count"], total)
 	}
 	last := s.must(ctx, "bininspect_symbols", fmt.Sprintf(`{"offset":%d,"limit":10}`, total-3))

@@ -18,7 +18,7 @@ func goARM64(t *testing.T) string {
 	t.Helper()
 	return testbin.Go(t, "a64", testbin.GoProgram{
 		Files: map[string]string{
-			"main.go": "package main\n\nimport \"fmt\"\n\nvar greeting = \"hello\"\n\nfunc main() { fmt.Println(greeting) }\n",
+			"main.go": "package main\n\nvar greeting = \"hello\"\n\nfunc main() { println(greeting) }\n",
 			"go.mod":  "module a64\n\ngo 1.26\n",
 		},
 		GOOS:   "linux",

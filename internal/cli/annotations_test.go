@@ -69,7 +69,7 @@ func (r *replica) call(tenant, name, args string) map[string]any {
 func goBinary(t *testing.T) *binview.View {
 	t.Helper()
 	out := testbin.Go(t, "ann", testbin.GoProgram{Ldflags: "-s -w", Files: map[string]string{
-		"main.go": "package main\n\nimport \"os\"\n\n//go:noinline\nfunc decode(b string) int { return len(b) * 3 }\n\nfunc main() { os.Exit(decode(os.Args[0])) }\n",
+		"main.go": "package main\n\nvar name = \"ann\"\n\n//go:noinline\nfunc decode(b string) int { return len(b) * 3 }\n\nfunc main() { println(decode(name)) }\n",
 		"go.mod":  "module example.com/ann\n\ngo 1.22\n",
 	}})
 	data, err := os.ReadFile(out)
