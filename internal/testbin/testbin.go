@@ -19,10 +19,11 @@
 // again beside it. A file is built in a temporary directory and renamed
 // into place, so no test ever reads half a file.
 //
-// A missing tool skips the test. A build that cannot finish before the
-// test binary's deadline (go test -timeout) also skips it, saying so,
-// rather than letting the whole package time out: what was compiled stays
-// in Go's build cache and the next run finishes it.
+// A missing tool skips the test. A build that cannot finish well before
+// the test binary's deadline (go test -timeout; the last 30 % of it is
+// kept for the other tests) also skips it, saying so, rather than letting
+// the whole package time out: what was compiled stays in Go's build cache
+// and the next run finishes it.
 package testbin
 
 import (
@@ -150,15 +151,23 @@ type skipError struct{ msg string }
 
 func (e *skipError) Error() string { return e.msg }
 
-// deadline is the test binary's deadline less a minute for the test to
-// use what it built, or none.
+// started is about when the test binary started.
+var started = time.Now()
+
+// deadline is when a build must stop: the test binary's deadline less
+// the time its other tests need, taken as 30 % of the binary's whole
+// budget (3 minutes of go test's default 10) and at least a minute; zero
+// without a deadline.
 func deadline(t testing.TB) time.Time {
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if at, ok := d.Deadline(); ok {
-			return at.Add(-time.Minute)
-		}
+	d, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return time.Time{}
 	}
-	return time.Time{}
+	at, ok := d.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	return at.Add(-max(time.Minute, at.Sub(started)*3/10))
 }
 
 // Dir is the cache directory of this toolchain, made on first use.

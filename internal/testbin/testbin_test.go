@@ -176,3 +176,28 @@ func ExampleGo() {
 	fmt.Println("built once per toolchain, shared by every test process")
 	// Output: built once per toolchain, shared by every test process
 }
+
+type deadlined struct {
+	testing.TB
+	at time.Time
+}
+
+func (d deadlined) Deadline() (time.Time, bool) { return d.at, !d.at.IsZero() }
+
+// Builds stop with 30 % of the test binary's budget left for its other
+// tests, and at least a minute.
+func TestBuildsLeaveTimeForTheOtherTests(t *testing.T) {
+	for _, c := range []struct{ budget, left time.Duration }{
+		{10 * time.Minute, 3 * time.Minute},
+		{2 * time.Minute, time.Minute},
+		{time.Hour, 18 * time.Minute},
+	} {
+		got := deadline(deadlined{t, started.Add(c.budget)})
+		if want := started.Add(c.budget - c.left); !got.Equal(want) {
+			t.Errorf("budget %v: builds stop %v after the start, want %v", c.budget, got.Sub(started), want.Sub(started))
+		}
+	}
+	if !deadline(deadlined{t, time.Time{}}).IsZero() {
+		t.Error("no deadline, yet builds stop")
+	}
+}
