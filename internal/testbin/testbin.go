@@ -125,6 +125,7 @@ func TryBuild(t testing.TB, r Recipe) (string, error) {
 	path, err := build(deadline(t), tool, r, key)
 	var skip *skipError
 	if errors.As(err, &skip) { // not remembered: a later test may have more time
+		uncacheable()
 		t.Skip(err)
 	}
 	e.path, e.err = path, err
@@ -165,6 +166,56 @@ func deadline(t testing.TB) time.Time {
 		return time.Time{}
 	}
 	return at.Add(-max(time.Minute, at.Sub(started)*3/10))
+}
+
+// uncacheable keeps go test from caching this test binary's result once a
+// build was skipped for want of time: the next go test ./... must run the
+// skipped tests, not replay this run's skips. The go command does not
+// cache a run that read a file of the module modified less than two
+// seconds before the run ended (files outside the module it does not
+// check); this one, in the module's git-ignored .cache directory, is
+// rewritten twice a second until the process exits.
+func uncacheable() {
+	uncacheableOnce.Do(func() {
+		root, err := moduleRoot()
+		if err != nil {
+			return
+		}
+		dir := filepath.Join(root, ".cache")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return
+		}
+		p := filepath.Join(dir, "testbin-incomplete-run")
+		touch := func() { _ = os.WriteFile(p, []byte(time.Now().Format(time.RFC3339Nano)+"\n"), 0o644) }
+		touch()
+		go func() {
+			for {
+				time.Sleep(500 * time.Millisecond)
+				touch()
+			}
+		}()
+	})
+}
+
+var uncacheableOnce sync.Once
+
+// moduleRoot is the directory above the working directory that holds
+// go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
 
 // Dir is the cache directory of this toolchain, made on first use.
