@@ -43,6 +43,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/warden-mcp/warden/internal/repotest"
 )
 
 // In and Out stand, in a recipe's arguments, for the path of its (first)
@@ -125,7 +127,7 @@ func TryBuild(t testing.TB, r Recipe) (string, error) {
 	path, err := build(deadline(t), tool, r, key)
 	var skip *skipError
 	if errors.As(err, &skip) { // not remembered: a later test may have more time
-		uncacheable()
+		uncacheable(t)
 		t.Skip(err)
 	}
 	e.path, e.err = path, err
@@ -175,13 +177,9 @@ func deadline(t testing.TB) time.Time {
 // seconds before the run ended (files outside the module it does not
 // check); this one, in the module's git-ignored .cache directory, is
 // rewritten twice a second until the process exits.
-func uncacheable() {
+func uncacheable(t testing.TB) {
 	uncacheableOnce.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			return
-		}
-		dir := filepath.Join(root, ".cache")
+		dir := filepath.Join(repotest.Root(t), ".cache")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return
 		}
@@ -198,25 +196,6 @@ func uncacheable() {
 }
 
 var uncacheableOnce sync.Once
-
-// moduleRoot is the directory above the working directory that holds
-// go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
 
 // Dir is the cache directory of this toolchain, made on first use.
 func Dir() (string, error) {
