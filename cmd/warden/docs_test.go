@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-mcp/warden/internal/repotest"
 )
 
 // The examples of README.md and docs/*.md run here, against this build of
@@ -361,10 +363,7 @@ func TestDocumentedExamples(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repotest.Root(t)
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	files = append([]string{filepath.Join(root, "README.md")}, files...)
 	s := newSandbox(t)
