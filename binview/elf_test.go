@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 func readelf(t *testing.T, args ...string) string {
@@ -365,17 +366,14 @@ func TestELFFacts(t *testing.T) {
 }
 
 func TestELF32Object(t *testing.T) {
-	p := fixture(t, "gcc-m32-obj", func(dir, out string) error {
-		if _, err := exec.LookPath("gcc"); err != nil {
-			return err
-		}
-		// No headers: a 32-bit libc may not be installed.
-		src := dir + "/add.c"
-		if err := writeFile(src, "int counter = 42;\nextern int ext(int);\nint add_numbers(int a, int b) { return ext(a) + b + counter; }\n"); err != nil {
-			return err
-		}
-		return run(dir, nil, "gcc", "-m32", "-c", "-O2", "-o", out, src)
-	})
+	// No headers: a 32-bit libc may not be installed; without gcc's
+	// 32-bit support the test skips.
+	p, err := testbin.TryC(t, "gcc-m32-obj", testbin.CProgram{File: "add.c",
+		Source: "int counter = 42;\nextern int ext(int);\nint add_numbers(int a, int b) { return ext(a) + b + counter; }\n",
+		Flags:  []string{"-m32", "-c", "-O2"}})
+	if err != nil {
+		t.Skipf("gcc -m32: %v", err)
+	}
 	v := openFile(t, p, nil)
 	a := v.Analysis()
 	if a.Bits != 32 || a.Arch != ArchX86 || a.Kind != "object" {
@@ -424,5 +422,3 @@ func TestELFStdlibTestdata(t *testing.T) {
 		})
 	}
 }
-
-func writeFile(path, s string) error { return osWriteFile(path, []byte(s)) }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 // checkGoMain checks that main.main resolves, with its source position,
@@ -80,15 +82,9 @@ func TestGoStrippedBinaries(t *testing.T) {
 }
 
 func TestGoPIE(t *testing.T) {
-	p := fixture(t, "go-linux-amd64-pie", func(dir, out string) error {
-		if err := osWriteFile(dir+"/main.go", []byte(helloGo)); err != nil {
-			return err
-		}
-		if err := osWriteFile(dir+"/go.mod", []byte("module example.com/hello\n\ngo 1.22\n")); err != nil {
-			return err
-		}
-		return run(dir, []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false"}, testGOROOT()+"/bin/go", "build", "-trimpath", "-buildmode=pie", "-ldflags=-s -w", "-o", out, ".")
-	})
+	prog := helloProgram("", "", "-s -w")
+	prog.BuildMode = "pie"
+	p := testbin.Go(t, "go-linux-amd64-pie", prog)
 	v := openFile(t, p, nil)
 	if v.Analysis().Kind != "pie" {
 		t.Errorf("kind %s", v.Analysis().Kind)

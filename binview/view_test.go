@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/internal/testbin"
 	"github.com/warden-mcp/warden/tool/addrexpr"
 )
 
@@ -187,13 +188,9 @@ func TestDemangledNames(t *testing.T) {
 }
 
 func TestCxxDemangledLookup(t *testing.T) {
-	p := fixture(t, "gxx", func(dir, out string) error {
-		src := dir + "/a.cc"
-		if err := writeFile(src, "namespace ns { __attribute__((noinline)) int twice(int x) { return 2*x; } }\nint main(int c, char**) { return ns::twice(c); }\n"); err != nil {
-			return err
-		}
-		return run(dir, nil, "g++", "-O2", "-o", out, src)
-	})
+	p := testbin.C(t, "gxx", testbin.CProgram{Compiler: "g++", File: "a.cc",
+		Source: "namespace ns { __attribute__((noinline)) int twice(int x) { return 2*x; } }\nint main(int c, char**) { return ns::twice(c); }\n",
+		Flags:  []string{"-O2"}})
 	v := openFile(t, p, nil)
 	mangled, ok := v.SymbolByName("_ZN2ns5twiceEi")
 	if !ok || mangled.Demangled != "ns::twice(int)" {

@@ -184,7 +184,7 @@ func (s *Sender) scope(u *url.URL) error {
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if !s.o.InScope(host) {
-		return errcode.New(CodeTargetOutOfScope, "the target "+host+" is outside this server's scope; an operator can add it to tools.scope.include")
+		return errcode.New(CodeTargetOutOfScope, "the target "+host+" is outside this server's scope (tools.scope)")
 	}
 	return nil
 }

@@ -10,10 +10,22 @@ import (
 	"errors"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
-// MaxScanArgsSize bounds the arguments ScanKey hashes.
-const MaxScanArgsSize = 1 << 20
+// MaxScanArgsChars bounds the arguments ScanKey hashes, in characters: the
+// Unicode code points of their strings (names and values) and the digits
+// of their numbers, however the JSON spells them. Tools bound their text in
+// characters too (keysweep_scan_text's 256,000, http_request's body of
+// 1,398,104), so arguments a tool accepts are never refused here for
+// escaping each character as \u00e9.
+const MaxScanArgsChars = 2 << 20
+
+// MaxScanArgsSize bounds the JSON ScanKey reads, in bytes: room for
+// MaxScanArgsChars characters each escaped as a UTF-16 surrogate pair (12
+// bytes). It only bounds the decoder's work; the transports' message caps
+// are lower.
+const MaxScanArgsSize = 12 * MaxScanArgsChars
 
 // ScanKey returns the duplicate-detection key of a call: a SHA-256 over the
 // tool name and its arguments normalised (JSON re-encoded with sorted object
@@ -35,6 +47,9 @@ func ScanKey(tool string, args json.RawMessage) (string, error) {
 		if dec.More() {
 			return "", newError(CodeInvalidRequest, 0, errors.New("trailing data after arguments"))
 		}
+		if chars(v) > MaxScanArgsChars {
+			return "", newError(CodeInvalidRequest, 0, errors.New("arguments too large"))
+		}
 		var err error
 		if norm, err = json.Marshal(v); err != nil {
 			return "", newError(CodeInvalidRequest, 0, err)
@@ -45,6 +60,30 @@ func ScanKey(tool string, args json.RawMessage) (string, error) {
 	h.Write([]byte{0})
 	h.Write(norm)
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// chars counts the characters of a decoded JSON value: its strings' code
+// points, its numbers' digits, one for each literal.
+func chars(v any) int {
+	switch v := v.(type) {
+	case string:
+		return utf8.RuneCountInString(v)
+	case json.Number:
+		return len(v)
+	case map[string]any:
+		n := 0
+		for k, e := range v {
+			n += utf8.RuneCountInString(k) + chars(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range v {
+			n += chars(e)
+		}
+		return n
+	}
+	return 1 // true, false, null
 }
 
 // ScanRequest describes a scan a tool call wants to start.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,6 +47,42 @@ func TestScanKeyNormalises(t *testing.T) {
 		if _, err := ScanKey("t", json.RawMessage(bad)); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("ScanKey(%q) = %v, want invalid", bad, err)
 		}
+	}
+}
+
+// The bound is on characters, as the tools' own limits are: text a tool
+// accepts is hashed however its JSON escapes it.
+func TestScanKeyCountsCharacters(t *testing.T) {
+	escaped := func(n int, esc string) json.RawMessage {
+		return json.RawMessage(`{"text":"` + strings.Repeat(esc, n) + `"}`)
+	}
+	for _, c := range []struct {
+		name string
+		args json.RawMessage
+		ok   bool
+	}{
+		{"keysweep's 256,000 characters, each escaped as \\u00e9 (1.5 MB)", escaped(256_000, `\u00e9`), true},
+		{"the same characters unescaped", escaped(256_000, "é"), true},
+		{"256,000 emoji as surrogate pairs (3 MB)", escaped(256_000, `\ud83d\ude00`), true},
+		{"http_request's body of 1,398,104 base64 characters", escaped(1_398_104, "A"), true},
+		{"a character past the bound", escaped(MaxScanArgsChars-len("text")+1, "a"), false},
+		{"bytes past the decoder's bound", json.RawMessage(`{"text":"` + strings.Repeat(" ", MaxScanArgsSize) + `"}`), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, err := ScanKey("keysweep_scan_text", c.args)
+			if c.ok && (err != nil || k == "") {
+				t.Fatalf("refused %d bytes: %v", len(c.args), err)
+			}
+			if !c.ok && !errors.Is(err, ErrInvalidRequest) {
+				t.Fatalf("ScanKey of %d bytes = %v, want invalid", len(c.args), err)
+			}
+		})
+	}
+	// Escaping changes nothing: the key is the same.
+	a, _ := ScanKey("t", escaped(3, `\u00e9`))
+	b, _ := ScanKey("t", escaped(3, "é"))
+	if a != b {
+		t.Error("escaped and plain text hash differently")
 	}
 }
 

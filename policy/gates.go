@@ -217,8 +217,8 @@ func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage,
 	if err != nil {
 		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: "the target's host cannot be read, so it cannot be checked against tools.scope"})
 	}
-	if !g.scope.Allows(host) {
-		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: "the target " + host + " is outside this server's scope; an operator can add it to tools.scope.include"})
+	if why := g.scope.Refusal(host); why != "" {
+		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: why})
 	}
 	return next(ctx)
 }

@@ -182,12 +182,13 @@ func TestListingIsWhatTheCallerMayCall(t *testing.T) {
 }
 
 func TestScopeGate(t *testing.T) {
-	f := newGateFixture(t, CatalogConfig{Unsafe: true, Approvals: ApprovalsClient, ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org"}}, carol)
+	f := newGateFixture(t, CatalogConfig{Unsafe: true, Approvals: ApprovalsClient, ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol)
 	for url, want := range map[string]string{
-		"https://www.example.org/":   "ran acme_fetch",
-		"https://admin.example.org/": "target_out_of_scope: the target admin.example.org is outside",
-		"https://evil.example/":      "target_out_of_scope: the target evil.example is outside",
-		"not a host/really":          "target_out_of_scope: the target's host cannot be read",
+		"https://www.example.org/":         "ran acme_fetch",
+		"https://admin.example.org/":       "target_out_of_scope: the target admin.example.org is excluded by this server's tools.scope.exclude entry admin.example.org, which wins over include; only an operator removing that entry admits it",
+		"https://db.internal.example.org/": "target_out_of_scope: the target db.internal.example.org is excluded by this server's tools.scope.exclude entry *.internal.example.org, which wins over include; only an operator removing that entry admits it",
+		"https://evil.example/":            "target_out_of_scope: the target evil.example is outside",
+		"not a host/really":                "target_out_of_scope: the target's host cannot be read",
 	} {
 		got := resultText(f.modern(t, "tools/call", `"name":"acme_fetch","arguments":{"url":"`+url+`"},`, "{}"))
 		if !strings.HasPrefix(got, want) {
@@ -338,7 +339,7 @@ func TestInScope(t *testing.T) {
 	if !open.InScope("anything.example") {
 		t.Error("an empty scope refused a host")
 	}
-	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org"}}, carol).ctl.Gates
+	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol).ctl.Gates
 	for host, want := range map[string]bool{"www.example.org": true, "WWW.Example.ORG.": true, "admin.example.org": false, "example.org": false, "evil.example": false, "": false} {
 		if got := g.InScope(host); got != want {
 			t.Errorf("%q: %v, want %v", host, got, want)

@@ -175,6 +175,16 @@ func TestQuotaChargedOncePerAdmittedCallNeverForValidationFailures(t *testing.T)
 	}
 }
 
+// Admission bounds arguments in characters, as the tools do: 256,000
+// characters escaped as \u00e9 (1.5 MB of JSON) are admitted and charged.
+func TestAdmissionCountsCharactersNotBytes(t *testing.T) {
+	f := newFixture(t, limits.Config{MonthlyScans: 10})
+	text := strings.Repeat(`\u00e9`, 256_000)
+	if code, out := f.call(context.Background(), alice, "metered", `{"target":"`+text+`"}`); code != "ok" || !strings.HasPrefix(out, "scanned éé") {
+		t.Fatalf("%d characters escaped: %q %.80q", 256_000, code, out)
+	}
+}
+
 func TestConcurrencySlotsAndDuplicates(t *testing.T) {
 	f := newFixture(t, limits.Config{MaxConcurrentScans: 2, MonthlyScans: 100, ScanRate: limits.RatePolicy{Limit: 100, Window: time.Minute}})
 	ctx := context.Background()

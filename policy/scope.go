@@ -101,21 +101,37 @@ func TargetHost(target string) (string, error) {
 }
 
 // Allows reports whether a normalised host is in scope.
-func (s *Scope) Allows(host string) bool {
+func (s *Scope) Allows(host string) bool { return s.Refusal(host) == "" }
+
+// Refusal says why a normalised host is out of scope and what would admit
+// it, for the operator: a host an exclude entry names can be reached only
+// by taking that entry out (exclude wins, so adding the host to include
+// changes nothing); a host no include entry names, by adding one. It is
+// empty for a host in scope.
+func (s *Scope) Refusal(host string) string {
 	for _, p := range s.exclude {
 		if p.matches(host) {
-			return false
+			return "the target " + host + " is excluded by this server's tools.scope.exclude entry " + p.String() +
+				", which wins over include; only an operator removing that entry admits it"
 		}
 	}
 	if len(s.include) == 0 {
-		return true
+		return ""
 	}
 	for _, p := range s.include {
 		if p.matches(host) {
-			return true
+			return ""
 		}
 	}
-	return false
+	return "the target " + host + " is outside this server's scope; an operator can add it to tools.scope.include"
+}
+
+// String is the pattern as configuration writes it.
+func (p hostPattern) String() string {
+	if p.suffix {
+		return "*." + p.host
+	}
+	return p.host
 }
 
 // Restricted reports whether the scope narrows anything at all.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/warden-mcp/warden/internal/repotest"
 )
@@ -270,10 +271,33 @@ func TestDetectionFloors(t *testing.T) {
 	}
 }
 
+// trunc cuts an example to 110 bytes for the page, at a character's start
+// so that the page stays UTF-8.
 func trunc(s string) string {
 	s = strings.ReplaceAll(s, "\n", `\n`)
 	if len(s) > 110 {
-		return s[:110]
+		n := 110
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n]
 	}
 	return s
+}
+
+// The generated page stays UTF-8 however an example's characters fall.
+func TestTruncKeepsUTF8(t *testing.T) {
+	for _, s := range []string{strings.Repeat("─", 60), "a" + strings.Repeat("─", 60), strings.Repeat("ab", 80)} {
+		got := trunc(s)
+		if !utf8.ValidString(got) || len(got) > 110 || len(got) < 107 {
+			t.Errorf("trunc cut %d bytes of %q into %d bytes, valid %v", len(s), s[:6], len(got), utf8.ValidString(got))
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(repotest.Root(t), "docs", "keysweep-detection.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(doc) {
+		t.Error("docs/keysweep-detection.md is not UTF-8")
+	}
 }

@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -127,5 +128,48 @@ func TestTracingSpans(t *testing.T) {
 	}
 	if call.Parent.SpanID() != reqSpan.SpanContext.SpanID() {
 		t.Error("the tool call's span is not a child of the request's")
+	}
+}
+
+// TestTracingEndpointPath: spans reach a collector where the OpenTelemetry
+// exporters send them: a base URL (the form --otlp-endpoint's help and the
+// docs give) gets /v1/traces, a URL with a path is used as it is.
+func TestTracingEndpointPath(t *testing.T) {
+	paths := make(chan string, 16)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type")
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer collector.Close()
+	for _, c := range []struct{ endpoint, want string }{
+		{collector.URL, "POST /v1/traces application/x-protobuf"},
+		{collector.URL + "/", "POST /v1/traces application/x-protobuf"},
+		{collector.URL + "/otlp/v1/traces", "POST /otlp/v1/traces application/x-protobuf"},
+	} {
+		t.Run(c.endpoint, func(t *testing.T) {
+			tr, err := telemetry.NewTracing(context.Background(), telemetry.TracingOptions{Endpoint: c.endpoint})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).
+				ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/mcp", nil))
+			if err := tr.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-paths:
+				if got != c.want {
+					t.Errorf("the collector got %q, want %q", got, c.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no export reached the collector")
+			}
+		})
+	}
+	for _, bad := range []string{"127.0.0.1:4318", "ftp://collector:4318", "http://", "http://u:p@collector:4318", "http://collector:4318/?x=1"} {
+		if _, err := telemetry.NewTracing(context.Background(), telemetry.TracingOptions{Endpoint: bad}); err == nil {
+			t.Errorf("endpoint %q accepted", bad)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -21,8 +22,11 @@ import (
 
 // TracingOptions configure NewTracing.
 type TracingOptions struct {
-	// Endpoint is the OTLP/HTTP collector URL, such as
-	// http://127.0.0.1:4318 (the exporter adds /v1/traces). Required.
+	// Endpoint is the OTLP/HTTP collector, as the OpenTelemetry exporters
+	// take it: a base URL without a path, such as http://127.0.0.1:4318,
+	// gets the traces path /v1/traces; a URL with a path, such as
+	// https://collector.example/otlp/v1/traces, is used as it is.
+	// Required.
 	Endpoint string
 	// SampleRatio is the fraction of new traces kept, in (0, 1]; a
 	// request that arrives with a sampled traceparent is kept whatever it
@@ -52,9 +56,11 @@ func NewTracing(ctx context.Context, o TracingOptions) (*Tracing, error) {
 		if o.Endpoint == "" {
 			return nil, errors.New("telemetry: tracing needs an OTLP endpoint")
 		}
-		var err error
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(o.Endpoint))
+		opts, err := endpointOptions(o.Endpoint)
 		if err != nil {
+			return nil, err
+		}
+		if exp, err = otlptracehttp.New(ctx, opts...); err != nil {
 			return nil, err
 		}
 	}
@@ -77,6 +83,29 @@ func NewTracing(ctx context.Context, o TracingOptions) (*Tracing, error) {
 	)
 	return &Tracing{tp: tp, tracer: tp.Tracer("github.com/warden-mcp/warden"),
 		prop: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}, nil
+}
+
+// TracesPath is where an OTLP/HTTP collector takes traces: the path a base
+// endpoint gets.
+const TracesPath = "/v1/traces"
+
+// endpointOptions reads an endpoint as the OpenTelemetry exporter
+// specification does (OTEL_EXPORTER_OTLP_ENDPOINT is a base URL, to which
+// the signal's path is added; OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as
+// is): a URL without a path, or with only "/", gets TracesPath; one with a
+// path keeps it. The exporter's own WithEndpointURL would send a base URL's
+// spans to "/", where a standard collector answers 404.
+func endpointOptions(endpoint string) ([]otlptracehttp.Option, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("telemetry: the OTLP endpoint must be an http or https URL such as http://127.0.0.1:4318, without user info, query or fragment")
+	}
+	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(endpoint)}
+	if u.Path == "" || u.Path == "/" {
+		opts = append(opts, otlptracehttp.WithURLPath(TracesPath))
+	}
+	return opts, nil
 }
 
 // Flush exports the spans ended so far.

@@ -12,13 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/internal/testbin"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/tool/tooltest"
@@ -54,46 +54,11 @@ int main(int argc, char **argv) {
 }
 `
 
-var (
-	buildOnce sync.Map // name -> *builtBinary
-)
-
-type builtBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildC compiles analysisC with gcc and flags (once per test binary),
-// or skips the test.
+// buildC compiles analysisC with gcc and flags (once per toolchain, into
+// the cache internal/testbin keeps), or skips the test.
 func buildC(t *testing.T, name string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
-	bb, _ := buildOnce.LoadOrStore(name, &builtBinary{})
-	b := bb.(*builtBinary)
-	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolset-bin-")
-		if err != nil {
-			b.err = err
-			return
-		}
-		src := filepath.Join(dir, "prog.c")
-		if err := os.WriteFile(src, []byte(analysisC), 0o600); err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, name)
-		out, err := exec.Command("gcc", append(append([]string{}, flags...), "-o", b.path, src)...).CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("gcc: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
+	return testbin.C(t, name, testbin.CProgram{Source: analysisC, Flags: flags})
 }
 
 // openView opens a file as a tool would, with generous limits.
@@ -516,21 +481,10 @@ func TestDisassembleTool(t *testing.T) {
 // TestGoFileLineAndPclntabNames: in a stripped Go binary the functions
 // keep their names and function_info gives the entry's source position.
 func TestGoFileLineAndPclntabNames(t *testing.T) {
-	dir := t.TempDir()
-	src := "package main\n\nimport \"fmt\"\n\n//go:noinline\nfunc helper(n int) int { return n * 7 }\n\nfunc main() { fmt.Println(helper(3)) }\n"
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/hello\n\ngo 1.22\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "hello")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("go build: %v\n%s", err, b)
-	}
+	out := testbin.Go(t, "hello", testbin.GoProgram{Ldflags: "-s -w", Files: map[string]string{
+		"main.go": "package main\n\nvar sink int\n\n//go:noinline\nfunc helper(n int) int { return n * 7 }\n\nfunc main() { sink = helper(3); println(sink) }\n",
+		"go.mod":  "module example.com/hello\n\ngo 1.22\n",
+	}})
 	h := newCodeHarness(t, readyView(t, out), nil)
 	var info FunctionInfoResult
 	h.mustCall("t1", "bininspect_function_info", `{"function":"main.helper"}`, &info)

@@ -4,48 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/internal/testbin"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
 // Real binaries, built at test time: a C program by gcc, and a Go program
 // for Linux (stripped), Windows and macOS by the go command. Each is
-// built once per test process; a missing tool skips the tests that need
-// it.
-
-var (
-	buildMu   sync.Mutex
-	buildDir  string
-	buildDone = map[string]string{}
-	buildErr  = map[string]string{}
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
-
-func fixtureDir(t testing.TB) string {
-	if buildDir == "" {
-		d, err := os.MkdirTemp("", "bininspect-fixtures")
-		if err != nil {
-			t.Fatal(err)
-		}
-		buildDir = d
-	}
-	return buildDir
-}
+// built once per toolchain into the cache internal/testbin keeps; a
+// missing tool skips the tests that need it.
 
 const cHello = `#include <stdio.h>
 #include <string.h>
@@ -63,74 +34,39 @@ int main(int argc, char **argv) {
 }
 `
 
+// goHello imports nothing: a cold build for another system compiles the
+// runtime only (binview's fixtures keep to that too).
 const goHello = `package main
-
-import (
-	"fmt"
-	"os"
-)
 
 var banner = "warden fixture: https://example.org/go-hello"
 
+var argc = 1
+
 func main() {
-	fmt.Println(banner, len(os.Args))
+	println(banner, argc)
 }
 `
 
 // build returns the path of a fixture, building it on first use.
 func build(t testing.TB, name string) string {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := buildDone[name]; ok {
-		return p
-	}
-	if msg, ok := buildErr[name]; ok {
-		t.Skip(msg)
-	}
-	dir := fixtureDir(t)
-	out := filepath.Join(dir, name)
-	var cmd *exec.Cmd
 	switch name {
 	case "hello-elf":
-		if _, err := exec.LookPath("gcc"); err != nil {
-			buildErr[name] = "gcc not installed"
-			t.Skip(buildErr[name])
-		}
-		src := filepath.Join(dir, "hello.c")
-		os.WriteFile(src, []byte(cHello), 0o644)
-		cmd = exec.Command("gcc", "-O2", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong", "-o", out, src)
+		return testbin.C(t, name, testbin.CProgram{File: "hello.c", Source: cHello,
+			Flags: []string{"-O2", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong"}})
 	case "go-linux-stripped", "go-windows.exe", "go-darwin":
-		if testing.Short() && name != "go-linux-stripped" {
-			buildErr[name] = "cross-compiling is slow; skipped with -short"
-			t.Skip(buildErr[name])
+		p := testbin.GoProgram{
+			Files:  map[string]string{"main.go": goHello, "go.mod": "module example.com/hello\n\ngo 1.22\n"},
+			GOOS:   map[string]string{"go-linux-stripped": "linux", "go-windows.exe": "windows", "go-darwin": "darwin"}[name],
+			GOARCH: "amd64",
 		}
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			buildErr[name] = "go command not found"
-			t.Skip(buildErr[name])
-		}
-		mod := filepath.Join(dir, "gohello")
-		os.MkdirAll(mod, 0o755)
-		os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/hello\n\ngo 1.22\n"), 0o644)
-		os.WriteFile(filepath.Join(mod, "main.go"), []byte(goHello), 0o644)
-		goos := map[string]string{"go-linux-stripped": "linux", "go-windows.exe": "windows", "go-darwin": "darwin"}[name]
-		args := []string{"build", "-trimpath", "-o", out}
 		if name == "go-linux-stripped" {
-			args = append(args, "-ldflags=-s -w")
+			p.Ldflags = "-s -w"
 		}
-		cmd = exec.Command(gobin, append(args, ".")...)
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOWORK=off")
-	default:
-		t.Fatalf("no fixture %s", name)
+		return testbin.Go(t, name, p)
 	}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		buildErr[name] = fmt.Sprintf("building %s: %v\n%s", name, err, b)
-		t.Fatal(buildErr[name])
-	}
-	buildDone[name] = out
-	return out
+	t.Fatalf("no fixture %s", name)
+	return ""
 }
 
 // ---- a server around the family ----

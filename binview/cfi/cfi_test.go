@@ -17,12 +17,6 @@ import (
 	"github.com/warden-mcp/warden/errcode"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	bintest.Cleanup()
-	os.Exit(code)
-}
-
 var readelfFDE = regexp.MustCompile(`FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)`)
 
 // readelfRanges runs readelf --debug-dump=frames and returns the FDE

@@ -3,38 +3,27 @@ package disasm
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/warden-mcp/warden/binview/internal/bintest"
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 // goARM64 builds a small Go program for linux/arm64 and returns its path.
 func goARM64(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("cross-compiles the runtime for arm64")
-	}
-	dir := t.TempDir()
-	src := "package main\n\nimport \"fmt\"\n\nvar greeting = \"hello\"\n\nfunc main() { fmt.Println(greeting) }\n"
-	for name, body := range map[string]string{"main.go": src, "go.mod": "module a64\n\ngo 1.26\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(dir, "a64")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	return out
+	return testbin.Go(t, "a64", testbin.GoProgram{
+		Files: map[string]string{
+			"main.go": "package main\n\nvar greeting = \"hello\"\n\nfunc main() { println(greeting) }\n",
+			"go.mod":  "module a64\n\ngo 1.26\n",
+		},
+		GOOS:   "linux",
+		GOARCH: "arm64",
+	})
 }
 
 var (

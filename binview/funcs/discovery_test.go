@@ -12,12 +12,6 @@ import (
 	"github.com/warden-mcp/warden/binview/internal/bintest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	bintest.Cleanup()
-	os.Exit(code)
-}
-
 // libcDebug returns the path of libc's detached debug file (from
 // libc6-dbg), or "" when it is not installed.
 func libcDebug(libc string) string {

@@ -3,22 +3,20 @@ package isolate
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
-// strippedCompile strips a copy of the Go compiler (25 MB) into dir.
+// strippedCompile reads a stripped copy of the Go compiler (25 MB), made
+// once per toolchain (internal/testbin).
 func strippedCompile(tb testing.TB) []byte {
 	tb.Helper()
 	src := filepath.Join(testGOROOT(), "pkg", "tool", runtime.GOOS+"_"+runtime.GOARCH, "compile")
-	out := filepath.Join(tb.TempDir(), "compile")
-	if b, err := exec.Command("strip", "-o", out, src).CombinedOutput(); err != nil {
-		tb.Skipf("strip: %v %s", err, b)
-	}
+	out := testbin.Derive(tb, "compile.stripped", src, "strip", "-o", testbin.Out, testbin.In)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		tb.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/warden-mcp/warden/annotation"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
+	"github.com/warden-mcp/warden/internal/testbin"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
@@ -66,24 +65,13 @@ func (r *replica) call(tenant, name, args string) map[string]any {
 	return out
 }
 
-// goBinary builds a small Go program once per test.
+// goBinary opens a small Go program, built once per toolchain.
 func goBinary(t *testing.T) *binview.View {
 	t.Helper()
-	dir := t.TempDir()
-	src := "package main\n\nimport \"os\"\n\n//go:noinline\nfunc decode(b string) int { return len(b) * 3 }\n\nfunc main() { os.Exit(decode(os.Args[0])) }\n"
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/ann\n\ngo 1.22\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "ann")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("go build: %v\n%s", err, b)
-	}
+	out := testbin.Go(t, "ann", testbin.GoProgram{Ldflags: "-s -w", Files: map[string]string{
+		"main.go": "package main\n\nvar name = \"ann\"\n\n//go:noinline\nfunc decode(b string) int { return len(b) * 3 }\n\nfunc main() { println(decode(name)) }\n",
+		"go.mod":  "module example.com/ann\n\ngo 1.22\n",
+	}})
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

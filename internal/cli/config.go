@@ -279,8 +279,9 @@ type MetricsConfig struct {
 
 // TracingConfig turns on OpenTelemetry tracing over OTLP/HTTP.
 type TracingConfig struct {
-	// OTLPEndpoint is the collector's URL, such as http://127.0.0.1:4318.
-	// Empty: no tracing.
+	// OTLPEndpoint is the collector's URL: a base URL such as
+	// http://127.0.0.1:4318 (spans go to /v1/traces on it), or a URL with
+	// a path, used as it is. Empty: no tracing.
 	OTLPEndpoint string `yaml:"otlp_endpoint"`
 	// SampleRatio is the fraction of new traces kept. Default 1.
 	SampleRatio float64 `yaml:"sample_ratio"`

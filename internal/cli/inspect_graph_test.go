@@ -8,18 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 // gccGraph builds a program whose checksum function has a loop, two
 // conditional branches and a call on an error path.
 func gccGraph(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "graph.c")
-	if err := os.WriteFile(src, []byte(`#include <stdio.h>
+	return testbin.C(t, "graph", testbin.CProgram{File: "graph.c", Flags: []string{"-O2"}, Source: `#include <stdio.h>
 __attribute__((noinline)) int checksum(const char *s) {
 	int h = 0;
 	for (; *s; s++) h = h * 31 + *s;
@@ -27,14 +24,7 @@ __attribute__((noinline)) int checksum(const char *s) {
 	return h;
 }
 int main(int argc, char **argv) { printf("%d\n", checksum(argv[0])); return 0; }
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "graph")
-	if b, err := exec.Command("gcc", "-O2", "-o", out, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	return out
+`})
 }
 
 func TestInspectFunctionGraph(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 // workerEnv makes the test binary act as "warden analyze-worker". When
@@ -32,20 +32,10 @@ func TestMain(m *testing.M) {
 
 func gccHello(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "hello.c")
-	os.WriteFile(src, []byte(`#include <stdio.h>
+	return testbin.C(t, "hello", testbin.CProgram{File: "hello.c", Flags: []string{"-O2"}, Source: `#include <stdio.h>
 const char *url = "https://example.org/update";
 int main(void) { puts(url); return 0; }
-`), 0o644)
-	out := filepath.Join(dir, "hello")
-	if b, err := exec.Command("gcc", "-O2", "-o", out, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	return out
+`})
 }
 
 func TestInspect(t *testing.T) {

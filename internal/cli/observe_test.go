@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/repotest"
 )
 
 func freePort(t *testing.T) string {
@@ -33,9 +36,9 @@ func get(t *testing.T, url string) (*http.Response, string) {
 
 // TestServeMetricsHealthAndJWKS: --metrics-listen serves /metrics and the
 // health checks on a listener of its own; with the health paths off, the
-// public listener answers 404 everywhere but the endpoint and the
-// well-known documents; the local key's JWKS is also at
-// /.well-known/mcp-jwks.json, never cached.
+// public listener no longer answers them (what it does answer:
+// TestHealthOffAnswersOnlyTheDocumentedPaths); the local key's JWKS is
+// also at /.well-known/mcp-jwks.json, never cached.
 func TestServeMetricsHealthAndJWKS(t *testing.T) {
 	maddr := freePort(t)
 	cfgPath := filepath.Join(t.TempDir(), "warden.yaml")
@@ -72,5 +75,52 @@ func TestServeMetricsHealthAndJWKS(t *testing.T) {
 	_, orig := get(t, base+"/.well-known/jwks.json")
 	if r.StatusCode != 200 || r.Header.Get("Cache-Control") != "no-store" || jwks != orig || !strings.Contains(jwks, `"kty":"EC"`) {
 		t.Errorf("mcp-jwks.json: %d %q %s", r.StatusCode, r.Header.Get("Cache-Control"), jwks)
+	}
+}
+
+// TestHealthOffAnswersOnlyTheDocumentedPaths: with the health paths off,
+// the public listener answers exactly on the paths operations.md lists
+// (the endpoint, uploads, the well-known documents, the local sign-in)
+// and 404 on every other, the health checks included.
+func TestHealthOffAnswersOnlyTheDocumentedPaths(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repotest.Root(t), "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, para, ok := strings.Cut(string(doc), "**Health checks.**")
+	para, _, _ = strings.Cut(para, "\n\n")
+	documented := regexp.MustCompile("`(/[a-z0-9._/-]*)`").FindAllStringSubmatch(para, -1)
+	if !ok || len(documented) < 5 {
+		t.Fatalf("operations.md's health-check paragraph lists %d paths", len(documented))
+	}
+	cfgPath := filepath.Join(t.TempDir(), "warden.yaml")
+	os.WriteFile(cfgPath, []byte("health:\n  liveness_path: \"-\"\n  readiness_path: \"-\"\n"), 0o600)
+	url, _, stop := startServe(t, "--state-dir", t.TempDir(), "--config", cfgPath)
+	defer stop()
+	base := strings.TrimSuffix(url, "/mcp")
+	served := map[string]bool{}
+	for _, m := range documented {
+		p := m[1]
+		if p == "/healthz" || p == "/readyz" {
+			continue // named as what moves away
+		}
+		served[p] = true
+		if r, _ := get(t, base+p); r.StatusCode == 404 {
+			t.Errorf("%s is documented as served with the health paths off, and answers 404", p)
+		}
+	}
+	// Every path the server has a handler for, and some it has not: what
+	// the paragraph does not list must be 404.
+	for _, p := range []string{"/uploads", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource",
+		"/.well-known/jwks.json", "/.well-known/mcp-jwks.json", "/.well-known/oauth-authorization-server",
+		"/oauth/register", "/oauth/authorize", "/oauth/token", "/oauth/revoke",
+		"/healthz", "/readyz", "/metrics", "/", "/mcp/", "/uploads/x", "/oauth", "/oauth/", "/.well-known/",
+		"/.well-known/openid-configuration", "/favicon.ico"} {
+		if served[p] {
+			continue
+		}
+		if r, _ := get(t, base+p); r.StatusCode != 404 {
+			t.Errorf("%s answers %d with the health paths off; operations.md promises 404", p, r.StatusCode)
+		}
 	}
 }

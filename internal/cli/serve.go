@@ -61,7 +61,7 @@ func (e *env) serveCommand() *cobra.Command {
 	fl.StringSliceVar(&f.origins, "allowed-origin", nil, "browser Origin to accept (repeatable)")
 	fl.StringArrayVar(&f.roots, "root", nil, "directory bininspect_open may read files from by path (repeatable; replaces bininspect.roots)")
 	fl.StringVar(&f.metrics, "metrics-listen", "", "address of a separate listener for Prometheus /metrics and the health checks (default: off)")
-	fl.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/HTTP collector URL for traces, such as http://127.0.0.1:4318 (default: off)")
+	fl.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/HTTP collector URL for traces, such as http://127.0.0.1:4318 (spans go to its /v1/traces; a URL with a path is used as is; default: off)")
 	f.gates.add(fl)
 	f.flagSet = fl
 	return c

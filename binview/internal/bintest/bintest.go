@@ -1,20 +1,21 @@
 // Package bintest builds the binaries the binview analysis tests measure
 // against: a generated C program compiled by gcc at test time (dynamic,
-// static, stripped, without unwind tables), and the ground truth of
-// function starts from the unstripped build's symbol table.
+// static, stripped, without unwind tables), once per toolchain into the
+// cache internal/testbin keeps, and the ground truth of function starts
+// from the unstripped build's symbol table.
 package bintest
 
 import (
 	"debug/elf"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/warden-mcp/warden/internal/testbin"
 )
 
 // Tool returns the path of a host tool or skips the test.
@@ -25,43 +26,6 @@ func Tool(t testing.TB, name string) string {
 		t.Skipf("%s not installed", name)
 	}
 	return p
-}
-
-func run(t testing.TB, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(Tool(t, name), args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-}
-
-var (
-	buildMu   sync.Mutex
-	buildDir  string
-	buildDone = map[string]string{}
-)
-
-// dir is one temporary directory per test process for the binaries, so
-// the tests and benchmarks of a package compile each binary once.
-func dir(t testing.TB) string {
-	if buildDir == "" {
-		d, err := os.MkdirTemp("", "bintest")
-		if err != nil {
-			t.Fatal(err)
-		}
-		buildDir = d
-	}
-	return buildDir
-}
-
-// Cleanup removes the binaries; call it from TestMain after m.Run.
-func Cleanup() {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-		buildDir, buildDone = "", map[string]string{}
-	}
 }
 
 // Variant names a build of the generated program.
@@ -81,56 +45,43 @@ const (
 	StaticNoCETNoEH Variant = "static.nocet.noeh"
 )
 
+// source is the generated program every variant is built from.
+var source = sync.OnceValue(func() string { return CSource(240, 1) })
+
 // Build returns the path of a variant of the generated program, compiling
-// it on first use. It skips the test when gcc is missing.
+// it on first use into the cache every test process shares
+// (internal/testbin). It skips the test when gcc or binutils are missing.
 func Build(t testing.TB, v Variant) string {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := buildDone[string(v)]; ok {
-		return p
+	gcc := func(flags ...string) string {
+		return testbin.C(t, string(v), testbin.CProgram{Source: source(), Flags: flags})
 	}
-	d := dir(t)
-	src := filepath.Join(d, "prog.c")
-	if _, err := os.Stat(src); err != nil {
-		if err := os.WriteFile(src, []byte(CSource(240, 1)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(d, string(v))
+	noEH := []string{"--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr"}
 	cet := "-fcf-protection=full"
 	switch v {
 	case Dynamic:
-		run(t, "gcc", "-O2", cet, "-o", out, src)
+		return gcc("-O2", cet)
 	case Static:
-		run(t, "gcc", "-O2", "-static", cet, "-o", out, src)
+		return gcc("-O2", "-static", cet)
 	case DynamicStrip:
-		run(t, "strip", "-o", out, buildLocked(t, Dynamic))
+		return testbin.Derive(t, string(v), Build(t, Dynamic), "strip", "-o", testbin.Out, testbin.In)
 	case StaticStrip:
-		run(t, "strip", "-o", out, buildLocked(t, Static))
+		return testbin.Derive(t, string(v), Build(t, Static), "strip", "-o", testbin.Out, testbin.In)
 	case DynamicNoEH:
-		run(t, "objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, DynamicStrip), out)
+		return testbin.Derive(t, string(v), Build(t, DynamicStrip), "objcopy", append(noEH, testbin.In, testbin.Out)...)
 	case NoCET:
-		run(t, "gcc", "-O2", "-fcf-protection=none", "-o", out, src)
+		return gcc("-O2", "-fcf-protection=none")
 	case NoCETNoEH:
-		run(t, "objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, NoCET), out)
+		return testbin.Derive(t, string(v), Build(t, NoCET), "objcopy", append(append([]string{"--strip-all"}, noEH...), testbin.In, testbin.Out)...)
 	case StaticNoCET:
-		run(t, "gcc", "-O2", "-static", "-fcf-protection=none", "-o", out, src)
+		return gcc("-O2", "-static", "-fcf-protection=none")
 	case StaticNoCETNoEH:
-		run(t, "objcopy", "--strip-all", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", buildLocked(t, StaticNoCET), out)
+		return testbin.Derive(t, string(v), Build(t, StaticNoCET), "objcopy", append(append([]string{"--strip-all"}, noEH...), testbin.In, testbin.Out)...)
 	case DebugFrameOnly:
-		run(t, "gcc", "-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", cet, "-o", out, src)
-	default:
-		t.Fatalf("unknown variant %q", v)
+		return gcc("-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", cet)
 	}
-	buildDone[string(v)] = out
-	return out
-}
-
-func buildLocked(t testing.TB, v Variant) string {
-	buildMu.Unlock()
-	defer buildMu.Lock()
-	return Build(t, v)
+	t.Fatalf("unknown variant %q", v)
+	return ""
 }
 
 // Truth returns the sorted unique addresses of FUNC and IFUNC symbols

@@ -5,12 +5,6 @@ import (
 	"testing"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	Cleanup()
-	os.Exit(code)
-}
-
 func TestBuildAndTruth(t *testing.T) {
 	for _, v := range []Variant{Dynamic, DynamicStrip, DynamicNoEH} {
 		p := Build(t, v)
