@@ -62,8 +62,8 @@ type AuditStore interface {
 	// AppendAudit appends the records in one transaction: all of them or
 	// none. The Limiter passes the records of calls that ended together
 	// (group commit) and returns to each caller only once they are
-	// committed. A record already kept (equal time, correlation id,
-	// credential, tool and outcome) is skipped, not kept twice: a commit
+	// committed. A record already kept (every field equal) is skipped,
+	// not kept twice: a commit
 	// whose answer was lost may have committed, and the Limiter's repair
 	// writes its records again.
 	AppendAudit(ctx context.Context, rs ...AuditRecord) error

@@ -543,15 +543,17 @@ $fn$;
 	{22, "audit_once", `
 -- A record is kept once: the Limiter writes a record again when the commit
 -- that held it gave no answer (it may have committed), and the insert skips
--- a record already kept. A record is its time, call, credential, tool and
--- outcome; a refund of the same call has an outcome of its own. The unique
--- index leads with at_us, so it also serves the time-range queries the
--- index it replaces served.
+-- a record already kept. Records are the same when every field is: a replay
+-- of a call, or its refund, differs at least in time, outcome or charge.
+-- The unique index leads with at_us, so it also serves the time-range
+-- queries the index it replaces served.
 DELETE FROM audit_log a USING audit_log b
 	WHERE a.id > b.id AND a.at_us = b.at_us AND a.correlation_id = b.correlation_id
-	AND a.credential = b.credential AND a.tool = b.tool AND a.outcome = b.outcome;
+	AND a.credential = b.credential AND a.tenant = b.tenant AND a.tool = b.tool AND a.outcome = b.outcome
+	AND a.duration_us = b.duration_us AND a.quota_charged = b.quota_charged;
 DROP INDEX audit_log_at;
-CREATE UNIQUE INDEX audit_log_once ON audit_log (at_us, correlation_id, credential, tool, outcome);
+CREATE UNIQUE INDEX audit_log_once ON audit_log
+	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged);
 `},
 }
 

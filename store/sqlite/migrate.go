@@ -236,14 +236,16 @@ ALTER TABLE scan_lease ADD COLUMN fence_until_us INTEGER NOT NULL DEFAULT 0;
 	{22, "audit_once", `
 -- A record is kept once: the Limiter writes a record again when the commit
 -- that held it gave no answer (it may have committed), and the insert skips
--- a record already kept. A record is its time, call, credential, tool and
--- outcome; a refund of the same call has an outcome of its own. The unique
--- index leads with at_us, so it also serves the time-range queries the
--- index it replaces served.
+-- a record already kept. Records are the same when every field is: a replay
+-- of a call, or its refund, differs at least in time, outcome or charge.
+-- The unique index leads with at_us, so it also serves the time-range
+-- queries the index it replaces served.
 DELETE FROM audit_log WHERE id NOT IN
-	(SELECT min(id) FROM audit_log GROUP BY at_us, correlation_id, credential, tool, outcome);
+	(SELECT min(id) FROM audit_log
+	 GROUP BY at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged);
 DROP INDEX audit_log_at;
-CREATE UNIQUE INDEX audit_log_once ON audit_log (at_us, correlation_id, credential, tool, outcome);
+CREATE UNIQUE INDEX audit_log_once ON audit_log
+	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged);
 `},
 }
 

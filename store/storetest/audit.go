@@ -142,7 +142,7 @@ func testAuditConcurrentCalls(t *testing.T, b Backend) {
 // does after a commit whose answer was lost (the store committed, the
 // caller saw an error): a record already kept is not kept twice, alone or
 // inside a batch, and a record of its own for the same call (a refund) is
-// still kept.
+// still kept, as is a replay of the call that differs only in its charge.
 func testAuditRetryKeepsOne(t *testing.T, b Backend) {
 	s1, s2 := b.Instance(t), b.Instance(t)
 	call := limits.AuditRecord{Time: t0, CorrelationID: "c1", Credential: "cred-a", Tenant: "t1", Tool: "scan_web", Outcome: "ok", QuotaCharged: 1}
@@ -150,6 +150,8 @@ func testAuditRetryKeepsOne(t *testing.T, b Backend) {
 	refund.Outcome, refund.QuotaCharged = "quota_refunded", -1
 	other := call
 	other.CorrelationID = "c2"
+	replay := call
+	replay.QuotaCharged = 0
 	if err := s1.AppendAudit(t.Context(), call); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func testAuditRetryKeepsOne(t *testing.T, b Backend) {
 	if err := s1.AppendAudit(t.Context(), other, call, refund); err != nil {
 		t.Fatalf("a batch holding a record already kept: %v", err)
 	}
-	if err := s2.AppendAudit(t.Context(), refund, other); err != nil {
+	if err := s2.AppendAudit(t.Context(), refund, other, replay); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s1.QueryAudit(t.Context(), limits.AuditFilter{Limit: 100})
@@ -168,9 +170,9 @@ func testAuditRetryKeepsOne(t *testing.T, b Backend) {
 	}
 	seen := map[string]int{}
 	for _, r := range got {
-		seen[r.CorrelationID+"/"+r.Outcome]++
+		seen[fmt.Sprintf("%s/%s/%d", r.CorrelationID, r.Outcome, r.QuotaCharged)]++
 	}
-	want := map[string]int{"c1/ok": 1, "c1/quota_refunded": 1, "c2/ok": 1}
+	want := map[string]int{"c1/ok/1": 1, "c1/ok/0": 1, "c1/quota_refunded/-1": 1, "c2/ok/1": 1}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("records kept (-want +got):\n%s", diff)
 	}
