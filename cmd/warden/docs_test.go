@@ -46,8 +46,8 @@ import (
 // The examples run in a sandbox: HOME is a temporary directory (so the
 // state directory is ~/.local/state/warden inside it), warden on PATH is
 // this test binary, and one `warden serve` listens on a free loopback
-// port, which replaces 127.0.0.1:8787 and localhost:8787 in every command
-// and expected line. WARDEN_LISTEN names that port, so `warden token`
+// port, which replaces 127.0.0.1:8787 and localhost:8787 (and the token
+// file of port 8787, dev-token-8787) in every command and expected line. WARDEN_LISTEN names that port, so `warden token`
 // mints tokens the server accepts. PATH holds warden and a short list of
 // programs (allowed), nothing that could change the machine; a command
 // whose program is one of those but not installed (gcc, curl, go) skips
@@ -320,7 +320,8 @@ func (s *sandbox) serve(t *testing.T) {
 // rewrite points a command or an expected line at the sandbox's server.
 func (s *sandbox) rewrite(l string) string {
 	_, port, _ := net.SplitHostPort(s.addr)
-	return strings.NewReplacer("127.0.0.1:8787", s.addr, "localhost:8787", "localhost:"+port).Replace(l)
+	return strings.NewReplacer("127.0.0.1:8787", s.addr, "localhost:8787", "localhost:"+port,
+		"dev-token-8787", "dev-token-"+port).Replace(l)
 }
 
 // run runs a script in dir under bash and returns what it printed.
