@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -29,6 +30,7 @@ type scanSiteArgs struct {
 // site uses it too.
 type SiteScanner struct {
 	client  *safehttp.Client
+	roots   *x509.CertPool // the fetcher's roots, for the TLS probes too
 	secrets *secretscan.Scanner
 	logger  *slog.Logger
 	// warnings go on every report: the ways Deps.SafeHTTP widens the
@@ -45,6 +47,9 @@ func NewSiteScanner(deps Deps) *SiteScanner {
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.SafeHTTP != nil {
+		s.roots = deps.SafeHTTP.RootCAs
 	}
 	s.warnings = policyWarnings(deps.SafeHTTP)
 	return s
@@ -98,6 +103,7 @@ func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report,
 	sc := webscan.New(webscan.Options{
 		HTTP:       hc,
 		Dial:       s.client.DialContext,
+		RootCAs:    s.roots,
 		SecretScan: s.secretsIn,
 	})
 	rep, err := sc.Scan(ctx, rawURL)
