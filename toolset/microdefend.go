@@ -67,6 +67,10 @@ func policyWarnings(opts *safehttp.Options) []webscan.ReportWarning {
 		ws = append(ws, webscan.ReportWarning{Code: "private_addresses_allowed",
 			Message: "This scan could reach loopback, private-network and link-local addresses and local host names (--allow-private). A Warden server never scans with this policy."})
 	}
+	if opts.RootCAs != nil {
+		ws = append(ws, webscan.ReportWarning{Code: "extra_roots_trusted",
+			Message: "This scan also trusted the CA certificates of a file (--ca-file), for this scan only. A Warden server never scans with this policy."})
+	}
 	if len(opts.AllowPorts) > 0 {
 		ports := slices.Sorted(slices.Values(opts.AllowPorts))
 		var list []string
