@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -29,6 +30,7 @@ type scanSiteArgs struct {
 // site uses it too.
 type SiteScanner struct {
 	client  *safehttp.Client
+	roots   *x509.CertPool // the fetcher's roots, for the TLS probes too
 	secrets *secretscan.Scanner
 	logger  *slog.Logger
 	// warnings go on every report: the ways Deps.SafeHTTP widens the
@@ -46,6 +48,9 @@ func NewSiteScanner(deps Deps) *SiteScanner {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	if deps.SafeHTTP != nil {
+		s.roots = deps.SafeHTTP.RootCAs
+	}
 	s.warnings = policyWarnings(deps.SafeHTTP)
 	return s
 }
@@ -61,6 +66,10 @@ func policyWarnings(opts *safehttp.Options) []webscan.ReportWarning {
 	if opts.AllowPrivate {
 		ws = append(ws, webscan.ReportWarning{Code: "private_addresses_allowed",
 			Message: "This scan could reach loopback, private-network and link-local addresses and local host names (--allow-private). A Warden server never scans with this policy."})
+	}
+	if opts.RootCAs != nil {
+		ws = append(ws, webscan.ReportWarning{Code: "extra_roots_trusted",
+			Message: "This scan also trusted the CA certificates of a file (--ca-file), for this scan only. A Warden server never scans with this policy."})
 	}
 	if len(opts.AllowPorts) > 0 {
 		ports := slices.Sorted(slices.Values(opts.AllowPorts))
@@ -98,6 +107,7 @@ func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report,
 	sc := webscan.New(webscan.Options{
 		HTTP:       hc,
 		Dial:       s.client.DialContext,
+		RootCAs:    s.roots,
 		SecretScan: s.secretsIn,
 	})
 	rep, err := sc.Scan(ctx, rawURL)

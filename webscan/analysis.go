@@ -17,8 +17,13 @@ type analysis struct {
 	certValid bool        // and its certificate is valid
 	all       []*response // every response of both sessions, for cookies
 	cors      CORSSummary
+	preload   func(host string) *PreloadEntry
 	page      page // parsed by headers when the response is HTML
 	isHTML    bool
+	// cspCapped and cookiesCapped say which caps applied, for the
+	// "truncated" finding.
+	cspCapped     string
+	cookiesCapped int
 }
 
 // rawHeaderNames are copied into HeadersResult.Raw when present.
@@ -109,22 +114,32 @@ func (a *analysis) headers(redirects RedirectResult) (HeadersResult, []Finding) 
 	}
 	var findings []Finding
 
-	csp, cspSum, flags, _ := cspTest(cspInput{Enforced: h.Values("Content-Security-Policy"),
-		ReportOnly: h.Values("Content-Security-Policy-Report-Only"), Meta: a.page.MetaCSP})
+	pageHTTPS := a.primary.URL.Scheme == "https"
+	csp, cspSum, flags, capped := cspTest(cspInput{Enforced: h.Values("Content-Security-Policy"),
+		ReportOnly: h.Values("Content-Security-Policy-Report-Only"), Meta: a.page.MetaCSP, HTTPS: pageHTTPS})
+	a.cspCapped = capped
 	if !cspSum.Present && len(h.Values("Content-Security-Policy-Report-Only")) > 0 {
 		cspSum.ReportOnly = true
 	}
 	out.CSP = cspSum
 
 	hstsHeader := http.Header{}
-	if a.primary.URL.Scheme == "https" {
+	if pageHTTPS {
 		hstsHeader = h
 	}
-	hsts, hstsSum := hstsTest(hstsHeader, a.httpsOK, a.certValid)
+	var pre *PreloadEntry
+	if a.preload != nil {
+		pre = a.preload(a.primary.URL.Hostname())
+	}
+	hsts, hstsSum := hstsTest(hstsHeader, a.httpsOK, a.certValid, pre)
+	if n, _ := PreloadListSize(); n == 0 && a.preload != nil && pre == nil {
+		hstsSum.PreloadListed = "not_tested"
+	}
 	out.HSTS = hstsSum
 
-	cookies := collectCookies(a.all)
-	ck, ckSum := cookieTest(cookies, hstsSum.Valid && hstsSum.MaxAge > 0)
+	cookies, dropped := collectCookies(a.all)
+	a.cookiesCapped = dropped
+	ck, ckSum := cookieTest(cookies, hstsPasses(hsts))
 	out.Cookies = ckSum
 	out.CORS = a.cors
 	sri, scripts := sriTest(a.primary.URL, a.isHTML, a.page.Scripts)
@@ -135,6 +150,19 @@ func (a *analysis) headers(redirects RedirectResult) (HeadersResult, []Finding) 
 		csp, ck, coepTest(h), coopTest(h), corpTest(h), corsTest(a.cors),
 		redirectionTest(redirects.HTTP, a.httpsOK, a.certValid), referrerTest(refVals),
 		hsts, sri, xctoTest(h), xfoTest(h, flags.frameAncestors),
+	}
+	if a.isHTML && (a.primary.Truncated || a.primary.Partial) {
+		// Scripts and meta tags past the cap were not seen: penalties found
+		// in the part read stand, but no bonus is awarded from a partial page.
+		for i, t := range out.Tests {
+			switch t.Name {
+			case "content-security-policy", "referrer-policy", "subresource-integrity":
+				if t.Modifier > 0 {
+					out.Tests[i].Result, out.Tests[i].Modifier = t.Name+"-not-credited-page-truncated", 0
+					out.Tests[i].Description = t.Description + " Not credited: the page was longer than the scan reads, so what follows the cap was not analysed."
+				}
+			}
+		}
 	}
 	out.Score, out.BonusApplied = scoreTests(out.Tests)
 	out.Grade = scoreGrade(out.Score)
@@ -209,15 +237,24 @@ func testEvidence(h http.Header, header string) string {
 	return truncate(header+": "+strings.Join(v, ", "), 300)
 }
 
+// maxCookies bounds the cookies analysed: well above the 180 per host that
+// browsers keep. Past it, cookies are counted and reported (a "truncated"
+// finding), never silently ignored.
+const maxCookies = 400
+
 // collectCookies parses the Set-Cookie headers of every response; a later
-// cookie with the same name replaces an earlier one.
-func collectCookies(all []*response) []SetCookie {
-	var out []SetCookie
+// cookie with the same name replaces an earlier one. dropped counts the
+// cookies past maxCookies.
+func collectCookies(all []*response) (out []SetCookie, dropped int) {
 	idx := map[string]int{}
 	for _, r := range all {
 		for _, v := range r.Header.Values("Set-Cookie") {
 			c, ok := ParseSetCookie(v)
-			if !ok || len(out) >= 100 {
+			if !ok {
+				continue
+			}
+			if _, seen := idx[c.Name]; !seen && len(out) >= maxCookies {
+				dropped++
 				continue
 			}
 			if i, seen := idx[c.Name]; seen {
@@ -228,7 +265,36 @@ func collectCookies(all []*response) []SetCookie {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, dropped
+}
+
+// truncatedFindings reports every cap that applied to what was analysed:
+// the page body, a Content-Security-Policy and the cookie count. What lies
+// past a cap is named, and no bonus was awarded from it.
+func (a *analysis) truncatedFindings() []Finding {
+	var parts []string
+	if a.primary.Truncated {
+		what := "the page body was longer than the 2 MiB the scan reads"
+		if a.isHTML {
+			what += fmt.Sprintf("; scripts and meta tags after it were not analysed (%d scripts seen before the cap), and the CSP, referrer and subresource-integrity tests award no bonus", len(a.page.Scripts))
+		}
+		parts = append(parts, what)
+	}
+	if a.page.TokensVisited >= maxHTMLTokens {
+		parts = append(parts, fmt.Sprintf("the page has more than %d HTML tokens; the rest was not analysed", maxHTMLTokens))
+	}
+	if a.cspCapped != "" {
+		parts = append(parts, "a Content-Security-Policy was not analysed ("+a.cspCapped+") and is scored as invalid")
+	}
+	if a.cookiesCapped > 0 {
+		parts = append(parts, fmt.Sprintf("%d cookies past the first %d were not analysed", a.cookiesCapped, maxCookies))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []Finding{{ID: "truncated", Category: CategoryMetadata, Severity: SeverityLow,
+		Title: "Part of the site was not analysed (a size cap applied)", Detail: upperFirst(strings.Join(parts, "; ")) + ".",
+		Recommendation: "Check the parts named here by hand; the grade covers only what was analysed."}}
 }
 
 // cookieFindingProblems are the cookie problems reported one finding per

@@ -134,7 +134,9 @@ func cookiePrefix(name string) string {
 }
 
 // cookieTest scores the cookies as the Observatory does. hsts says whether
-// the site sets a valid HSTS header (which softens a missing Secure).
+// the HSTS test passed (max-age of at least six months, or the host is
+// preloaded), which softens a missing Secure; a shorter or invalid HSTS
+// header does not.
 func cookieTest(cookies []SetCookie, hsts bool) (TestResult, []CookieSummary) {
 	t := TestResult{Name: "cookies"}
 	sums := make([]CookieSummary, 0, len(cookies))
@@ -161,7 +163,9 @@ func cookieTest(cookies []SetCookie, hsts bool) (TestResult, []CookieSummary) {
 		if sess && !c.HTTPOnly {
 			sessNoHTTPOnly = true
 		}
-		if !validSameSite(c.SameSite) {
+		// SameSite=None without Secure is rejected by browsers; the
+		// Observatory scores it as an invalid SameSite.
+		if !validSameSite(c.SameSite) || (c.SameSite == "none" && !c.Secure) {
 			badSameSite = true
 		}
 		if c.SameSite == "" {
@@ -183,7 +187,7 @@ func cookieTest(cookies []SetCookie, hsts bool) (TestResult, []CookieSummary) {
 		t.Description = "An anti-CSRF cookie is set without the SameSite flag."
 	case badSameSite:
 		t.Result, t.Modifier = "cookies-samesite-flag-invalid", -20
-		t.Description = "A cookie sets an invalid SameSite value."
+		t.Description = "A cookie sets an invalid SameSite value, or SameSite=None without Secure."
 	case !allSecure && !hsts:
 		t.Result, t.Modifier = "cookies-without-secure-flag", -20
 		t.Description = "Cookies are set without the Secure flag."

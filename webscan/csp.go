@@ -20,19 +20,22 @@ type CSPPolicy struct {
 }
 
 // Limits on what ParseCSP accepts, to bound the work on hostile input.
+// They are above what real sites send (the largest policies seen are
+// around 30 KiB with a few thousand sources); a policy over them is
+// reported as not analysed (a "truncated" finding), never passed.
 const (
-	maxCSPLength     = 16 << 10
-	maxCSPDirectives = 64
-	maxCSPSources    = 256
+	maxCSPLength     = 64 << 10
+	maxCSPDirectives = 128
+	maxCSPSources    = 4096
 )
 
 // Parse errors of ParseCSP.
 var (
 	errCSPEmpty    = errors.New("empty policy")
-	errCSPTooLong  = errors.New("policy too long")
+	errCSPTooLong  = errors.New("policy longer than 64 KiB")
 	errCSPBadChar  = errors.New("policy contains a character outside printable ASCII")
 	errCSPBadName  = errors.New("invalid directive name")
-	errCSPTooLarge = errors.New("too many directives or sources")
+	errCSPTooLarge = errors.New("more than 128 directives or 4096 sources")
 )
 
 // ParseCSP parses one serialized policy as in CSP Level 3 §2.2.1: directives
@@ -152,19 +155,27 @@ func isNonceOrHash(s string) bool {
 }
 
 // isBroadSource reports a source that allows any host: "*", a bare scheme
-// that loads code ("http:", "https:", "data:", "blob:", "filesystem:") or a
-// scheme with a wildcard host.
+// that loads code ("http:", "https:", "ftp:", "data:", "blob:",
+// "filesystem:") or a scheme with a wildcard host. The MDN HTTP Observatory
+// counts data: only in script-src and not blob: or filesystem: at all;
+// treating every scheme that can carry attacker-chosen code as broad is a
+// deliberate, stricter reading (docs/microdefend.md, deviations).
 func isBroadSource(s string) bool {
 	switch s {
-	case "*", "http:", "https:", "data:", "blob:", "filesystem:", "http://*", "https://*":
+	case "*", "http:", "https:", "ftp:", "data:", "blob:", "filesystem:", "http://*", "https://*", "http://*.*", "https://*.*":
 		return true
 	}
 	return false
 }
 
+// isInsecureSource reports a source on a scheme without transport
+// security: http:, ftp: (as the Observatory) and ws: (stricter).
 func isInsecureSource(s string) bool {
-	return s == "http:" || s == "ws:" || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "ws://")
+	return strings.HasPrefix(s, "http:") || strings.HasPrefix(s, "ftp:") || strings.HasPrefix(s, "ws:")
 }
+
+// passiveDirectives load content that cannot run script.
+var passiveDirectives = map[string]bool{"img-src": true, "media-src": true}
 
 // cspFlags is the analysis of one or more policies.
 type cspFlags struct {
@@ -179,59 +190,110 @@ type cspFlags struct {
 	formAction        bool
 	baseURI           bool
 	frameAncestors    bool
+	// strictDynamicAlone is 'strict-dynamic' without a nonce or hash: it
+	// disables every host source and allows no script at all, which is a
+	// broken policy rather than a strict one.
+	strictDynamicAlone bool
+	// noKnownDirective is a policy none of whose directives browsers know.
+	noKnownDirective bool
 }
 
-// analyzePolicy computes the flags of a single policy.
-func analyzePolicy(p CSPPolicy) cspFlags {
+// knownDirectives are the CSP Level 3 directives (and the deprecated ones
+// browsers still read).
+var knownDirectives = map[string]bool{
+	"default-src": true, "script-src": true, "script-src-elem": true, "script-src-attr": true,
+	"style-src": true, "style-src-elem": true, "style-src-attr": true, "img-src": true, "media-src": true,
+	"font-src": true, "connect-src": true, "object-src": true, "frame-src": true, "child-src": true,
+	"worker-src": true, "manifest-src": true, "prefetch-src": true, "fenced-frame-src": true,
+	"base-uri": true, "form-action": true, "frame-ancestors": true, "sandbox": true,
+	"navigate-to": true, "report-uri": true, "report-to": true, "upgrade-insecure-requests": true,
+	"block-all-mixed-content": true, "require-trusted-types-for": true, "trusted-types": true,
+	"require-sri-for": true, "plugin-types": true, "webrtc": true,
+}
+
+// sourceList returns directive d's sources as a browser reads them: an
+// empty list means 'none' (CSP3 §2.3.1), so "frame-ancestors;" forbids
+// framing altogether.
+func (p CSPPolicy) sourceList(d string) ([]string, bool) {
+	v, ok := p.Effective(d)
+	if ok && len(v) == 0 {
+		return []string{"'none'"}, true
+	}
+	return v, ok
+}
+
+// analyzePolicy computes the flags of a single policy. https says whether
+// the page was served over https: insecure sources are counted only there,
+// as the Observatory does (on an http page every load is already insecure).
+func analyzePolicy(p CSPPolicy, https bool) cspFlags {
 	var f cspFlags
-	script, scriptSet := p.Effective("script-src")
-	strictDynamic := slices.Contains(script, "'strict-dynamic'")
-	nonceOrHash := slices.ContainsFunc(script, isNonceOrHash)
+	f.noKnownDirective = !slices.ContainsFunc(p.Order, func(d string) bool { return knownDirectives[d] })
+	script, scriptSet := p.sourceList("script-src")
+	style, styleSet := p.sourceList("style-src")
+	if !styleSet {
+		style = []string{"*"} // no style restriction at all
+	}
+	script, style = slices.Clone(script), slices.Clone(style)
+	// 'unsafe-inline' is ignored by browsers when a nonce or hash is present.
+	if slices.ContainsFunc(script, isNonceOrHash) {
+		script = slices.DeleteFunc(script, func(s string) bool { return s == "'unsafe-inline'" })
+	}
+	if slices.ContainsFunc(style, isNonceOrHash) {
+		style = slices.DeleteFunc(style, func(s string) bool { return s == "'unsafe-inline'" })
+	}
+	if slices.Contains(script, "'strict-dynamic'") {
+		if slices.ContainsFunc(script, isNonceOrHash) {
+			// Host sources, 'self' and 'unsafe-inline' are ignored.
+			script = slices.DeleteFunc(script, func(s string) bool {
+				return isBroadSource(s) || s == "'self'" || s == "'unsafe-inline'"
+			})
+		} else {
+			f.strictDynamicAlone = true
+		}
+	}
 	if !scriptSet {
 		f.unsafeInline = true
 		f.broadScript = true
 	} else {
-		// 'unsafe-inline' is ignored by browsers when a nonce or hash is present.
-		if slices.Contains(script, "'unsafe-inline'") && !nonceOrHash {
-			f.unsafeInline = true
-		}
-		if slices.Contains(script, "data:") {
-			f.unsafeInline = true
-		}
-		if !strictDynamic && slices.ContainsFunc(script, isBroadSource) {
-			f.broadScript = true
-		}
-		f.unsafeEval = slices.Contains(script, "'unsafe-eval'")
+		f.unsafeInline = slices.Contains(script, "'unsafe-inline'") || slices.Contains(script, "data:")
+		f.broadScript = slices.ContainsFunc(script, isBroadSource)
 	}
-	object, objectSet := p.Effective("object-src")
+	f.unsafeEval = slices.Contains(script, "'unsafe-eval'") || slices.Contains(style, "'unsafe-eval'")
+	object, objectSet := p.sourceList("object-src")
 	if !objectSet || slices.ContainsFunc(object, isBroadSource) {
 		f.broadObject = true
 	}
-	for _, d := range []string{"script-src", "object-src", "style-src", "connect-src", "frame-src", "child-src", "worker-src", "font-src"} {
-		v, _ := p.Effective(d)
-		if slices.ContainsFunc(v, isInsecureSource) {
+	if https {
+		for _, d := range p.Order {
+			if passiveDirectives[d] || d == "script-src" {
+				continue
+			}
+			if slices.ContainsFunc(p.Directives[d], isInsecureSource) {
+				f.insecureActive = true
+			}
+		}
+		if slices.ContainsFunc(script, isInsecureSource) {
 			f.insecureActive = true
 		}
-	}
-	for _, d := range []string{"img-src", "media-src"} {
-		v, _ := p.Effective(d)
-		if slices.ContainsFunc(v, isInsecureSource) {
-			f.insecurePassive = true
+		for d := range passiveDirectives {
+			v, _ := p.sourceList(d)
+			if slices.ContainsFunc(v, isInsecureSource) {
+				f.insecurePassive = true
+			}
 		}
 	}
-	style, _ := p.Effective("style-src")
-	f.styleUnsafeInline = slices.Contains(style, "'unsafe-inline'")
+	f.styleUnsafeInline = slices.Contains(style, "'unsafe-inline'") || slices.ContainsFunc(style, isBroadSource)
 	f.defaultNone = slices.Equal(p.Directives["default-src"], []string{"'none'"})
-	f.formAction = restricted(p.Directives, "form-action")
-	f.baseURI = restricted(p.Directives, "base-uri")
-	f.frameAncestors = restricted(p.Directives, "frame-ancestors")
+	f.formAction = restricted(p, "form-action")
+	f.baseURI = restricted(p, "base-uri")
+	f.frameAncestors = restricted(p, "frame-ancestors")
 	return f
 }
 
 // restricted reports whether directive d is present and allows no broad source.
-func restricted(dirs map[string][]string, d string) bool {
-	v, ok := dirs[d]
-	return ok && len(v) > 0 && !slices.ContainsFunc(v, isBroadSource)
+func restricted(p CSPPolicy, d string) bool {
+	v, ok := p.sourceList(d)
+	return ok && !slices.ContainsFunc(v, isBroadSource)
 }
 
 // combineFlags merges the flags of several enforced policies. Browsers
@@ -250,6 +312,8 @@ func combineFlags(fs []cspFlags) cspFlags {
 		c.insecureActive = c.insecureActive && f.insecureActive
 		c.insecurePassive = c.insecurePassive && f.insecurePassive
 		c.styleUnsafeInline = c.styleUnsafeInline && f.styleUnsafeInline
+		c.strictDynamicAlone = c.strictDynamicAlone || f.strictDynamicAlone
+		c.noKnownDirective = c.noKnownDirective && f.noKnownDirective
 		c.defaultNone = c.defaultNone || f.defaultNone
 		c.formAction = c.formAction || f.formAction
 		c.baseURI = c.baseURI || f.baseURI

@@ -59,18 +59,32 @@ func TestCSPTest(t *testing.T) {
 		{"report_only", cspInput{ReportOnly: []string{"default-src 'none'"}}, "csp-not-implemented-but-reporting-enabled", -25},
 		{"invalid", cspInput{Enforced: []string{"default_src 'none'"}}, "csp-header-invalid", -25},
 		{"strict", cspInput{Enforced: []string{"default-src 'none'; form-action 'self'; script-src 'self'"}}, "csp-implemented-with-no-unsafe-default-src-none", 10},
-		{"strict_without_form_action", cspInput{Enforced: []string{"default-src 'none'; script-src 'self'"}}, "csp-implemented-with-no-unsafe", 5},
+		{"strict_without_form_action", cspInput{Enforced: []string{"default-src 'none'; script-src 'self'"}}, "csp-implemented-with-no-unsafe-default-src-none", 10},
 		{"self", cspInput{Enforced: []string{"default-src 'self'"}}, "csp-implemented-with-no-unsafe", 5},
 		{"unsafe_inline", cspInput{Enforced: []string{"default-src 'self'; script-src 'self' 'unsafe-inline'"}}, "csp-implemented-with-unsafe-inline", -20},
 		{"unsafe_inline_neutralised_by_nonce", cspInput{Enforced: []string{"default-src 'self'; script-src 'nonce-abc' 'unsafe-inline'"}}, "csp-implemented-with-no-unsafe", 5},
 		{"data_script", cspInput{Enforced: []string{"default-src 'self'; script-src 'self' data:"}}, "csp-implemented-with-unsafe-inline", -20},
 		{"no_script_restriction", cspInput{Enforced: []string{"img-src 'self'"}}, "csp-implemented-with-unsafe-inline", -20},
 		{"broad_script_https", cspInput{Enforced: []string{"default-src 'self'; script-src https:"}}, "csp-implemented-with-unsafe-inline", -20},
-		{"strict_dynamic_ignores_https", cspInput{Enforced: []string{"object-src 'none'; script-src 'nonce-x' 'strict-dynamic' https:"}}, "csp-implemented-with-no-unsafe", 5},
+		{"strict_dynamic_ignores_https", cspInput{Enforced: []string{"object-src 'none'; style-src 'self'; script-src 'nonce-x' 'strict-dynamic' https:"}}, "csp-implemented-with-no-unsafe", 5},
 		{"broad_object", cspInput{Enforced: []string{"script-src 'self'; object-src *"}}, "csp-implemented-with-unsafe-inline", -20},
 		{"unsafe_eval", cspInput{Enforced: []string{"default-src 'self'; script-src 'self' 'unsafe-eval'"}}, "csp-implemented-with-unsafe-eval", -10},
-		{"insecure_active", cspInput{Enforced: []string{"default-src 'self'; script-src 'self' http://cdn.example.com"}}, "csp-implemented-with-insecure-scheme", -20},
-		{"insecure_passive", cspInput{Enforced: []string{"default-src 'self'; img-src http:"}}, "csp-implemented-with-insecure-scheme-in-passive-content-only", -10},
+		{"insecure_active", cspInput{HTTPS: true, Enforced: []string{"default-src 'self'; script-src 'self' http://cdn.example.com"}}, "csp-implemented-with-insecure-scheme", -20},
+		{"insecure_passive", cspInput{HTTPS: true, Enforced: []string{"default-src 'self'; img-src http:"}}, "csp-implemented-with-insecure-scheme-in-passive-content-only", -10},
+		{"insecure_on_http_page_not_counted", cspInput{Enforced: []string{"default-src 'self'; img-src http:"}}, "csp-implemented-with-no-unsafe", 5},
+		// Bug 6: an insecure scheme counts in every directive, not 8.
+		{"insecure_form_action", cspInput{HTTPS: true, Enforced: []string{"default-src 'self'; form-action http:"}}, "csp-implemented-with-insecure-scheme", -20},
+		{"insecure_report_uri", cspInput{HTTPS: true, Enforced: []string{"default-src 'self'; report-uri http://r.example/"}}, "csp-implemented-with-insecure-scheme", -20},
+		{"insecure_ftp", cspInput{HTTPS: true, Enforced: []string{"default-src 'self'; img-src ftp://f.example/"}}, "csp-implemented-with-insecure-scheme-in-passive-content-only", -10},
+		// Bug 7: a repeated directive and 'strict-dynamic' alone are invalid.
+		{"repeated_directive", cspInput{Enforced: []string{"default-src 'none'; script-src 'self'; script-src *"}}, "csp-header-invalid", -25},
+		{"repeated_report_uri_no_bonus", cspInput{Enforced: []string{"default-src 'none'; report-uri /a; report-uri /b"}}, "csp-implemented-but-duplicate-directives", 0},
+		{"strict_dynamic_alone", cspInput{Enforced: []string{"default-src 'none'; script-src 'strict-dynamic'"}}, "csp-header-invalid", -25},
+		{"no_known_directive", cspInput{Enforced: []string{"a"}}, "csp-header-invalid", -25},
+		{"missing_style_src", cspInput{Enforced: []string{"script-src 'self'; object-src 'none'"}}, "csp-implemented-with-unsafe-inline-in-style-src-only", 0},
+		{"style_unsafe_eval", cspInput{Enforced: []string{"default-src 'none'; style-src 'unsafe-eval'"}}, "csp-implemented-with-unsafe-eval", -10},
+		// Bug 8: a long policy is analysed.
+		{"long_policy", cspInput{Enforced: []string{"default-src 'self'; img-src " + strings.Repeat("https://a.example ", 1500)}}, "csp-implemented-with-no-unsafe", 5},
 		{"style_only", cspInput{Enforced: []string{"default-src 'self'; style-src 'self' 'unsafe-inline'"}}, "csp-implemented-with-unsafe-inline-in-style-src-only", 0},
 		{"two_policies_strictest_wins", cspInput{Enforced: []string{"default-src *", "default-src 'self'"}}, "csp-implemented-with-no-unsafe", 5},
 		{"comma_joined_policies", cspInput{Enforced: []string{"default-src *, default-src 'self'"}}, "csp-implemented-with-no-unsafe", 5},
@@ -149,7 +163,7 @@ func FuzzParseCSP(f *testing.F) {
 			}
 		}
 		// Analysis never panics and is deterministic.
-		a, b := analyzePolicy(p), analyzePolicy(p)
+		a, b := analyzePolicy(p, true), analyzePolicy(p, true)
 		if a != b {
 			t.Fatal("analysis not deterministic")
 		}

@@ -33,20 +33,24 @@ type exposureRule struct {
 }
 
 var (
-	reGitCore    = regexp.MustCompile(`(?m)^\s*\[core\]`)
-	reGitHead    = regexp.MustCompile(`^(ref: refs/[\w./-]{1,200}|[0-9a-f]{40}|[0-9a-f]{64})$`)
-	reEnvLine    = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,63})\s*=`)
-	reSQL        = regexp.MustCompile(`(?i)\b(CREATE TABLE|INSERT INTO|DROP TABLE|LOCK TABLES)\b`)
-	rePrivateKey = regexp.MustCompile(`-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY)-----`)
-	reAWSKey     = regexp.MustCompile(`(?mi)^\s*aws_access_key_id\s*=`)
-	reCompose    = regexp.MustCompile(`(?m)^services:\s*$`)
-	reComposeSvc = regexp.MustCompile(`(?m)^\s+(image|build):`)
-	reHtpasswd   = regexp.MustCompile(`^[^:\s]{1,64}:(\$apr1\$|\$2[aby]\$|\{SHA\}|\$5\$|\$6\$|[./0-9A-Za-z]{13}$)`)
-	reNpmAuth    = regexp.MustCompile(`(?m)(_authToken|_auth|_password)\s*=`)
-	reCrossAll   = regexp.MustCompile(`allow-access-from\s+domain=["']\*["']`)
-	reDockerFrom = regexp.MustCompile(`(?m)^FROM\s+\S+`)
-	reDockerCmd  = regexp.MustCompile(`(?m)^(RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV)\s`)
-	reURLCreds   = regexp.MustCompile(`://[^/\s:@]+:[^/\s@]+@`)
+	reGitCore = regexp.MustCompile(`(?m)^\s*\[core\]`)
+	reGitHead = regexp.MustCompile(`^(ref: refs/[\w./-]{1,200}|[0-9a-f]{40}|[0-9a-f]{64})$`)
+	reEnvLine = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,63})\s*=`)
+	// reEnvSecretLine is one NAME=value line that holds a credential: a
+	// name ending in URL, DSN, KEY, SECRET, TOKEN, PASSWORD or PASS with a
+	// non-empty value, or any value that is a URL with a scheme.
+	reEnvSecretLine = regexp.MustCompile(`(?m)^\s*(?:export\s+)?(?:[A-Z][A-Z0-9_]{0,62}(?:URL|DSN|KEY|SECRET|TOKEN|PASSWORD|PASS)\s*=\s*\S|[A-Z][A-Z0-9_]{1,63}\s*=\s*["']?[a-z][a-z0-9+.-]{1,20}://\S)`)
+	reSQL           = regexp.MustCompile(`(?i)\b(CREATE TABLE|INSERT INTO|DROP TABLE|LOCK TABLES)\b`)
+	rePrivateKey    = regexp.MustCompile(`-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY)-----`)
+	reAWSKey        = regexp.MustCompile(`(?mi)^\s*aws_access_key_id\s*=`)
+	reCompose       = regexp.MustCompile(`(?m)^services:\s*$`)
+	reComposeSvc    = regexp.MustCompile(`(?m)^\s+(image|build):`)
+	reHtpasswd      = regexp.MustCompile(`^[^:\s]{1,64}:(\$apr1\$|\$2[aby]\$|\{SHA\}|\$5\$|\$6\$|[./0-9A-Za-z]{13}$)`)
+	reNpmAuth       = regexp.MustCompile(`(?m)(_authToken|_auth|_password)\s*=`)
+	reCrossAll      = regexp.MustCompile(`allow-access-from\s+domain=["']\*["']`)
+	reDockerFrom    = regexp.MustCompile(`(?m)^FROM\s+\S+`)
+	reDockerCmd     = regexp.MustCompile(`(?m)^(RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV)\s`)
+	reURLCreds      = regexp.MustCompile(`://[^/\s:@]+:[^/\s@]+@`)
 )
 
 // looksHTML reports a body or Content-Type that is an HTML page: the usual
@@ -118,7 +122,10 @@ var exposureRules = []exposureRule{
 		Recommendation: "Remove the .env file from the web root, block dotfiles, and rotate every credential it held.",
 		Match: textRule(func(b []byte) (string, bool) {
 			m := reEnvLine.FindAllSubmatch(b, 50)
-			if len(m) < 2 {
+			// Two NAME= lines, or one whose name or value marks a credential
+			// (DATABASE_URL=postgres://…, API_KEY=…): a one-line .env is
+			// still an exposed secret.
+			if len(m) == 0 || len(m) == 1 && !reEnvSecretLine.Match(b) {
 				return "", false
 			}
 			names := make([]string, 0, 5)

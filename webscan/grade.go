@@ -220,3 +220,30 @@ func exposureCap(s Severity) string {
 	}
 	return ""
 }
+
+// referenceTests are the MDN HTTP Observatory's tests, in its order.
+var referenceTests = []string{
+	"content-security-policy", "cookies", "cross-origin-resource-sharing", "redirection",
+	"referrer-policy", "strict-transport-security", "subresource-integrity",
+	"x-content-type-options", "x-frame-options", "cross-origin-resource-policy",
+}
+
+// referenceAlgorithmVersion is the Observatory algorithm the reference
+// score follows.
+const referenceAlgorithmVersion = 4
+
+// referenceResult recomputes the header score over the Observatory's
+// test set.
+func referenceResult(tests []TestResult) ReferenceResult {
+	r := ReferenceResult{Name: "mdn-http-observatory", AlgorithmVersion: referenceAlgorithmVersion, Tests: []TestResult{}}
+	for _, name := range referenceTests {
+		for _, t := range tests {
+			if t.Name == name {
+				r.Tests = append(r.Tests, t)
+			}
+		}
+	}
+	r.Score, _ = scoreTests(r.Tests)
+	r.Grade = scoreGrade(r.Score)
+	return r
+}

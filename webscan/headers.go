@@ -2,6 +2,7 @@ package webscan
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -10,31 +11,56 @@ type cspInput struct {
 	Enforced   []string // Content-Security-Policy header values
 	ReportOnly []string // Content-Security-Policy-Report-Only values
 	Meta       []string // <meta http-equiv="Content-Security-Policy"> contents
+	// HTTPS says the page was served over https; insecure sources are
+	// counted only then.
+	HTTPS bool
 }
 
-// cspTest scores the policy and returns its summary and flags.
-func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
-	t := TestResult{Name: "content-security-policy"}
-	var sum CSPSummary
+// cspDuplicatesAllowed may repeat without making the policy invalid, as in
+// the Observatory: reporting endpoints only.
+var cspDuplicatesAllowed = map[string]bool{"report-uri": true, "report-to": true}
+
+// cspTest scores the policy and returns its summary and flags. capped is
+// non-empty when a policy was over a size cap and so not analysed.
+func cspTest(in cspInput) (t TestResult, sum CSPSummary, f cspFlags, capped string) {
+	t = TestResult{Name: "content-security-policy"}
 	var flags []cspFlags
 	valid := true
+	why := ""
 	for i, raw := range append(append([]string{}, in.Enforced...), in.Meta...) {
 		for part := range strings.SplitSeq(raw, ",") { // comma-joined headers are separate policies
 			p, err := ParseCSP(part)
 			if err != nil {
 				valid = false
+				if why == "" {
+					why = err.Error()
+				}
+				if err == errCSPTooLong || err == errCSPTooLarge {
+					capped = err.Error()
+				}
 				continue
 			}
 			if i >= len(in.Enforced) {
 				sum.FromMeta = true
 				// frame-ancestors, report-uri and sandbox are ignored in <meta>.
-				delete(p.Directives, "frame-ancestors")
+				for _, d := range []string{"frame-ancestors", "report-uri", "sandbox"} {
+					delete(p.Directives, d)
+					p.Order = slices.DeleteFunc(p.Order, func(s string) bool { return s == d })
+				}
 			}
 			if sum.Directives == nil {
 				sum.Directives = p.Directives
 			}
+			for _, d := range p.Duplicates {
+				if !cspDuplicatesAllowed[d] {
+					valid = false
+					if why == "" {
+						why = "the directive " + d + " is repeated (browsers ignore the repetition)"
+					}
+				}
+			}
 			sum.Duplicates = append(sum.Duplicates, p.Duplicates...)
-			flags = append(flags, analyzePolicy(p))
+			flags = append(flags, analyzePolicy(p, in.HTTPS))
 		}
 	}
 	sum.Present = len(flags) > 0
@@ -42,12 +68,12 @@ func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
 		switch {
 		case !valid:
 			t.Result, t.Modifier = "csp-header-invalid", -25
-			t.Description = "The Content-Security-Policy header cannot be parsed."
+			t.Description = "The Content-Security-Policy header cannot be parsed: " + why + "."
 		case len(in.ReportOnly) > 0:
 			sum.ReportOnly = true
 			// Show what the report-only policy would enforce, without scoring it.
 			if p, err := ParseCSP(strings.Split(in.ReportOnly[0], ",")[0]); err == nil {
-				f := analyzePolicy(p)
+				f := analyzePolicy(p, in.HTTPS)
 				sum.Directives = p.Directives
 				sum.UnsafeInline, sum.UnsafeEval = f.unsafeInline, f.unsafeEval
 				sum.BroadScriptSrc, sum.BroadObjectSrc = f.broadScript, f.broadObject
@@ -60,9 +86,9 @@ func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
 			t.Result, t.Modifier = "csp-not-implemented", -25
 			t.Description = "Content-Security-Policy is not set."
 		}
-		return t, sum, cspFlags{}, false
+		return t, sum, cspFlags{}, capped
 	}
-	f := combineFlags(flags)
+	f = combineFlags(flags)
 	sum.UnsafeInline, sum.UnsafeEval = f.unsafeInline, f.unsafeEval
 	sum.BroadScriptSrc, sum.BroadObjectSrc = f.broadScript, f.broadObject
 	sum.InsecureSchemes = f.insecureActive || f.insecurePassive
@@ -71,13 +97,19 @@ func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
 	switch {
 	case !valid:
 		t.Result, t.Modifier = "csp-header-invalid", -25
-		t.Description = "One Content-Security-Policy value cannot be parsed."
+		t.Description = "The Content-Security-Policy is invalid: " + why + "."
+	case f.noKnownDirective:
+		t.Result, t.Modifier = "csp-header-invalid", -25
+		t.Description = "The Content-Security-Policy names no directive that browsers know, so it restricts nothing."
+	case f.strictDynamicAlone:
+		t.Result, t.Modifier = "csp-header-invalid", -25
+		t.Description = "The policy uses 'strict-dynamic' without a nonce or hash, so no script can load: the policy is broken, not strict."
 	case f.unsafeInline || f.broadScript || f.broadObject:
 		t.Result, t.Modifier = "csp-implemented-with-unsafe-inline", -20
 		t.Description = "The policy allows inline or unrestricted script, or unrestricted plugins (object-src)."
 	case f.insecureActive:
 		t.Result, t.Modifier = "csp-implemented-with-insecure-scheme", -20
-		t.Description = "The policy allows active content over http:."
+		t.Description = "The policy allows sources over an insecure scheme (http:, ftp:, ws:) outside images and media."
 	case f.unsafeEval:
 		t.Result, t.Modifier = "csp-implemented-with-unsafe-eval", -10
 		t.Description = "The policy allows 'unsafe-eval'."
@@ -86,16 +118,25 @@ func cspTest(in cspInput) (TestResult, CSPSummary, cspFlags, bool) {
 		t.Description = "The policy allows images or media over http:."
 	case f.styleUnsafeInline:
 		t.Result = "csp-implemented-with-unsafe-inline-in-style-src-only"
-		t.Description = "The policy is strict except for inline styles."
-	case f.defaultNone && f.formAction:
+		t.Description = "The policy is strict except for inline or unrestricted styles."
+	case f.defaultNone:
 		t.Result, t.Modifier = "csp-implemented-with-no-unsafe-default-src-none", 10
 		t.Description = "The policy starts from default-src 'none' with no unsafe sources."
 	default:
 		t.Result, t.Modifier = "csp-implemented-with-no-unsafe", 5
 		t.Description = "The policy blocks inline script and has no unsafe sources."
 	}
+	if t.Modifier >= 0 && len(sum.Duplicates) > 0 {
+		// A repeated reporting directive is tolerated, but earns no bonus,
+		// so that it gets noticed (the Observatory's rule).
+		t.Result, t.Modifier = "csp-implemented-but-duplicate-directives", 0
+		t.Description = "The policy is sound but repeats " + strings.Join(sum.Duplicates, ", ") + "; browsers ignore the repetition."
+	}
+	if !valid || f.noKnownDirective {
+		f.frameAncestors = false // an unparsable policy earns no framing credit
+	}
 	t.Pass = t.Modifier >= 0
-	return t, sum, f, valid
+	return t, sum, f, capped
 }
 
 // xctoTest checks X-Content-Type-Options.
@@ -133,7 +174,8 @@ func xfoTest(h http.Header, frameAncestors bool) TestResult {
 		t.Result, t.Modifier = "x-frame-options-not-implemented", -20
 		t.Description = "Neither X-Frame-Options nor CSP frame-ancestors is set."
 	case val == "DENY" || val == "SAMEORIGIN":
-		t.Result, t.Modifier = "x-frame-options-sameorigin-or-deny", 5
+		// No bonus: the Observatory gives one only to CSP frame-ancestors.
+		t.Result = "x-frame-options-sameorigin-or-deny"
 		t.Description = "X-Frame-Options is " + val + "."
 	case strings.HasPrefix(val, "ALLOW-FROM "):
 		t.Result = "x-frame-options-allow-from-origin"
@@ -194,7 +236,9 @@ func crossOriginTest(name string, h http.Header, header string, good []string, n
 	v := h.Values(header)
 	val := ""
 	if len(v) == 1 {
-		val = strings.ToLower(strings.TrimSpace(v[0]))
+		// Values are tokens compared case-sensitively, as browsers do:
+		// "Same-Origin" is not same-origin and isolates nothing.
+		val = strings.TrimSpace(v[0])
 		// Structured-field parameters such as ;report-to="x" are allowed.
 		val, _, _ = strings.Cut(val, ";")
 		val = strings.TrimSpace(val)
@@ -242,9 +286,16 @@ func corpTest(h http.Header) TestResult {
 }
 
 // hstsTest scores Strict-Transport-Security on the final https response.
-func hstsTest(h http.Header, https, certValid bool) (TestResult, HSTSSummary) {
+// https says the https session ended on an https response; certValid that
+// its certificate is valid; preload is the preload-list entry of the host
+// (nil when it is not listed), which earns the Observatory's bonus
+// whenever https answered at all.
+func hstsTest(h http.Header, https, certValid bool, preload *PreloadEntry) (TestResult, HSTSSummary) {
 	t := TestResult{Name: "strict-transport-security"}
-	sum := HSTSSummary{PreloadListed: "not_tested"}
+	sum := HSTSSummary{PreloadListed: "no"}
+	if preload != nil {
+		sum.PreloadListed = "yes"
+	}
 	vals := h.Values("Strict-Transport-Security")
 	sum.Present = len(vals) > 0
 	var parsed HSTS
@@ -257,6 +308,9 @@ func hstsTest(h http.Header, https, certValid bool) (TestResult, HSTSSummary) {
 		}
 	}
 	switch {
+	case https && preload != nil:
+		t.Result, t.Modifier = "hsts-preloaded", 5
+		t.Description = "The host is on the browsers' HSTS preload list (" + preload.Name + ")."
 	case !https:
 		t.Result, t.Modifier = "hsts-not-implemented-no-https", -20
 		t.Description = "HSTS cannot be set: the site is not served over https."
@@ -278,6 +332,12 @@ func hstsTest(h http.Header, https, certValid bool) (TestResult, HSTSSummary) {
 	}
 	t.Pass = t.Modifier >= 0
 	return t, sum
+}
+
+// hstsPasses reports an HSTS result that protects cookies: a max-age of
+// at least six months or a preloaded host, as the Observatory requires.
+func hstsPasses(t TestResult) bool {
+	return t.Result == "hsts-implemented-max-age-at-least-six-months" || t.Result == "hsts-preloaded"
 }
 
 // corsTest scores the answer to the probe Origin.

@@ -58,14 +58,20 @@ func TestHSTSTest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, sum := hstsTest(tt.h, tt.https, tt.certValid)
+			got, sum := hstsTest(tt.h, tt.https, tt.certValid, nil)
 			if got.Result != tt.want || got.Modifier != tt.mod {
 				t.Errorf("got %s %d, want %s %d", got.Result, got.Modifier, tt.want, tt.mod)
 			}
-			if sum.PreloadListed != "not_tested" {
+			if sum.PreloadListed != "no" {
 				t.Errorf("preload_listed = %q", sum.PreloadListed)
 			}
 		})
+	}
+	// A preloaded host earns the bonus whenever https answered, even with
+	// a short header (the Observatory's rule).
+	got, sum := hstsTest(h("max-age=300"), true, true, &PreloadEntry{Name: "example.com", IncludeSubDomains: true})
+	if got.Result != "hsts-preloaded" || got.Modifier != 5 || sum.PreloadListed != "yes" {
+		t.Errorf("preloaded: got %s %d %q", got.Result, got.Modifier, sum.PreloadListed)
 	}
 }
 
@@ -160,7 +166,7 @@ func TestSimpleHeaderTests(t *testing.T) {
 		{"xcto_missing", xctoTest(h()), "x-content-type-options-not-implemented", -5},
 		{"xcto_whimsy", xctoTest(h("X-Content-Type-Options", "whimsy")), "x-content-type-options-header-invalid", -5},
 		{"xcto_twice", xctoTest(h("X-Content-Type-Options", "nosniff", "X-Content-Type-Options", "nosniff")), "x-content-type-options-header-invalid", -5},
-		{"xfo_deny", xfoTest(h("X-Frame-Options", "DENY"), false), "x-frame-options-sameorigin-or-deny", 5},
+		{"xfo_deny", xfoTest(h("X-Frame-Options", "DENY"), false), "x-frame-options-sameorigin-or-deny", 0},
 		{"xfo_csp", xfoTest(h(), true), "x-frame-options-implemented-via-csp", 5},
 		{"xfo_allow_from", xfoTest(h("X-Frame-Options", "ALLOW-FROM https://mozilla.org"), false), "x-frame-options-allow-from-origin", 0},
 		{"xfo_missing", xfoTest(h(), false), "x-frame-options-not-implemented", -20},

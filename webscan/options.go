@@ -59,8 +59,9 @@ type Options struct {
 	Timeout time.Duration
 	// RequestTimeout bounds each request or handshake. Zero means 10 seconds.
 	RequestTimeout time.Duration
-	// MaxRedirects bounds each redirect chain. Zero means 3; values above 3
-	// are lowered to 3.
+	// MaxRedirects bounds each redirect chain. Zero means 10, as browsers
+	// and the MDN HTTP Observatory follow at least that many (a login or
+	// locale chain often takes four); values above 10 are lowered to 10.
 	MaxRedirects int
 	// MaxBodyBytes bounds the page body read. Zero means 2 MiB; values
 	// above 2 MiB are lowered to 2 MiB. Exposure probes read at most 64 KiB.
@@ -73,6 +74,9 @@ type Options struct {
 	// SkipCipherProbes disables the per-suite TLS 1.0–1.2 handshakes (22
 	// with Go 1.26). Zero (false) probes every suite crypto/tls implements.
 	SkipCipherProbes bool
+	// Preload looks a host up in the browsers' HSTS preload list. Nil uses
+	// the list bundled with this package (LookupPreload).
+	Preload func(host string) *PreloadEntry
 	// SkipExposure disables the sensitive-path probes. Zero (false) probes them.
 	SkipExposure bool
 }
@@ -82,7 +86,7 @@ const (
 	maxConcurrency        = 32
 	defaultTimeout        = 60 * time.Second
 	defaultRequestTimeout = 10 * time.Second
-	maxRedirects          = 3
+	maxRedirects          = 10
 	maxBodyBytes          = 2 << 20
 	probeBodyBytes        = 64 << 10
 	maxURLLength          = 2048
@@ -111,6 +115,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBodyBytes <= 0 || o.MaxBodyBytes > maxBodyBytes {
 		o.MaxBodyBytes = maxBodyBytes
+	}
+	if o.Preload == nil {
+		o.Preload = LookupPreload
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = defaultUserAgent

@@ -118,8 +118,32 @@ type Result struct {
 	Exposure ExposureResult `json:"exposure"`
 	// Redirects records the http:// and https:// redirect chains.
 	Redirects RedirectResult `json:"redirects"`
+	// Reference is the header score computed with the MDN HTTP
+	// Observatory's own test set and arithmetic, for comparison with it.
+	Reference ReferenceResult `json:"reference"`
 	// Timings records how long each phase took, in milliseconds.
 	Timings Timings `json:"timings"`
+}
+
+// ReferenceResult is the Observatory-equivalent header score: the MDN
+// HTTP Observatory's ten tests (Warden's cross-origin-opener-policy and
+// cross-origin-embedder-policy tests are not among them), each with the
+// modifier Warden's reading gives, added up with the Observatory's
+// arithmetic and graded on its chart. Where Warden reads a header more
+// strictly than the Observatory, the difference is listed with its reason
+// in docs/microdefend.md (deliberate deviations) and checked against the
+// Observatory itself in CI.
+type ReferenceResult struct {
+	// Name is "mdn-http-observatory".
+	Name string `json:"name" privacy:"plain"`
+	// AlgorithmVersion is the Observatory's algorithm version this
+	// follows (4).
+	AlgorithmVersion int `json:"algorithm_version"`
+	// Score and Grade are the Observatory-equivalent score and letter.
+	Score int    `json:"score"`
+	Grade string `json:"grade" privacy:"plain"`
+	// Tests lists the ten tests in the Observatory's order.
+	Tests []TestResult `json:"tests"`
 }
 
 // GradeReason is one input to the overall grade.
@@ -165,6 +189,9 @@ type Chain struct {
 	Error string `json:"error,omitempty" privacy:"plain"`
 	// ErrorDetail is a short public sentence about Error.
 	ErrorDetail string `json:"error_detail,omitempty" privacy:"plain"`
+	// FailureKind classifies a fetch failure for the analysis (timeout,
+	// tls, refused, …); it is not part of the report.
+	FailureKind string `json:"-"`
 }
 
 // Hop is one request and its response status.

@@ -133,14 +133,19 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	}
 	timeLimited := ctx.Err() != nil
 
-	// Analysis.
+	// Analysis. The certificate is judged by the TLS probe when it ran: a
+	// fetch that failed for another reason (a stall, a reset, a malformed
+	// header) is reported as what it was, never as a certificate problem.
 	certValid := httpsOK
 	if c := tlsRes.Certificate; c != nil {
-		certValid = certValid && c.Trusted && c.HostnameMatch && !c.Expired && !c.NotYetValid
+		certValid = c.Trusted && c.HostnameMatch && !c.Expired && !c.NotYetValid
+	} else if res.Redirects.HTTPS.FailureKind == "tls" {
+		certValid = false
 	}
 	a := analysis{
 		primary: primary, httpsOK: httpsOK, certValid: certValid,
 		all: append(append([]*response{}, httpAll...), httpsAll...), cors: cors,
+		preload: s.opts.Preload,
 	}
 	res.Headers, rep.Findings = a.headers(res.Redirects)
 	res.Metadata = a.metadata(sec, robots)
@@ -149,9 +154,10 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	rep.Findings = append(rep.Findings, a.metadataFindings(res.Metadata)...)
 	rep.Findings = append(rep.Findings, tlsFindings(tlsRes, doHTTPS)...)
 	rep.Findings = append(rep.Findings, exposureFindings(exposure)...)
-	if timeLimited || exposure.Unanswered > 0 || tlsRes.Unanswered > 0 {
-		rep.Findings = append(rep.Findings, incompleteFinding(timeLimited, exposure.Unanswered, tlsRes.Unanswered))
+	if why := incompleteReasons(timeLimited, exposure.Unanswered, tlsRes.Unanswered, res.Redirects, primary, certValid); len(why) > 0 {
+		rep.Findings = append(rep.Findings, incompleteFinding(why))
 	}
+	rep.Findings = append(rep.Findings, a.truncatedFindings()...)
 	if tlsRes.Tested {
 		// Caps come only from probes that ran: an untested TLS endpoint
 		// neither passes nor caps (the https cap covers an unreachable one).
@@ -159,6 +165,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 		res.TLS.Grade = tlsGrade(res.TLS.Caps)
 	}
 	res.Score = res.Headers.Score
+	res.Reference = referenceResult(res.Headers.Tests)
 	res.Grade, res.Reasons = overallGrade(res.Headers, res.TLS, exposure, httpsOK, doHTTPS)
 	sortFindings(rep.Findings)
 	res.Timings = Timings{
@@ -220,15 +227,52 @@ func (s *Scanner) probeCORS(ctx context.Context, u *url.URL) CORSSummary {
 	return c
 }
 
-// incompleteFinding says which probes got no answer. They are not counted
-// as passed: an unanswered exposure path is not reported as safe, and an
-// unanswered TLS probe is listed as untested.
-func incompleteFinding(timeLimited bool, exposure, tls int) Finding {
-	detail := fmt.Sprintf("%d exposure probes and %d TLS probes got no answer (timeout or connection failure); their checks are incomplete.", exposure, tls)
+// incompleteReasons lists what the scan could not observe: probes and
+// fetches that got no (complete) answer. None of it is counted as passed.
+func incompleteReasons(timeLimited bool, exposure, tls int, rd RedirectResult, primary *response, certValid bool) []string {
+	var why []string
 	if timeLimited {
-		detail = "The scan reached its time limit. " + detail
+		why = append(why, "the scan reached its time limit")
 	}
+	for _, c := range []struct {
+		name string
+		ch   Chain
+	}{{"http", rd.HTTP}, {"https", rd.HTTPS}} {
+		if c.ch.Error != "fetch_failed" {
+			continue
+		}
+		hop := len(c.ch.Hops) - 1
+		detail := c.ch.ErrorDetail
+		if c.ch.FailureKind == "tls" && certValid {
+			detail = "the TLS connection failed although the TLS probe trusted the certificate"
+		}
+		if hop == 0 && (c.ch.FailureKind == "refused" || c.ch.FailureKind == "blocked") {
+			continue // the scheme is simply not served (or not allowed); the tests say so
+		}
+		why = append(why, fmt.Sprintf("the %s fetch failed at hop %d: %s", c.name, hop, detail))
+	}
+	if primary != nil && primary.Partial {
+		why = append(why, "the page body stopped part-way (timeout or reset); only what arrived was analysed")
+	}
+	if exposure > 0 || tls > 0 {
+		why = append(why, fmt.Sprintf("%d exposure probes and %d TLS probes got no answer (timeout or connection failure)", exposure, tls))
+	}
+	return why
+}
+
+// incompleteFinding says what the scan could not observe. It is not
+// counted as passed: an unanswered exposure path is not reported as safe,
+// an unanswered TLS probe is listed as untested, and a failed fetch is
+// named with what failed.
+func incompleteFinding(why []string) Finding {
 	return Finding{ID: "scan_incomplete", Category: CategoryMetadata, Severity: SeverityInfo,
-		Title: "Some probes got no answer", Detail: detail,
+		Title: "Some of the scan got no complete answer", Detail: upperFirst(strings.Join(why, "; ")) + "; those checks are incomplete.",
 		Recommendation: "Scan again; if the site is slow on purpose (a tarpit or a WAF), these checks cannot be trusted."}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

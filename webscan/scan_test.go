@@ -413,11 +413,11 @@ func TestScanRedirects(t *testing.T) {
 		f := newFixture(t, fixtureOpts{httpH: loop, httpsH: goodSite()})
 		rep := f.scan(t, "https://example.com/", nil)
 		ch := rep.Result.Redirects.HTTP
-		if ch.Error != "redirect_limit" || len(ch.Hops) != 4 {
-			t.Errorf("chain %+v, want redirect_limit after 4 hops", ch)
+		if ch.Error != "redirect_limit" || len(ch.Hops) != 11 {
+			t.Errorf("chain %+v, want redirect_limit after 11 hops", ch)
 		}
-		if n != 4 {
-			t.Errorf("requests to the loop = %d, want 4", n)
+		if n != 11 {
+			t.Errorf("requests to the loop = %d, want 11", n)
 		}
 	})
 	t.Run("explicit_port_scans_one_scheme", func(t *testing.T) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ type siteFlags struct {
 	failBelow    string
 	allowPrivate bool
 	allowPorts   []uint
+	caFile       string
 	// flagSet tells which flags were given, for the Try: line of a
 	// refusal. Nil: none.
 	flagSet *pflag.FlagSet
@@ -49,7 +51,8 @@ func (e *env) scanSiteCommand() *cobra.Command {
 			"--allow-port 3000 a port beyond 80 and 443. Only this command has them, and\n" +
 			"the report carries a warning. Cloud-metadata addresses stay refused.",
 		Example: "  warden scan site https://example.com\n" +
-			"  warden scan site --allow-private --allow-port 3000 http://localhost:3000",
+			"  warden scan site --allow-private --allow-port 3000 http://localhost:3000\n" +
+			"  warden scan site --allow-private --ca-file dev-ca.pem https://app.internal.test/",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.scanSite(cmd.Context(), args[0], f)
@@ -62,6 +65,7 @@ func (e *env) scanSiteCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
 	fl.BoolVar(&f.allowPrivate, "allow-private", false, "also reach loopback and private-network addresses and local names (your own development site)")
 	fl.UintSliceVar(&f.allowPorts, "allow-port", nil, "also reach this port besides 80 and 443 (repeatable)")
+	fl.StringVar(&f.caFile, "ca-file", "", "also trust the CA certificates in this PEM file, for this scan only (your own private CA)")
 	f.flagSet = fl
 	return c
 }
@@ -85,10 +89,17 @@ func gradeRank(g string) int {
 // (nil) unless the flags widen it. This command is the only place that
 // widens it; TestWidenedFetchIsCommandLineOnly keeps it so.
 func (f siteFlags) fetchPolicy() (*safehttp.Options, error) {
-	if !f.allowPrivate && len(f.allowPorts) == 0 {
+	if !f.allowPrivate && len(f.allowPorts) == 0 && f.caFile == "" {
 		return nil, nil
 	}
 	opts := &safehttp.Options{AllowPrivate: f.allowPrivate}
+	if f.caFile != "" {
+		roots, err := caPool(f.caFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.RootCAs = roots
+	}
 	for _, p := range f.allowPorts {
 		if p == 0 || p > 65535 {
 			return nil, fmt.Errorf("--allow-port %d: want a port from 1 to 65535", p)
@@ -96,6 +107,23 @@ func (f siteFlags) fetchPolicy() (*safehttp.Options, error) {
 		opts.AllowPorts = append(opts.AllowPorts, uint16(p))
 	}
 	return opts, nil
+}
+
+// caPool is the system roots plus the certificates of a PEM file: the
+// roots of one scan, never written anywhere else.
+func caPool(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca-file %s: no PEM certificate in the file", path)
+	}
+	return pool, nil
 }
 
 func (e *env) scanSite(ctx context.Context, rawURL string, f siteFlags) error {

