@@ -13,8 +13,10 @@ import (
 
 func TestCallerShares(t *testing.T) {
 	var s CallerShares
-	if !s.Take("a", 2) || !s.Take("a", 2) {
-		t.Fatal("a caller's share refused below its max")
+	for i := range 2 {
+		if !s.Take("a", 2) {
+			t.Fatalf("take %d: a caller's share refused below its max", i+1)
+		}
 	}
 	if s.Take("a", 2) {
 		t.Error("a third request past a share of 2")
