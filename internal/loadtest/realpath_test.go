@@ -131,6 +131,10 @@ type server struct {
 	url   string
 	req   fixture.Request // the call to drive it with
 	token string          // a bearer token, for warden serve
+	// tokenFiles are where warden serve writes its development token:
+	// dev-token-PORT, or dev-token for a baseline older than per-listener
+	// token files.
+	tokenFiles []string
 }
 
 // start starts bin with args. pin runs it on CPU 0 with GOMAXPROCS=1 (the
@@ -179,14 +183,17 @@ func startWarden(b *testing.B, bins, state string, pin bool) *server {
 		bin = bins
 	}
 	port := freePort(b)
-	_ = os.Remove(filepath.Join(state, "dev-token")) // wait for this start's token
+	files := []string{filepath.Join(state, "dev-token-"+port), filepath.Join(state, "dev-token")}
+	for _, f := range files {
+		_ = os.Remove(f) // wait for this start's token
+	}
 	logf, err := os.OpenFile(filepath.Join(state, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logf.Close() })
 	cmd := start(b, bin, []string{"serve", "--listen", "127.0.0.1:" + port, "--state-dir", state}, pin, logf)
-	return &server{cmd: cmd, url: "http://127.0.0.1:" + port + "/mcp", req: fixture.WardenCall()}
+	return &server{cmd: cmd, url: "http://127.0.0.1:" + port + "/mcp", req: fixture.WardenCall(), tokenFiles: files}
 }
 
 // startGoSDK starts the SDK's benchmark server (50 echo tools).
@@ -220,10 +227,15 @@ func (s *server) header() http.Header {
 // for the wait but the answer itself.
 func (s *server) firstAnswer(ctx context.Context, state string) error {
 	if state != "" {
-		for {
-			tok, err := os.ReadFile(filepath.Join(state, "dev-token"))
-			if err == nil && len(bytes.TrimSpace(tok)) > 0 {
-				s.token = string(bytes.TrimSpace(tok))
+		for s.token == "" {
+			for _, f := range s.tokenFiles {
+				tok, err := os.ReadFile(f)
+				if err == nil && len(bytes.TrimSpace(tok)) > 0 {
+					s.token = string(bytes.TrimSpace(tok))
+					break
+				}
+			}
+			if s.token != "" {
 				break
 			}
 			if err := pause(ctx); err != nil {
