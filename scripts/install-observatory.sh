@@ -10,7 +10,7 @@
 # with --ignore-scripts: its postinstall step downloads the HSTS preload
 # list and the TLD list from outside the registry, which this machine
 # cannot reach. Its preload file is written instead from the list Warden
-# bundles (webscan/hstspreload/hsts_preload.txt), so both tools read the
+# bundles (webscan/hstspreload/hsts_preload.txt.gz), so both tools read the
 # same list. Nothing of the Observatory is copied into the repository;
 # everything lands in <cache>/observatory, which is git-ignored.
 #
@@ -61,11 +61,12 @@ if [[ "$(cd "$dir" && "$node" -p "require('./node_modules/@mdn/mdn-http-observat
 fi
 
 # The preload list, in the Observatory's own file format, from Warden's copy.
-"$node" - "$root/webscan/hstspreload/hsts_preload.txt" "$pkg/conf/hsts-preload.json" <<'JS'
+"$node" - "$root/webscan/hstspreload/hsts_preload.txt.gz" "$pkg/conf/hsts-preload.json" <<'JS'
 const fs = require('fs');
+const zlib = require('zlib');
 const [src, dst] = process.argv.slice(2);
 const map = {};
-for (const line of fs.readFileSync(src, 'utf8').split('\n')) {
+for (const line of zlib.gunzipSync(fs.readFileSync(src)).toString('utf8').split('\n')) {
   const l = line.trim();
   if (!l || l.startsWith('#')) continue;
   const [name, flag] = l.split(/\s+/);

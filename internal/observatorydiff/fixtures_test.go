@@ -6,9 +6,12 @@ import (
 	"strings"
 )
 
-// site is one fixture site, served as <name>.fx.test.
+// site is one fixture site, served as <name>.fx.test (or, when
+// preloaded, <name>.fx-observatory.dev).
 type site struct {
 	name string
+	// preloaded serves the site under a domain on the HSTS preload list.
+	preloaded bool
 	// variant marks a single-rule variant: the perfect site with exactly
 	// one header or attribute changed.
 	variant bool
@@ -236,7 +239,26 @@ func fixtures() []site {
 	for n := 1; n <= 10; n++ {
 		sites = append(sites, site{name: fmt.Sprintf("redirect-%d-hops", n), hdr: perfect(), hops: n})
 	}
+
+	// Hosts on the HSTS preload list (under .dev, listed with its
+	// subdomains): the list's bonus, with and without a header of their
+	// own, and the cookie test that reads HSTS.
+	sites = append(sites,
+		preloaded(variant("perfect", func(http.Header) {})),
+		preloaded(variant("hsts-missing", set("Strict-Transport-Security"))),
+		preloaded(variant("hsts-short", set("Strict-Transport-Security", "max-age=86400"))),
+		preloaded(variant("cookie-no-secure", func(h http.Header) {
+			set("Strict-Transport-Security", "max-age=86400")(h)
+			h.Set("Set-Cookie", "theme=dark; Path=/; SameSite=Lax")
+		})),
+	)
 	return sites
+}
+
+// preloaded serves s, renamed, under the preloaded fixture domain.
+func preloaded(s site) site {
+	s.name, s.preloaded = "preloaded-"+s.name, true
+	return s
 }
 
 // caseTag keeps fixture names unique across case variants.

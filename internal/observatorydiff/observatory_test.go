@@ -39,6 +39,22 @@ import (
 
 const domain = "fx.test"
 
+// preloadedDomain is a second fixture domain, under the .dev top-level
+// domain, which the HSTS preload list carries with its subdomains: a
+// fixture served there is preloaded for both tools, from the same list
+// (scripts/install-observatory.sh writes Warden's copy into the
+// Observatory's installation). Its names, like .test's, resolve to
+// loopback in both tools and nowhere else.
+const preloadedDomain = "fx-observatory.dev"
+
+// hostOf is the name a fixture is served and scanned under.
+func hostOf(s site) string {
+	if s.preloaded {
+		return s.name + "." + preloadedDomain
+	}
+	return s.name + "." + domain
+}
+
 // outcome is one tool's verdict on one fixture.
 type outcome struct {
 	Score int
@@ -97,7 +113,7 @@ func TestObservatoryParity(t *testing.T) {
 		if s.name == "other" {
 			continue
 		}
-		host := s.name + "." + domain
+		host := hostOf(s)
 		w, r := warden[host], ref[host]
 		total++
 		if s.variant {
@@ -106,6 +122,14 @@ func TestObservatoryParity(t *testing.T) {
 		if w.Err != "" || r.Err != "" {
 			unlisted = append(unlisted, fmt.Sprintf("%s: warden error %q, observatory error %q", s.name, w.Err, r.Err))
 			continue
+		}
+		if s.preloaded {
+			// Agreement means nothing if neither tool saw the list.
+			for who, o := range map[string]outcome{"warden": w, "observatory": r} {
+				if got := o.Results["strict-transport-security"]; got != "hsts-preloaded" {
+					unlisted = append(unlisted, fmt.Sprintf("%s: %s did not read the host as preloaded (%s)", s.name, who, got))
+				}
+			}
 		}
 		same := w.Score == r.Score && w.Grade == r.Grade
 		for _, name := range sortedKeys(r.Tests) {
@@ -200,7 +224,7 @@ func runWarden(t *testing.T, ip netip.Addr, pool *x509.CertPool, sites []site) m
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for _, s := range sites {
-		host := s.name + "." + domain
+		host := hostOf(s)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -229,7 +253,8 @@ func runWarden(t *testing.T, ip netip.Addr, pool *x509.CertPool, sites []site) m
 type loopbackResolver struct{ ip netip.Addr }
 
 func (r loopbackResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if strings.HasSuffix(strings.TrimSuffix(host, "."), "."+domain) {
+	host = strings.TrimSuffix(host, ".")
+	if strings.HasSuffix(host, "."+domain) || strings.HasSuffix(host, "."+preloadedDomain) {
 		return []netip.Addr{r.ip}, nil
 	}
 	return nil, errors.New("no such host")
@@ -240,7 +265,7 @@ func (r loopbackResolver) LookupNetIP(_ context.Context, _, host string) ([]neti
 func runObservatory(node, pkg string, ip netip.Addr, caFile string, sites []site) (map[string]outcome, error) {
 	args := []string{filepath.Join("testdata", "observatory-scan.mjs"), pkg, ip.String()}
 	for _, s := range sites {
-		args = append(args, s.name+"."+domain)
+		args = append(args, hostOf(s))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -294,7 +319,7 @@ func newCA(t *testing.T) (tls.Certificate, *x509.CertPool, []byte) {
 	caCert, _ := x509.ParseCertificate(caDER)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "*." + domain},
-		DNSNames: []string{"*." + domain, domain}, NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		DNSNames: []string{"*." + domain, domain, "*." + preloadedDomain}, NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
 	if err != nil {
@@ -312,7 +337,7 @@ func serve(t *testing.T, sites []site, cert tls.Certificate) (netip.Addr, func()
 	t.Helper()
 	byHost := map[string]site{}
 	for _, s := range sites {
-		byHost[s.name+"."+domain] = s
+		byHost[hostOf(s)] = s
 	}
 	var l80, l443 net.Listener
 	var ip netip.Addr

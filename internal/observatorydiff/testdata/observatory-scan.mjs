@@ -8,8 +8,9 @@
 //
 // Names are pointed at loopback with a DNS lookup hook in this process: the
 // Observatory's HTTP client (axios over Node's http and https agents) looks
-// names up with dns.lookup, which is replaced here for names under .test
-// only. Nothing of the Observatory is changed.
+// names up with dns.lookup, which is replaced here for the fixture names
+// given on the command line (and the other names of their domains) only.
+// Nothing of the Observatory is changed.
 import dns from "node:dns";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,6 +21,8 @@ if (!pkgDir || !ip || hosts.length === 0) {
   process.exit(2);
 }
 
+// The fixture domains: every name's last two labels, with a leading dot.
+const fixtureDomains = [...new Set(hosts.map((h) => "." + h.toLowerCase().split(".").slice(-2).join(".")))];
 const realLookup = dns.lookup;
 dns.lookup = function (hostname, options, callback) {
   if (typeof options === "function") {
@@ -27,7 +30,7 @@ dns.lookup = function (hostname, options, callback) {
     options = {};
   }
   if (typeof options === "number") options = { family: options };
-  if (typeof hostname === "string" && hostname.toLowerCase().endsWith(".test")) {
+  if (typeof hostname === "string" && fixtureDomains.some((d) => hostname.toLowerCase().endsWith(d))) {
     if (options && options.all) {
       return process.nextTick(callback, null, [{ address: ip, family: 4 }]);
     }
