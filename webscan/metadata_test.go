@@ -20,11 +20,26 @@ func TestParseSecurityTxt(t *testing.T) {
 		want SecurityTxtFile
 	}{
 		{"signed", string(signed), SecurityTxtFile{Contact: []string{"mailto:security@example.com", "https://example.com/security"},
-			Expires: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), Signed: true}},
-		{"missing_fields", "Policy: https://example.com/policy\n", SecurityTxtFile{Problems: []string{"missing_contact", "missing_expires"}}},
+			Expires: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), Signed: true,
+			Encryption: []string{"https://example.com/pgp.asc"}, PreferredLanguages: []string{"en", "fr"},
+			Canonical: []string{"https://example.com/.well-known/security.txt"}}},
+		{"missing_fields", "Policy: https://example.com/policy\n", SecurityTxtFile{Policy: []string{"https://example.com/policy"},
+			Problems: []string{"missing_contact", "missing_expires"}}},
 		{"bad_expires", "Contact: mailto:a@b.c\nExpires: next year\n", SecurityTxtFile{Contact: []string{"mailto:a@b.c"}, Problems: []string{"invalid_expires"}}},
-		{"two_expires", "Contact: x\nExpires: 2030-01-01T00:00:00Z\nexpires: 2031-01-01T00:00:00Z\n", SecurityTxtFile{Contact: []string{"x"},
+		{"two_expires", "Contact: tel:+1-201-555-0123\nExpires: 2030-01-01T00:00:00Z\nexpires: 2031-01-01T00:00:00Z\n", SecurityTxtFile{Contact: []string{"tel:+1-201-555-0123"},
 			Expires: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC), Problems: []string{"multiple_expires"}}},
+		{"every_field", "Contact: mailto:s@example.com\nExpires: 2030-01-01T00:00:00Z\nAcknowledgments: https://example.com/hall\n" +
+			"Hiring: https://example.com/jobs\nPolicy: https://example.com/policy\nCSAF: https://example.com/.well-known/csaf/provider-metadata.json\n" +
+			"Preferred-Languages: en\nX-Custom: kept out\n",
+			SecurityTxtFile{Contact: []string{"mailto:s@example.com"}, Expires: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
+				Acknowledgments: []string{"https://example.com/hall"}, Hiring: []string{"https://example.com/jobs"},
+				Policy: []string{"https://example.com/policy"}, CSAF: []string{"https://example.com/.well-known/csaf/provider-metadata.json"},
+				PreferredLanguages: []string{"en"}}},
+		{"rfc_violations", "Contact: security@example.com\nContact: http://example.com/report\nEncryption: http://example.com/key\n" +
+			"Expires: 2030-01-01T00:00:00Z\nPreferred-Languages: en\nPreferred-Languages: de\nthis is not a field\nContact : mailto:a@b.c\n",
+			SecurityTxtFile{Contact: []string{"security@example.com", "http://example.com/report"}, Expires: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
+				Encryption: []string{"http://example.com/key"}, PreferredLanguages: []string{"en", "de"},
+				Problems: []string{"contact_not_uri", "insecure_uri", "invalid_line", "multiple_preferred_languages"}}},
 		{"crlf_and_comments", "# hi\r\nContact: mailto:a@b.c\r\nExpires: 2030-01-01T00:00:00Z\r\n", SecurityTxtFile{Contact: []string{"mailto:a@b.c"}, Expires: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}},
 	}
 	for _, tt := range tests {

@@ -402,6 +402,14 @@ type SecurityTxt struct {
 	Expired  bool      `json:"expired"`
 	Signed   bool      `json:"signed"`
 	Problems []string  `json:"problems,omitempty" privacy:"plain"`
+	// The optional RFC 9116 fields, as the file gives them.
+	Acknowledgments    []string `json:"acknowledgments,omitempty" privacy:"url"`
+	Canonical          []string `json:"canonical,omitempty" privacy:"url"`
+	Encryption         []string `json:"encryption,omitempty" privacy:"url"`
+	Hiring             []string `json:"hiring,omitempty" privacy:"url"`
+	Policy             []string `json:"policy,omitempty" privacy:"url"`
+	PreferredLanguages []string `json:"preferred_languages,omitempty" privacy:"plain"`
+	CSAF               []string `json:"csaf,omitempty" privacy:"url"`
 }
 
 // RobotsResult summarises robots.txt.

@@ -557,19 +557,28 @@ func TestScanSecurityTxt(t *testing.T) {
 	tests := []struct {
 		name     string
 		files    map[string]string
+		types    map[string]string
 		expired  bool
 		problems []string
 		finding  string
 	}{
-		{"expired_at_fallback_path", map[string]string{"/security.txt": "Contact: mailto:a@example.com\nExpires: 2020-01-01T00:00:00Z\n"},
+		{"expired_at_fallback_path", map[string]string{"/security.txt": "Contact: mailto:a@example.com\nExpires: 2020-01-01T00:00:00Z\n"}, nil,
 			true, []string{"not_in_well_known"}, "security_txt_expired"},
-		{"too_far_and_no_contact", map[string]string{"/.well-known/security.txt": "Expires: 2099-01-01T00:00:00Z\n"},
+		{"too_far_and_no_contact", map[string]string{"/.well-known/security.txt": "Expires: 2099-01-01T00:00:00Z\n"}, nil,
 			false, []string{"missing_contact", "expires_too_far"}, "security_txt_invalid"},
-		{"html_is_not_security_txt", map[string]string{}, false, nil, "security_txt_missing"},
+		{"html_is_not_security_txt", map[string]string{}, nil, false, nil, "security_txt_missing"},
+		{"canonical_elsewhere_and_wrong_type", map[string]string{"/.well-known/security.txt": "Contact: mailto:a@example.com\n" +
+			"Expires: " + time.Now().AddDate(0, 6, 0).UTC().Format(time.RFC3339) + "\nCanonical: https://example.org/.well-known/security.txt\n"},
+			map[string]string{"/.well-known/security.txt": "application/octet-stream"},
+			false, []string{"canonical_mismatch", "content_type"}, "security_txt_invalid"},
+		{"canonical_here", map[string]string{"/.well-known/security.txt": "Contact: mailto:a@example.com\n" +
+			"Expires: " + time.Now().AddDate(0, 6, 0).UTC().Format(time.RFC3339) + "\nCanonical: https://example.org/a\nCanonical: https://example.com/.well-known/security.txt\n"},
+			map[string]string{"/.well-known/security.txt": "text/plain; charset=utf-8"},
+			false, nil, "security_txt_present"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, fixtureOpts{httpsH: softNotFound(tt.files, nil)})
+			f := newFixture(t, fixtureOpts{httpsH: softNotFound(tt.files, tt.types)})
 			rep := f.scan(t, "https://example.com/", nil)
 			st := rep.Result.Metadata.SecurityTxt
 			if st.Expired != tt.expired {
@@ -578,7 +587,13 @@ func TestScanSecurityTxt(t *testing.T) {
 			if diff := cmp.Diff(tt.problems, st.Problems); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
-			if !hasFinding(rep, tt.finding) {
+			if tt.finding == "security_txt_present" {
+				for _, id := range findingIDs(rep) {
+					if strings.HasPrefix(id, "security_txt_") {
+						t.Errorf("finding %s for a valid file", id)
+					}
+				}
+			} else if !hasFinding(rep, tt.finding) {
 				t.Errorf("missing %s in %v", tt.finding, findingIDs(rep))
 			}
 		})
