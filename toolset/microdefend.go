@@ -109,6 +109,7 @@ func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report,
 		Dial:       s.client.DialContext,
 		RootCAs:    s.roots,
 		SecretScan: s.secretsIn,
+		CAA:        s.lookupCAA,
 	})
 	rep, err := sc.Scan(ctx, rawURL)
 	if err != nil {
@@ -120,6 +121,20 @@ func (s *SiteScanner) scan(ctx context.Context, rawURL string) (*webscan.Report,
 	}
 	rep.PolicyWarnings = append(rep.PolicyWarnings, s.warnings...)
 	return rep, nil
+}
+
+// lookupCAA asks the fetcher's resolver for CAA records, so that a scan's
+// DNS goes where its fetches' does.
+func (s *SiteScanner) lookupCAA(ctx context.Context, name string) ([]webscan.CAARecord, error) {
+	recs, err := s.client.LookupCAA(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]webscan.CAARecord, len(recs))
+	for i, r := range recs {
+		out[i] = webscan.CAARecord{Critical: r.Critical, Tag: r.Tag, Value: r.Value}
+	}
+	return out, nil
 }
 
 func (s *SiteScanner) secretsIn(ctx context.Context, text string) []webscan.SecretFinding {

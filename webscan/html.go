@@ -196,6 +196,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(`
 {{range $k, $v := .Banners}}<tr><td>{{$k}}</td><td><code class="val">{{$v}}</code></td></tr>{{end}}
 <tr><td>security.txt</td><td>{{if .SecurityTxt.Present}}present{{if .SecurityTxt.Expired}}, expired{{end}}{{else}}missing{{end}}</td></tr>
 <tr><td>robots.txt</td><td>{{if .Robots.Present}}{{.Robots.Entries}} entries{{else}}missing{{end}}</td></tr>
+{{end}}{{with .Result.CAA}}<tr><td>CAA</td><td>{{if not .Tested}}not tested{{else if .Records}}at <span class="val">{{.Domain}}</span>: {{range $i, $c := .Issuers}}{{if $i}}, {{end}}<span class="val">{{$c}}</span>{{end}}{{else}}none: any CA may issue{{end}}</td></tr>
 </table>{{end}}
 <table><tr><th>Session</th><th>Hop</th><th>Status</th></tr>
 {{range .Result.Redirects.HTTP.Hops}}<tr><td>http</td><td><code class="val">{{.URL}}</code></td><td class="num">{{.StatusCode}}</td></tr>{{end}}

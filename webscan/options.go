@@ -79,6 +79,10 @@ type Options struct {
 	Preload func(host string) *PreloadEntry
 	// SkipExposure disables the sensitive-path probes. Zero (false) probes them.
 	SkipExposure bool
+	// CAA answers the CAA queries of the domain's certificate-authority
+	// policy, through the same resolver as the fetches. Nil: CAA is not
+	// tested (result.caa.tested is false, never "no records").
+	CAA CAALookupFunc
 }
 
 const (

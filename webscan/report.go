@@ -121,6 +121,8 @@ type Result struct {
 	// Reference is the header score computed with the MDN HTTP
 	// Observatory's own test set and arithmetic, for comparison with it.
 	Reference ReferenceResult `json:"reference"`
+	// CAA is the domain's certificate-authority policy (DNS CAA records).
+	CAA CAAResult `json:"caa"`
 	// Timings records how long each phase took, in milliseconds.
 	Timings Timings `json:"timings"`
 }

@@ -80,7 +80,9 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 			tlsRes = s.probeTLS(ctx, sem, t.tlsAddr(), t.Host)
 			tlsDur = time.Since(t0)
 		})
+		tlsWG.Go(func() { res.CAA = lookupCAA(ctx, s.opts.CAA, t.Host) })
 	} else {
+		res.CAA = CAAResult{Records: []CAARecord{}, Issuers: []string{}, WildcardIssuers: []string{}, Error: "not_https"}
 		tlsRes = TLSResult{Error: "not_https", Protocols: []ProtocolResult{}, CipherSuites: []CipherResult{}, Caps: []GradeReason{}, Groups: []string{}, NotTested: append([]string{}, tlsNotTested...)}
 	}
 	wg.Wait()
@@ -153,6 +155,7 @@ func (s *Scanner) Scan(ctx context.Context, rawURL string) (*Report, error) {
 	res.Exposure = exposure
 	rep.Findings = append(rep.Findings, a.metadataFindings(res.Metadata)...)
 	rep.Findings = append(rep.Findings, tlsFindings(tlsRes, doHTTPS)...)
+	rep.Findings = append(rep.Findings, caaFindings(res.CAA)...)
 	rep.Findings = append(rep.Findings, exposureFindings(exposure)...)
 	if why := incompleteReasons(timeLimited, exposure.Unanswered, tlsRes.Unanswered, res.Redirects, primary, certValid); len(why) > 0 {
 		rep.Findings = append(rep.Findings, incompleteFinding(why))

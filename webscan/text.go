@@ -115,6 +115,16 @@ func WriteText(w io.Writer, r *Report) error {
 		p("  %s: %s\n", k, clean(m.Banners[k]))
 	}
 	p("  security.txt: %v, robots.txt: %v\n", m.SecurityTxt.Present, m.Robots.Present)
+	switch c := res.CAA; {
+	case !c.Tested && c.Error != "":
+		p("  CAA: not tested (%s)\n", clean(c.Error))
+	case !c.Tested:
+		p("  CAA: not tested\n")
+	case len(c.Records) == 0:
+		p("  CAA: none (any certificate authority may issue)\n")
+	default:
+		p("  CAA at %s: issue %s\n", clean(c.Domain), clean(strings.Join(c.Issuers, ", ")))
+	}
 
 	e := res.Exposure
 	p("\nExposed paths: %d confirmed of %d probed\n", len(e.Exposed), e.Probed)
