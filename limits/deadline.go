@@ -117,6 +117,13 @@ func (l *Limiter) transportDeadline() deadline {
 
 func (l *Limiter) scanDeadline() deadline { return deadline{l.cfg.ScanTimeout, l.cfg.ScanMaxWait} }
 
+// readDeadline bounds a read that decides nothing (warden_status's usage):
+// the quiet period exists to refuse a control quickly when the store may
+// be down, but a status read refused on a loaded machine only hides the
+// answer the caller asked for, so it waits for the store up to the
+// longest bound and no less.
+func (l *Limiter) readDeadline() deadline { return deadline{l.cfg.ScanMaxWait, l.cfg.ScanMaxWait} }
+
 // run calls fn under d. fn's context ends when the store has been quiet
 // for the quiet period (d.quiet, or more after slow answers; measured from
 // the later of the call's start and the last answer to any call), or when

@@ -296,3 +296,37 @@ func TestUnavailableCauseLoggedOncePerBurst(t *testing.T) {
 		}
 	})
 }
+
+// A status read decides nothing, so it is not refused by the quiet
+// period: a store that takes 2 s to answer it (the scan quiet period is
+// 500 ms) still gives the caller its usage. It failed with
+// rate_limit_unavailable, and warden_status then showed no limits, on a
+// loaded machine.
+func TestUsageReadWaitsForASlowStore(t *testing.T) {
+	stall := func(d time.Duration) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			select {
+			case <-time.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		f.delay = stall(2 * time.Second)
+		l, _ := newTestLimiter(t, f, Config{Transport: RatePolicy{Limit: 100, Window: time.Minute}, ScanTimeout: 500 * time.Millisecond})
+		start := time.Now()
+		if _, err := l.Usage(t.Context(), "cred-a"); err != nil {
+			t.Fatalf("a slow status read was refused: %v", err)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("took %v, want 2s", took)
+		}
+		f.delay = stall(time.Hour)
+		if _, err := l.Usage(t.Context(), "cred-a"); CodeOf(err) != CodeRateLimitUnavailable {
+			t.Errorf("a store that never answers: %v, want rate_limit_unavailable after the longest bound", err)
+		}
+	})
+}

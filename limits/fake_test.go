@@ -215,6 +215,9 @@ func (c *clock) Set(t time.Time) {
 }
 
 func (f *fakeStore) ReadUsage(ctx context.Context, q UsageQuery) (UsageState, error) {
+	if err := f.wait(ctx); err != nil {
+		return UsageState{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {

@@ -99,7 +99,7 @@ func (l *Limiter) Usage(ctx context.Context, credential string) (Usage, error) {
 	period, toNext := monthPeriod(now)
 	tk, sk := "transport:"+credential, "scan:"+credential
 	var st UsageState
-	err := l.run(ctx, opReadUsage, CodeRateLimitUnavailable, l.scanDeadline(), func(ctx context.Context) error {
+	err := l.run(ctx, opReadUsage, CodeRateLimitUnavailable, l.readDeadline(), func(ctx context.Context) error {
 		var err error
 		st, err = l.store.ReadUsage(ctx, UsageQuery{Now: now, Credential: credential, RateKeys: []string{tk, sk}, Period: period})
 		return err
