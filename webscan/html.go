@@ -80,6 +80,19 @@ var reportFuncs = template.FuncMap{
 		return "neutral"
 	},
 	"join": strings.Join,
+	// refPoints is what the Observatory-equivalent score counts for the
+	// test: its modifier there, or "—" for Warden's own tests.
+	"refPoints": func(ref ReferenceResult, name string) string {
+		for _, t := range ref.Tests {
+			if t.Name == name {
+				if t.Modifier > 0 {
+					return "+" + strconv.Itoa(t.Modifier)
+				}
+				return strconv.Itoa(t.Modifier)
+			}
+		}
+		return "—"
+	},
 	// key prints an identifier (a result key, a cipher suite, a finding
 	// id, a path) so that it wraps only between its parts: after a
 	// hyphen, as browsers do anyway, and after an underscore or a slash,
@@ -144,10 +157,10 @@ var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(`
 </div>{{end}}
 
 <h2>Header checks</h2>
-<table><tr><th>Test</th><th>Result</th><th>Points</th><th>Explanation</th></tr>
-{{range .Result.Headers.Tests}}<tr><td>{{key .Name}}</td><td class="{{passClass .}}">{{key .Result}}</td><td class="num">{{signed .Modifier}}</td><td>{{.Description}}</td></tr>
+{{$ref := .Result.Reference}}<table><tr><th>Test</th><th>Result</th><th>Points<br><span class="meta">Obs.</span></th><th>Explanation</th></tr>
+{{range .Result.Headers.Tests}}<tr><td>{{key .Name}}</td><td class="{{passClass .}}">{{key .Result}}</td><td class="num">{{signed .Modifier}}<br><span class="meta">{{refPoints $ref .Name}}</span></td><td>{{.Description}}</td></tr>
 {{end}}</table>
-<p class="meta">Score {{.Result.Headers.Score}}, grade {{.Result.Headers.Grade}}; bonus points {{if .Result.Headers.BonusApplied}}counted{{else}}not counted (they count only when the score after penalties is at least 90){{end}}.</p>
+<p class="meta">Score {{.Result.Headers.Score}}, grade {{.Result.Headers.Grade}}; bonus points {{if .Result.Headers.BonusApplied}}counted{{else}}not counted (they count only when the score after penalties is at least 90){{end}}. Under each test's points, what the MDN HTTP Observatory's arithmetic counts for it (— for tests it does not score; its score {{$ref.Score}}, grade {{$ref.Grade}}); where Warden reads a header more strictly, docs/microdefend.md lists the deviation and its reason.</p>
 
 <h2>TLS</h2>
 {{with .Result.TLS}}

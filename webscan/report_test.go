@@ -242,3 +242,31 @@ func TestHTMLKeyBreaksBetweenParts(t *testing.T) {
 		}
 	}
 }
+
+// The HTML report shows, under each header test's points, what the
+// Observatory's arithmetic counts for it, so a person can see why the
+// reference grade differs from Warden's.
+func TestWriteHTMLShowsTheObservatoryPoints(t *testing.T) {
+	rep := &Report{}
+	rep.Result.Headers.Tests = []TestResult{
+		{Name: "content-security-policy", Result: "csp-implemented-with-unsafe-inline", Modifier: -20},
+		{Name: "cross-origin-opener-policy", Result: "coop-not-implemented", Modifier: 0},
+	}
+	rep.Result.Reference = ReferenceResult{Score: 80, Grade: "B", Tests: []TestResult{
+		{Name: "content-security-policy", Result: "csp-implemented-with-unsafe-inline", Modifier: -20},
+	}}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		`-20<br><span class="meta">-20</span>`, // scored by both
+		`0<br><span class="meta">—</span>`,     // COOP: Warden's own test
+		"its score 80, grade B",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
