@@ -462,6 +462,30 @@ func tlsFindings(r TLSResult, wanted bool) []Finding {
 		if strings.Contains(c.SignatureAlgorithm, "SHA1") || strings.HasPrefix(c.SignatureAlgorithm, "MD") {
 			add("cert_weak_signature", SeverityHigh, "The certificate has a weak signature", c.SignatureAlgorithm+" signatures are not accepted by browsers.", c.SignatureAlgorithm, "Reissue the certificate with SHA-256 or better.")
 		}
+		for _, p := range c.ChainProblems {
+			switch p {
+			case "incomplete":
+				add("cert_chain_incomplete", SeverityMedium, "The certificate chain is incomplete",
+					"The server does not send the intermediate certificate(s) between its certificate and a trusted root. Browsers may fetch them; curl, Go, Python, Java and most API clients fail.",
+					"issuer not served: "+c.Chain[len(c.Chain)-1], "Configure the server to send the full chain: the leaf, then each intermediate.")
+			case "wrong_order":
+				add("cert_chain_wrong_order", SeverityLow, "The certificate chain is out of order",
+					"A certificate is not followed by its issuer. Most clients reorder, some fail.", truncate(strings.Join(c.Chain, " | "), 300),
+					"Send the leaf first, then each issuer in turn.")
+			case "weak_signature":
+				add("cert_chain_weak_signature", SeverityMedium, "An intermediate certificate has a weak signature",
+					"An intermediate is signed with SHA-1 or MD5, which browsers no longer accept.", truncate(strings.Join(c.Chain, " | "), 300),
+					"Serve the issuer's current SHA-256 intermediate.")
+			case "unrelated":
+				add("cert_chain_unrelated", SeverityInfo, "The chain carries a certificate that is on no path",
+					"A served certificate neither issued nor was issued by the rest: it costs bytes in every handshake.", truncate(strings.Join(c.Chain, " | "), 300),
+					"Remove it from the configured chain.")
+			case "validity_too_long":
+				add("cert_validity_too_long", SeverityLow, "The certificate is valid for more than 398 days",
+					"Publicly trusted certificates may be valid for at most 398 days (CA/Browser Forum); browsers refuse longer ones issued since 2020.",
+					"notBefore "+c.NotBefore.Format(time.RFC3339)+", notAfter "+c.NotAfter.Format(time.RFC3339), "Reissue with a shorter validity and automate renewal.")
+			}
+		}
 		if !c.Expired && c.DaysRemaining < 30 {
 			add("cert_expiring_soon", SeverityMedium, "The certificate expires soon", fmt.Sprintf("%d days remain.", c.DaysRemaining), "notAfter "+c.NotAfter.Format(time.RFC3339), "Renew now and automate renewal.")
 		} else if !c.Expired && c.DaysRemaining < 60 {

@@ -72,7 +72,83 @@ func analyzeChain(chain []*x509.Certificate, host string, now time.Time, roots *
 	if err != nil {
 		c.TrustError = trustErrorCode(err, c.SelfSigned, leaf)
 	}
+	c.ChainProblems = chainProblems(chain, c)
 	return c
+}
+
+// maxLeafValidity is the longest validity the CA/Browser Forum's baseline
+// requirements allow a publicly trusted TLS certificate (398 days).
+const maxLeafValidity = 398 * 24 * time.Hour
+
+// chainProblems reads the served chain's structure, as testssl.sh and
+// SSL Labs report it:
+//
+//   - incomplete: the path from the leaf stops at a certificate whose
+//     issuer was not served and that is not a trust anchor, and the chain
+//     did not verify (browsers may fetch the missing intermediate; most
+//     other clients fail);
+//   - wrong_order: a certificate is not followed by its issuer, though the
+//     issuer was served (RFC 8446 §4.4.2 asks for the leaf, then each
+//     issuer in turn);
+//   - weak_signature: an intermediate signed with SHA-1 or MD5;
+//   - unrelated: a served certificate that is on no path from the leaf;
+//   - validity_too_long: a publicly trusted leaf valid for more than 398
+//     days.
+func chainProblems(chain []*x509.Certificate, c *CertificateResult) []string {
+	var out []string
+	issuerOf := func(cert *x509.Certificate) int {
+		for j, cand := range chain {
+			if cand != cert && string(cand.RawSubject) == string(cert.RawIssuer) && cert.CheckSignatureFrom(cand) == nil {
+				return j
+			}
+		}
+		return -1
+	}
+	// Follow the path from the leaf through served issuers.
+	onPath := map[int]bool{0: true}
+	last := 0
+	for range chain {
+		j := issuerOf(chain[last])
+		if j < 0 || onPath[j] {
+			break
+		}
+		onPath[j] = true
+		last = j
+	}
+	if !c.Trusted && c.TrustError == "unknown_authority" && !isSelfSigned(chain[last]) {
+		out = append(out, "incomplete")
+	}
+	for i := 0; i+1 < len(chain); i++ {
+		if j := issuerOf(chain[i]); j >= 0 && j != i+1 && onPath[i] {
+			out = append(out, "wrong_order")
+			break
+		}
+	}
+	for i, cert := range chain[1:] {
+		if onPath[i+1] && !isSelfSigned(cert) && weakSignature(cert.SignatureAlgorithm) {
+			out = append(out, "weak_signature")
+			break
+		}
+	}
+	for i := range chain {
+		if !onPath[i] {
+			out = append(out, "unrelated")
+			break
+		}
+	}
+	if c.Trusted && !c.SelfSigned && chain[0].NotAfter.Sub(chain[0].NotBefore) > maxLeafValidity {
+		out = append(out, "validity_too_long")
+	}
+	return out
+}
+
+// weakSignature reports the signature algorithms browsers refuse.
+func weakSignature(a x509.SignatureAlgorithm) bool {
+	switch a {
+	case x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1, x509.MD5WithRSA, x509.MD2WithRSA:
+		return true
+	}
+	return false
 }
 
 func isSelfSigned(cert *x509.Certificate) bool {

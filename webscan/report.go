@@ -383,6 +383,10 @@ type CertificateResult struct {
 	Chain              []string  `json:"chain" privacy:"plain"`
 	MustStaple         bool      `json:"must_staple"`
 	SCTs               bool      `json:"scts"`
+	// ChainProblems lists what is wrong with the served chain's
+	// structure: incomplete, wrong_order, weak_signature, unrelated,
+	// validity_too_long (see docs/microdefend.md).
+	ChainProblems []string `json:"chain_problems,omitempty" privacy:"plain"`
 }
 
 // MetadataResult is what the site discloses about itself.
