@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/warden-mcp/warden/privacy"
 	"slices"
 	"strings"
 	"time"
@@ -373,7 +374,7 @@ func privateArgs(t *tool.Tool) map[string]string {
 	}
 	var out map[string]string
 	for name, p := range schema.Properties {
-		if p.Privacy != "" && p.Privacy != tool.PrivacyPlain {
+		if privacy.Redacts(p.Privacy) {
 			if out == nil {
 				out = map[string]string{}
 			}

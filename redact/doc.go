@@ -15,7 +15,7 @@
 // Build one Redactor per mode and key at start-up and share it:
 //
 //	r, err := redact.New(&redact.Options{Mode: redact.Strict, PseudonymKey: key})
-//	v := r.Field(redact.KindURL, "location", "https://u:p@example.com/cb?code=x")
+//	v := r.Field(privacy.URL, "location", "https://u:p@example.com/cb?code=x")
 //	out, err := r.Result(res) // err: refuse the result (fail closed)
 //
 // # Modes
@@ -288,9 +288,9 @@
 // # Using it from the SDK and the hook
 //
 // Package tool must not import redact (redact imports tool for Result, and
-// the SDK stays free of the scanner): the wiring hands the SDK the method
-// value r.Field, and the kind vocabulary (Kinds, KnownKind) for checking
-// tags at registration. Field does not scan: the Result pass that follows
+// the SDK stays free of the scanner): both read the one kind vocabulary of
+// package privacy, and the Stage (stage.go) hands each call's typed pass
+// the method value r.Field of the caller's mode. Field does not scan: the Result pass that follows
 // does. Result returns res itself when it changes nothing (and in Off), so
 // the caller must treat the returned Result as read-only. RedactResult also
 // returns a Report (how many credentials of which types went, how many

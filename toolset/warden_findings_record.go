@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"github.com/warden-mcp/warden/privacy"
 	"time"
 	"unicode/utf8"
 
@@ -56,7 +57,7 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		title, target, evidence, spans := in.Title, in.Target, in.Evidence, []redact.Span(nil)
 		if n.privacy(ctx).Mode() != redact.Off {
 			title, _ = balanced().Text(title)
-			target, _ = balanced().Text(balanced().Field(redact.KindURL, "target", target))
+			target, _ = balanced().Text(balanced().Field(privacy.URL, "target", target))
 			evidence, spans = balanced().Text(evidence)
 		}
 		truncated := false

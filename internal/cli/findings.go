@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/warden-mcp/warden/privacy"
 	"io"
 	"os"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/finding"
-	"github.com/warden-mcp/warden/redact"
 )
 
 func (e *env) findingsCommand() *cobra.Command {
@@ -141,7 +141,7 @@ func privateFindings(ctx context.Context, cfg Config, st limitsStore, fs []findi
 		r := priv.forTenant(f.Tenant)
 		text := func(s string) string { t, _ := r.Text(s); return t }
 		f.Title, f.Evidence, f.Credential = text(f.Title), text(f.Evidence), text(f.Credential)
-		f.Target = text(r.Field(redact.KindURL, "target", f.Target))
+		f.Target = text(r.Field(privacy.URL, "target", f.Target))
 		out[i] = f
 	}
 	return out, nil

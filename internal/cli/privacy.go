@@ -11,7 +11,7 @@ import (
 
 // privacy applies the configured privacy mode to every result: the server's
 // mode, or the caller's tenant's when the configuration overrides it.
-type privacy struct {
+type tenantPrivacy struct {
 	byMode  map[redact.Mode]*redact.Redactor
 	server  redact.Mode
 	tenants map[string]redact.Mode
@@ -25,12 +25,12 @@ type privacy struct {
 
 // newPrivacy builds one redactor per mode the configuration uses. key
 // keys strict mode's pseudonyms; nil makes one for this process only.
-func newPrivacy(cfg Config, key []byte) (*privacy, error) {
+func newPrivacy(cfg Config, key []byte) (*tenantPrivacy, error) {
 	if key == nil {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
 	}
-	p := &privacy{byMode: map[redact.Mode]*redact.Redactor{}, tenants: map[string]redact.Mode{}}
+	p := &tenantPrivacy{byMode: map[redact.Mode]*redact.Redactor{}, tenants: map[string]redact.Mode{}}
 	mode := func(s string) (redact.Mode, error) {
 		m, err := redact.ParseMode(s)
 		if err != nil {
@@ -66,7 +66,7 @@ func newPrivacy(cfg Config, key []byte) (*privacy, error) {
 
 // forCall returns the redactor of the caller's tenant (the local user on
 // stdio).
-func (p *privacy) forCall(ctx context.Context) *redact.Redactor {
+func (p *tenantPrivacy) forCall(ctx context.Context) *redact.Redactor {
 	tenant, ok := "", false
 	if p.tenantOf != nil {
 		tenant, ok = p.tenantOf(ctx)
@@ -81,7 +81,7 @@ func (p *privacy) forCall(ctx context.Context) *redact.Redactor {
 
 // forTenant returns the redactor of a tenant's mode: its own, or the
 // server's.
-func (p *privacy) forTenant(tenant string) *redact.Redactor {
+func (p *tenantPrivacy) forTenant(tenant string) *redact.Redactor {
 	if m, ok := p.tenants[tenant]; ok {
 		return p.byMode[m]
 	}
@@ -89,7 +89,7 @@ func (p *privacy) forTenant(tenant string) *redact.Redactor {
 }
 
 // field is the typed pass (mcp.Options.Redactor): nil when the mode is off.
-func (p *privacy) field(ctx context.Context) tool.Redactor {
+func (p *tenantPrivacy) field(ctx context.Context) tool.Redactor {
 	r := p.forCall(ctx)
 	if r.Mode() == redact.Off {
 		return nil
@@ -99,12 +99,12 @@ func (p *privacy) field(ctx context.Context) tool.Redactor {
 
 // result is the text pass over everything a tool returned
 // (policy.Controls.Redact).
-func (p *privacy) result(ctx context.Context, _ *tool.Tool, res *tool.Result) (*tool.Result, error) {
+func (p *tenantPrivacy) result(ctx context.Context, _ *tool.Tool, res *tool.Result) (*tool.Result, error) {
 	return p.forCall(ctx).Result(res)
 }
 
 // hide replaces credentials in one string (policy.Controls.HideSecrets),
 // those glued to a word before them too.
-func (p *privacy) hide(s string) string {
+func (p *tenantPrivacy) hide(s string) string {
 	return p.questions.Hide(s)
 }

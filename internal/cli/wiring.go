@@ -225,7 +225,7 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 // who calls, what the gates say, the limits, the audit trail, the
 // findings store and the caller's privacy mode. Without controls (a
 // registry built to list tools) they know the build and the gates only.
-func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *privacy) error {
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *tenantPrivacy) error {
 	n.Approvals = gates.Approvals()
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
 	n.Privacy = priv.forCall

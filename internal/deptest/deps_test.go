@@ -48,6 +48,7 @@ var rules = []struct {
 	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},
 	{"redact/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/...", "safehttp/...", "webscan/..."}, "the privacy engine sees only results, the SDK's types and the scanner"},
 	{"policy/...", []string{"toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are adapters between the request path and the protocol"},
+	{"privacy", []string{"tool/...", "redact/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "errcode"}, "the privacy vocabulary is a leaf the SDK and the privacy engine share"},
 	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 }
 
