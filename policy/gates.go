@@ -12,7 +12,6 @@ import (
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/internal/jsonwalk"
-	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -25,7 +24,6 @@ const (
 	CodeTargetOutOfScope    = "target_out_of_scope"
 	CodeApprovalDeclined    = "approval_declined"
 	CodeApprovalUnavailable = "approval_unavailable"
-	CodeRedactionFailed     = "redaction_failed"
 )
 
 // Approval modes: who asks the person before a confirm or confirm_each
@@ -196,23 +194,23 @@ func (g *Gates) InScope(host string) bool {
 func (g *Gates) Approvals() string { return g.approvals }
 
 // enabled is the enablement and unsafe-switch gate.
-func (g *Gates) enabled(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-	if e := g.Status(t); e != nil {
-		return refuse(t, e)
+func (g *Gates) enabled(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	if e := g.Status(call.Tool()); e != nil {
+		return refuse(call.Tool(), e)
 	}
-	return next(ctx)
+	return next(ctx, call)
 }
 
 // inScope checks a network tool's target against the scope before the
 // handler runs: an out-of-scope target costs no look-up and no connection.
-func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-	param := t.Catalog.TargetParam
-	if param == "" || !g.scope.Restricted() {
-		return next(ctx)
+func (g *Gates) inScope(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	t := call.Tool()
+	if t.Catalog.TargetParam == "" || !g.scope.Restricted() {
+		return next(ctx, call)
 	}
-	target, ok := stringArg(args, param)
+	target, ok := call.Target()
 	if !ok {
-		return next(ctx) // absent or not a string: the tool's own checks answer
+		return next(ctx, call) // absent or not a string: the tool's own checks answer
 	}
 	host, err := TargetHost(target)
 	if err != nil {
@@ -221,25 +219,7 @@ func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage,
 	if why := g.scope.Refusal(host); why != "" {
 		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: why})
 	}
-	return next(ctx)
-}
-
-// stringArg reads a top-level string argument.
-func stringArg(args json.RawMessage, name string) (string, bool) {
-	if !json.Valid(args) || jsonwalk.Kind(args) != "object" {
-		return "", false
-	}
-	val, found := "", false
-	_ = jsonwalk.EachMember(args, func(k, v []byte) error {
-		if key, ok := jsonwalk.Unquote(k); ok && key == name && jsonwalk.Kind(v) == "string" {
-			val, found = "", false
-			if s, ok := jsonwalk.Unquote(v); ok {
-				val, found = s, true
-			}
-		}
-		return nil
-	})
-	return val, found
+	return next(ctx, call)
 }
 
 // approvalKey is the input key of the approval question. Tools never use
@@ -248,23 +228,23 @@ const approvalKey = "warden_approval"
 
 // approve asks a person before a confirm or confirm_each tool runs, through
 // the client, and remembers a confirm answer.
-func (g *Gates) approve(c *Controls) mcp.CallHook {
-	return func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+func (g *Gates) approve(c *Controls) stage {
+	return func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+		t := call.Tool()
 		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
-			return next(ctx)
+			return next(ctx, call)
 		}
-		info, ok := mcp.CallInfoFrom(ctx)
 		p, pok := c.principal(ctx)
-		if !ok || !pok {
+		if !pok {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
 		}
 		store := g.grants
-		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), info.Client, t.Name)
-		if !info.Modern {
+		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
+		if !call.Modern() {
 			// The session's key is random and shared by every replica
 			// serving the session: its approvals hold there and nowhere
 			// else, and are unreachable once it ends.
-			key = approval.Key("session", info.Session, t.Name)
+			key = approval.Key("session", call.Session(), t.Name)
 		}
 		if t.Catalog.Trust == tool.TrustConfirm {
 			granted, err := store.ApprovalGranted(ctx, key, g.now())
@@ -273,15 +253,15 @@ func (g *Gates) approve(c *Controls) mcp.CallHook {
 				return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second})
 			}
 			if granted {
-				return next(ctx)
+				return next(ctx, call)
 			}
 		}
-		if info.Supports == nil || !info.Supports("elicitation") || info.Input == nil {
+		if !call.Supports("elicitation") {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
 				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
 		}
-		req := tool.Elicit(c.approvalQuestion(t, args), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
-		answers, err := info.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
+		req := tool.Elicit(c.approvalQuestion(call), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+		answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
 		if errors.Is(err, tool.ErrInputRequired) {
 			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
 		}
@@ -296,7 +276,7 @@ func (g *Gates) approve(c *Controls) mcp.CallHook {
 				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
 			}
 		}
-		return next(ctx)
+		return next(ctx, call)
 	}
 }
 
@@ -324,23 +304,24 @@ const maxSummary = 200
 // (x-warden-privacy, from a `privacy` tag: a request body, header values,
 // a password) is never repeated, whatever it holds: the question shows
 // its marker instead.
-func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
+func (c *Controls) approvalQuestion(call *tool.Call) string {
+	t := call.Tool()
 	var parts []string
-	if json.Valid(args) && jsonwalk.Kind(args) == "object" {
+	if members := call.ArgumentList(); members != nil {
 		private := privateArgs(t)
-		_ = jsonwalk.EachMember(args, func(k, v []byte) error {
-			name, _ := jsonwalk.Unquote(k)
+		for _, m := range members {
+			name, v := m.Name, m.Value
 			val := ""
 			if kind, ok := private[name]; ok {
 				parts = append(parts, name+"=[REDACTED:"+kind+"]")
-				return nil
+				continue
 			}
 			switch jsonwalk.Kind(v) {
 			case "string":
 				s, _ := jsonwalk.Unquote(v)
 				s = strings.Join(strings.Fields(s), " ")
-				if c.HideSecrets != nil {
-					s = c.HideSecrets(s)
+				if c.Questions != nil {
+					s = c.Questions.Hide(s)
 				}
 				val = cut(s, 60)
 			case "object":
@@ -351,8 +332,7 @@ func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
 				val = string(v)
 			}
 			parts = append(parts, name+"="+val)
-			return nil
-		})
+		}
 	}
 	q := "Allow " + t.Name + " to run?"
 	if len(parts) > 0 {

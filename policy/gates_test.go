@@ -121,10 +121,8 @@ func newGateFixture(t *testing.T, cfg CatalogConfig, p auth.Principal) *gateFixt
 	if err != nil {
 		t.Fatal(err)
 	}
-	gf.ctl = &Controls{Limiter: f.lim, Gates: g, HideSecrets: func(s string) string {
-		return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]")
-	}}
-	gf.srv = mcp.NewServer(reg, &mcp.Options{Hooks: gf.ctl.Hooks(), Admit: gf.ctl.Admit, Visible: gf.ctl.Visible})
+	gf.ctl = &Controls{Limiter: f.lim, Gates: g, Questions: hidePassword{}}
+	gf.srv = mcp.NewServer(reg, &mcp.Options{Middleware: gf.ctl.Middleware(), Visible: gf.ctl.Visible})
 	t.Cleanup(gf.srv.Close)
 	return gf
 }
@@ -371,4 +369,11 @@ func TestApprovalNotForgedNorReplayed(t *testing.T) {
 	if n := len(f.ran); n != 1 {
 		t.Errorf("acme_write ran %d times on one approval", n)
 	}
+}
+
+// hidePassword hides one known password, as a redactor would.
+type hidePassword struct{}
+
+func (hidePassword) Hide(s string) string {
+	return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]")
 }

@@ -43,7 +43,7 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		Annotations: tool.Annotations{},
 		Catalog:     tool.Catalog{Category: "warden", Trust: tool.TrustConfirm},
 	}, func(ctx context.Context, call *tool.Call, in findingRecordArgs) (FindingRecordResult, error) {
-		c, cerr := n.caller(ctx)
+		c, cerr := n.caller(call)
 		if cerr != nil {
 			return FindingRecordResult{}, cerr
 		}
@@ -69,8 +69,8 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 			evidence, truncated = evidence[:cut], true
 		}
 		corr := in.CorrelationID
-		if corr == "" && n.CorrelationID != nil {
-			corr = n.CorrelationID(ctx)
+		if corr == "" {
+			corr = call.CorrelationID()
 		}
 		f := &finding.Finding{Tenant: c.findingsTenant(), Credential: c.Credential, Title: title, Severity: in.Severity,
 			Target: target, Evidence: evidence, SourceTool: in.SourceTool, CorrelationID: corr}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/warden-mcp/warden/mcp"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -206,7 +207,7 @@ func (c *controls) wrap(next http.Handler) http.Handler {
 		next = c.policy.RateLimit(next)
 	}
 	authn := c.registry.Middleware(credential.MiddlewareOptions{Verifier: c.verifier, BindJWT: c.bindJWT, Logger: c.policy.Logger})
-	return authn(c.policy.BindCaller(next))
+	return authn(c.policy.BindCaller(mcp.WithCaller, next))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728

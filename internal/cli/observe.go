@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/warden-mcp/warden/tool"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,12 +48,13 @@ func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observa
 	return o, nil
 }
 
-// hooks are the call hooks that go outside the controls: a span per call.
-func (o *observability) hooks() []mcp.CallHook {
+// middleware is the call stage that goes outside the controls: a span per
+// call.
+func (o *observability) middleware() []tool.Middleware {
 	if o.tel.Tracing == nil {
 		return nil
 	}
-	return []mcp.CallHook{o.tel.Tracing.Hook()}
+	return []tool.Middleware{o.tel.Tracing.CallMiddleware()}
 }
 
 // observer is the HTTP handler's observer, nil when nothing observes.
@@ -60,7 +62,15 @@ func (o *observability) observer() mcp.Observer {
 	if o.tel.Metrics == nil && o.tel.Tracing == nil {
 		return nil
 	}
-	return o.tel
+	return requestObserver{o.tel}
+}
+
+// requestObserver hands the protocol endpoint's reports to telemetry,
+// which does not import the engine it observes.
+type requestObserver struct{ t *telemetry.Telemetry }
+
+func (r requestObserver) Request(ctx context.Context, s mcp.RequestStats) {
+	r.t.Request(ctx, telemetry.RequestStats(s))
 }
 
 // handler wraps the public handler in the request span.
@@ -79,7 +89,7 @@ func (o *observability) serve(h *mcp.HTTPHandler, logger *slog.Logger) {
 	}
 	m := o.tel.Metrics
 	// The handler's gauges are read from now on.
-	m.Registry().MustRegister(telemetry.HandlerGauges(h.Stats)...)
+	m.Registry().MustRegister(telemetry.HandlerGauges(func() telemetry.HTTPStats { return telemetry.HTTPStats(h.Stats()) })...)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("GET /healthz", h.Liveness())

@@ -164,7 +164,7 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks(),
+	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.middleware(),
 		keys: keys, state: ctl.store})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}

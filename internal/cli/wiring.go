@@ -50,8 +50,8 @@ type wireOptions struct {
 	// isolateEnv is the environment of the analysis child; nil (an empty
 	// environment) except in tests, which re-execute the test binary.
 	isolateEnv []string
-	// outer hooks wrap every call outside the controls' (a trace span).
-	outer []mcp.CallHook
+	// outer stages wrap every call outside the controls' (a trace span).
+	outer []tool.Middleware
 	// keys are the keys shared by every replica (keys.go); a nil key is
 	// taken from stateDir.
 	keys keySet
@@ -66,7 +66,7 @@ func wire(o wireOptions) (*wired, error) {
 	// that check hops against the scope reach them through this, and
 	// refuse every host until they exist.
 	var gates *policy.Gates
-	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
+	native := &toolset.Native{Version: Version(), Edition: string(edition)}
 	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
 	if o.controls != nil {
 		// Annotations on binaries live in the same store as the
@@ -115,10 +115,7 @@ func wire(o wireOptions) (*wired, error) {
 		Instructions: instructions,
 		Logger:       o.logger,
 		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
-		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
-			return deps.Binary.Resolve(ctx, q.Handle, q.Session)
-		},
-		State: o.state,
+		State:        o.state,
 	}
 	var grants approval.Store
 	if o.controls != nil {
@@ -134,22 +131,22 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
-	priv, err := newPrivacy(o.cfg, pseudonymKey)
+	priv, err := newPrivacy(o.cfg, pseudonymKey, o.logger)
 	if err != nil {
 		return nil, err
 	}
-	opts.Redactor = priv.field
-	if err := wireNative(native, o, gates, priv); err != nil {
-		return nil, err
-	}
+	wireNative(native, o, gates)
+	// The call path, outermost first: trace, then the controls (audit,
+	// enabled, entitlement, scope, approval, admission), then the privacy
+	// stage next to the handler (docs/architecture.md).
+	opts.Middleware = append(opts.Middleware, o.outer...)
 	if o.controls != nil {
 		o.controls.policy.Gates = gates
-		o.controls.policy.Redact = priv.result
-		o.controls.policy.HideSecrets = priv.hide
-		opts.Hooks = append(append([]mcp.CallHook(nil), o.outer...), o.controls.policy.Hooks()...)
-		opts.Admit = o.controls.policy.Admit
+		o.controls.policy.Questions = priv.Questions()
+		opts.Middleware = append(opts.Middleware, o.controls.policy.Middleware()...)
 		opts.Visible = o.controls.policy.Visible
 	}
+	opts.Middleware = append(opts.Middleware, priv.Middleware())
 	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
 }
 
@@ -222,25 +219,17 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 }
 
 // wireNative gives the warden_ tools what they read about the server:
-// who calls, what the gates say, the limits, the audit trail, the
-// findings store and the caller's privacy mode. Without controls (a
-// registry built to list tools) they know the build and the gates only.
-func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *tenantPrivacy) error {
+// what the gates say, the limits, the audit trail and the findings store
+// (who calls, the correlation id and the privacy mode they read from the
+// call). Without controls (a registry built to list tools) they know the
+// build and the gates only.
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates) {
 	n.Approvals = gates.Approvals()
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
-	n.Privacy = priv.forCall
 	if o.controls == nil {
-		return nil
+		return
 	}
 	pc := o.controls.policy
-	priv.tenantOf = func(ctx context.Context) (string, bool) {
-		p, ok := pc.Caller(ctx)
-		return p.Tenant, ok
-	}
-	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
-		p, ok := pc.Caller(ctx)
-		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant, LimitsKey: policy.CallerKey(p)}, ok
-	}
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
 		if e := gates.Status(t); e != nil {
 			return e
@@ -254,5 +243,4 @@ func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *ten
 	n.Usage = o.controls.lim.Usage
 	n.Audit = o.controls.lim.QueryAudit
 	n.Findings = o.controls.store
-	return nil
 }
