@@ -78,8 +78,16 @@
 //
 // # For servers
 //
-// The names in serve.go (CallEnv, Run, Serve, Outcome, Interrupt,
-// ErrorResult, HeaderParam, Tool.Listing, ListJSON) are the server side of
-// the SDK, used by protocol engines such as package mcp and by policy
-// hooks. Tool authors need none of them.
+// The names in serve.go and chain.go are the server side of the SDK, used
+// by protocol engines such as package mcp and by the stages around a call.
+// Tool authors need none of them.
+//
+// A server parses each call once, with NewCall (the tool, its arguments,
+// the CallEnv of the client that sent it), and runs it down one chain of
+// Middleware to Invoke, which resolves the view, decodes the arguments,
+// runs the handler and shapes the result. Every stage gets the same
+// *Call: the arguments split once (Call.ArgumentList, Call.Target), the
+// session, the client and its capabilities, and what earlier stages
+// recorded on it (SetCaller, SetViewResolver, SetAdmission, SetRedactor).
+// A family that opens views resolves them itself (Family.ResolveViews).
 package tool
