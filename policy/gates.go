@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/warden-mcp/warden/privacy"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -79,8 +80,25 @@ type Gates struct {
 
 // NewGates checks cfg against the registry: an unknown tool or family
 // name in any list is an error, not a silent no-op. grants keeps
-// approvals across replicas; nil keeps them in this process only.
+// approvals across replicas; nil keeps them in this process only. It is
+// PrepareGates and Check in one step.
 func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
+	g, err := PrepareGates(cfg, grants)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Check(reg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// PrepareGates builds the gates of cfg before any tool is registered, so
+// that tools which consult them (a redirect checked against the scope, a
+// read that follows another tool's switch) get them at construction. The
+// names in cfg's lists are checked against the registry by Check, once
+// the tools are registered; serve no call before it passed.
+func PrepareGates(cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g := &Gates{
 		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
 		grants: grants, now: time.Now,
@@ -98,6 +116,37 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 	if g.grants == nil {
 		g.grants = approval.NewMemory(0)
 	}
+	set := func(list string, in []string, families bool) (map[string]bool, error) {
+		m := map[string]bool{}
+		for _, e := range in {
+			e = strings.TrimSpace(e)
+			if !families && strings.HasSuffix(e, "_") {
+				return nil, fmt.Errorf("%s: %q: name tools one by one here, not families", list, e)
+			}
+			m[e] = true
+		}
+		return m, nil
+	}
+	var err error
+	if g.enable, err = set("tools.enable", cfg.Enable, true); err != nil {
+		return nil, err
+	}
+	if g.disable, err = set("tools.disable", cfg.Disable, true); err != nil {
+		return nil, err
+	}
+	if g.allowUnsafe, err = set("tools.allow_unsafe", cfg.AllowUnsafe, false); err != nil {
+		return nil, err
+	}
+	if g.scope, err = NewScope(cfg.ScopeInclude, cfg.ScopeExclude); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Check checks the names the gates were configured with against the
+// registry: an unknown tool or family in any list, or a tool in
+// tools.allow_unsafe that is not unsafe, is an error. It changes nothing.
+func (g *Gates) Check(reg *tool.Registry) error {
 	tools, _ := reg.Tools()
 	names := map[string]*tool.Tool{}
 	for _, t := range tools {
@@ -116,39 +165,22 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 		}
 		return nil
 	}
-	set := func(list string, in []string, families bool) (map[string]bool, error) {
-		m := map[string]bool{}
-		for _, e := range in {
-			e = strings.TrimSpace(e)
-			if !families && strings.HasSuffix(e, "_") {
-				return nil, fmt.Errorf("%s: %q: name tools one by one here, not families", list, e)
+	for _, l := range []struct {
+		name string
+		set  map[string]bool
+	}{{"tools.enable", g.enable}, {"tools.disable", g.disable}, {"tools.allow_unsafe", g.allowUnsafe}} {
+		for _, e := range slices.Sorted(maps.Keys(l.set)) {
+			if err := known(l.name, e); err != nil {
+				return err
 			}
-			if err := known(list, e); err != nil {
-				return nil, err
-			}
-			m[e] = true
 		}
-		return m, nil
 	}
-	var err error
-	if g.enable, err = set("tools.enable", cfg.Enable, true); err != nil {
-		return nil, err
-	}
-	if g.disable, err = set("tools.disable", cfg.Disable, true); err != nil {
-		return nil, err
-	}
-	if g.allowUnsafe, err = set("tools.allow_unsafe", cfg.AllowUnsafe, false); err != nil {
-		return nil, err
-	}
-	for n := range g.allowUnsafe {
+	for _, n := range slices.Sorted(maps.Keys(g.allowUnsafe)) {
 		if !names[n].Catalog.Unsafe {
-			return nil, fmt.Errorf("tools.allow_unsafe: %s is not an unsafe tool", n)
+			return fmt.Errorf("tools.allow_unsafe: %s is not an unsafe tool", n)
 		}
 	}
-	if g.scope, err = NewScope(cfg.ScopeInclude, cfg.ScopeExclude); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return nil
 }
 
 // listed reports whether a name or its family is in a set.

@@ -68,6 +68,30 @@ func TestGatesRefuseUnknownNames(t *testing.T) {
 	}
 }
 
+// Gates prepared before any tool is registered answer for the tools
+// registered later, and Check holds the configuration's names to them.
+func TestPreparedGates(t *testing.T) {
+	g, err := PrepareGates(CatalogConfig{Enable: []string{"acme_extra"}, ScopeInclude: []string{"*.example.com"}, AllowUnsafe: []string{"acme_nope"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.InScope("a.example.com") || g.InScope("example.org") {
+		t.Error("the scope is not the configured one")
+	}
+	reg := gateRegistry(nil)
+	extra, _ := reg.Lookup("acme_extra")
+	fetch, _ := reg.Lookup("acme_fetch")
+	if g.Status(extra) != nil || g.Status(fetch) == nil {
+		t.Errorf("status: extra %v, fetch %v", g.Status(extra), g.Status(fetch))
+	}
+	if err := g.Check(reg); err == nil || !strings.Contains(err.Error(), "acme_nope") {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := PrepareGates(CatalogConfig{Disable: []string{"anything_"}}, nil); err != nil {
+		t.Errorf("a family is checked only against a registry: %v", err)
+	}
+}
+
 func TestGateStatus(t *testing.T) {
 	reg := gateRegistry(nil)
 	code := func(cfg CatalogConfig, name string) string {

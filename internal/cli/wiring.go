@@ -60,20 +60,30 @@ type wireOptions struct {
 	state statestore.Store
 }
 
+// wire builds the server in dependency order: the gates (which tools
+// consult: a redirect against the scope, a raw read against another
+// tool's switch), the tools, the gates' names checked against them, the
+// privacy stage, then the server with its call path.
 func wire(o wireOptions) (*wired, error) {
+	var grants approval.Store
+	if o.controls != nil {
+		grants = o.controls.store
+	}
+	gates, err := policy.PrepareGates(o.cfg.catalog(), grants)
+	if err != nil {
+		return nil, err
+	}
+	if o.controls != nil {
+		o.controls.policy.Gates = gates
+	}
 	reg := tool.NewRegistry()
-	// The gates are built from the registry, after registration; tools
-	// that check hops against the scope reach them through this, and
-	// refuse every host until they exist.
-	var gates *policy.Gates
 	native := &toolset.Native{Version: Version(), Edition: string(edition)}
-	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: gates.InScope}
 	if o.controls != nil {
 		// Annotations on binaries live in the same store as the
 		// limits: per tenant, across restarts and replicas.
 		deps.Annotations = toolset.NewAnnotationLayer(o.controls.store)
 	}
-	var err error
 	if deps.FingerprintKey, err = o.keys.key(o.keys.fingerprint, o.stateDir, fingerprintKeyName); err != nil {
 		return nil, err
 	}
@@ -88,7 +98,7 @@ func wire(o wireOptions) (*wired, error) {
 	bo.MemoryRead = func(ctx context.Context) bool {
 		t, ok := reg.Lookup("bininspect_memory_read")
 		switch {
-		case !ok || gates == nil:
+		case !ok:
 			return false
 		case o.controls != nil:
 			return o.controls.policy.Visible(ctx, t)
@@ -99,6 +109,9 @@ func wire(o wireOptions) (*wired, error) {
 		return nil, err
 	}
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
+		return nil, err
+	}
+	if err := gates.Check(reg); err != nil {
 		return nil, err
 	}
 	// Input rounds are sealed with this key; replicas that share it can
@@ -117,14 +130,6 @@ func wire(o wireOptions) (*wired, error) {
 		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
 		State:        o.state,
 	}
-	var grants approval.Store
-	if o.controls != nil {
-		grants = o.controls.store
-	}
-	gates, err = policy.NewGates(reg, o.cfg.catalog(), grants)
-	if err != nil {
-		return nil, err
-	}
 	// Strict mode's pseudonyms stay equal across restarts and replicas
 	// that share this key.
 	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
@@ -141,7 +146,6 @@ func wire(o wireOptions) (*wired, error) {
 	// stage next to the handler (docs/architecture.md).
 	opts.Middleware = append(opts.Middleware, o.outer...)
 	if o.controls != nil {
-		o.controls.policy.Gates = gates
 		o.controls.policy.Questions = priv.Questions()
 		opts.Middleware = append(opts.Middleware, o.controls.policy.Middleware()...)
 		opts.Visible = o.controls.policy.Visible
