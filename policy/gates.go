@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 	"maps"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/internal/jsonwalk"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 
 	"github.com/warden-mcp/warden/internal/benchcpu"

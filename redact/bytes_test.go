@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/warden-mcp/warden/privacy"
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 

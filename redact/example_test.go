@@ -3,8 +3,8 @@ package redact_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )

@@ -2,13 +2,13 @@ package redact
 
 import (
 	"errors"
-	"github.com/warden-mcp/warden/privacy"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 )
 
 var testKey = []byte("test-pseudonym-key-0123456789")

@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/warden-mcp/warden/privacy"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 

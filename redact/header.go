@@ -2,8 +2,9 @@ package redact
 
 import (
 	"bytes"
-	"github.com/warden-mcp/warden/privacy"
 	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
 // Header policy (privacy.Header): the header's name decides what its value

@@ -1,10 +1,11 @@
 package redact
 
 import (
-	"github.com/warden-mcp/warden/privacy"
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
 // Strict's pass over free text: the host names, IP addresses, e-mail

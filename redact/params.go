@@ -1,8 +1,9 @@
 package redact
 
 import (
-	"github.com/warden-mcp/warden/privacy"
 	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
 // Named parameters: the fields of a form, a JSON object or a multipart

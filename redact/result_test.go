@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 

@@ -3,8 +3,9 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 	"reflect"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
 // A string field of an output type may declare what it holds with a privacy

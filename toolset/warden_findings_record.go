@@ -2,11 +2,11 @@ package toolset
 
 import (
 	"context"
-	"github.com/warden-mcp/warden/privacy"
 	"time"
 	"unicode/utf8"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )

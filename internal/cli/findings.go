@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/warden-mcp/warden/privacy"
 	"io"
 	"os"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/privacy"
 )
 
 func (e *env) findingsCommand() *cobra.Command {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/warden-mcp/warden/tool"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/telemetry"
+	"github.com/warden-mcp/warden/tool"
 )
 
 // observability is a serving Warden's metrics listener and tracing, both
