@@ -260,7 +260,7 @@ const approvalKey = "warden_approval"
 
 // approve asks a person before a confirm or confirm_each tool runs, through
 // the client, and remembers a confirm answer.
-func (g *Gates) approve(c *Controls) stage {
+func (g *Gates) approve(c *Controls, questions Hider) stage {
 	return func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
 		t := call.Tool()
 		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
@@ -292,7 +292,7 @@ func (g *Gates) approve(c *Controls) stage {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
 				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
 		}
-		req := tool.Elicit(c.approvalQuestion(call), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+		req := tool.Elicit(approvalQuestion(call, questions), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
 		answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
 		if errors.Is(err, tool.ErrInputRequired) {
 			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
@@ -336,7 +336,7 @@ const maxSummary = 200
 // (x-warden-privacy, from a `privacy` tag: a request body, header values,
 // a password) is never repeated, whatever it holds: the question shows
 // its marker instead.
-func (c *Controls) approvalQuestion(call *tool.Call) string {
+func approvalQuestion(call *tool.Call, questions Hider) string {
 	t := call.Tool()
 	var parts []string
 	if members := call.ArgumentList(); members != nil {
@@ -352,8 +352,8 @@ func (c *Controls) approvalQuestion(call *tool.Call) string {
 			case "string":
 				s, _ := jsonwalk.Unquote(v)
 				s = strings.Join(strings.Fields(s), " ")
-				if c.Questions != nil {
-					s = c.Questions.Hide(s)
+				if questions != nil {
+					s = questions.Hide(s)
 				}
 				val = cut(s, 60)
 			case "object":

@@ -132,6 +132,7 @@ type gateFixture struct {
 	srv  *mcp.Server
 	ran  chan string
 	ctl  *Controls
+	g    *Gates
 	p    auth.Principal
 	grts approval.Store
 }
@@ -145,8 +146,11 @@ func newGateFixture(t *testing.T, cfg CatalogConfig, p auth.Principal) *gateFixt
 	if err != nil {
 		t.Fatal(err)
 	}
-	gf.ctl = &Controls{Limiter: f.lim, Gates: g, Questions: hidePassword{}}
-	gf.srv = mcp.NewServer(reg, &mcp.Options{Middleware: gf.ctl.Middleware(), Visible: gf.ctl.Visible})
+	// The stages over gates built apart from the controls, as the wiring
+	// builds them: the Controls are left as they were made.
+	gf.ctl, gf.g = &Controls{Limiter: f.lim}, g
+	st := gf.ctl.Stages(g, hidePassword{})
+	gf.srv = mcp.NewServer(reg, &mcp.Options{Middleware: st.Middleware(), Visible: st.Visible})
 	t.Cleanup(gf.srv.Close)
 	return gf
 }
@@ -357,11 +361,11 @@ func TestApprovalsLegacy(t *testing.T) {
 }
 
 func TestInScope(t *testing.T) {
-	open := newGateFixture(t, CatalogConfig{}, carol).ctl.Gates
+	open := newGateFixture(t, CatalogConfig{}, carol).g
 	if !open.InScope("anything.example") {
 		t.Error("an empty scope refused a host")
 	}
-	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol).ctl.Gates
+	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol).g
 	for host, want := range map[string]bool{"www.example.org": true, "WWW.Example.ORG.": true, "admin.example.org": false, "example.org": false, "evil.example": false, "": false} {
 		if got := g.InScope(host); got != want {
 			t.Errorf("%q: %v, want %v", host, got, want)

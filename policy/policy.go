@@ -38,7 +38,9 @@ type Controls struct {
 	// local user. Nil refuses such requests.
 	Local *auth.Principal
 	// Gates enforces the tool catalog: enablement, the unsafe switch,
-	// target scope and human approval. Nil enforces only entitlements.
+	// target scope and human approval, in Middleware and Visible. Nil
+	// enforces only entitlements. A server whose gates come after its
+	// controls leaves it nil and builds Stages instead.
 	Gates *Gates
 	// Questions hides any credential in a string; the approval question
 	// passes each argument through it (a *redact.Redactor does). Nil
@@ -155,29 +157,55 @@ func recordFrom(ctx context.Context) *callRecord {
 	return r
 }
 
-// Middleware returns the controls' stages of the call path, outermost
-// first: the audit record around everything, then the gates in their
-// documented order (enablement and the unsafe switch, entitlement, scope,
-// approval), then admission, which arms Call.Begin (quota and slots are
-// taken when the handler begins its work, after its own checks) and
-// releases the slot when the call is settled. Tracing goes outside them
-// and the privacy stage (package redact) inside, next to the handler.
-func (c *Controls) Middleware() []tool.Middleware {
+// Middleware returns the controls' stages of the call path over c.Gates
+// and c.Questions: those of c.Stages(c.Gates, c.Questions).
+func (c *Controls) Middleware() []tool.Middleware { return c.Stages(c.Gates, c.Questions).Middleware() }
+
+// Stages are the controls' stages of the call path over one catalog's
+// gates. A server whose gates are built after its controls (the gates
+// check the configuration against the registry) builds its Stages then,
+// and changes nothing in the Controls.
+type Stages struct {
+	c         *Controls
+	gates     *Gates
+	questions Hider
+}
+
+// Stages returns the stages of c over gates (nil: entitlements only) and
+// questions, which hides credentials in approval questions (nil: the
+// question still cuts each value short).
+func (c *Controls) Stages(gates *Gates, questions Hider) *Stages {
+	return &Stages{c: c, gates: gates, questions: questions}
+}
+
+// Middleware returns the stages, outermost first: the audit record around
+// everything, then the gates in their documented order (enablement and
+// the unsafe switch, entitlement, scope, approval), then admission, which
+// arms Call.Begin (quota and slots are taken when the handler begins its
+// work, after its own checks) and releases the slot when the call is
+// settled. Tracing goes outside them and the privacy stage (package
+// redact) inside, next to the handler.
+func (s *Stages) Middleware() []tool.Middleware {
+	c, g := s.c, s.gates
 	stages := []stage{c.audit}
-	if c.Gates != nil {
-		stages = append(stages, c.Gates.enabled)
+	if g != nil {
+		stages = append(stages, g.enabled)
 	}
 	stages = append(stages, c.entitle)
-	if c.Gates != nil {
-		stages = append(stages, c.Gates.inScope, c.Gates.approve(c))
+	if g != nil {
+		stages = append(stages, g.inScope, g.approve(c, s.questions))
 	}
 	stages = append(stages, c.admission)
 	mw := make([]tool.Middleware, len(stages))
-	for i, s := range stages {
-		mw[i] = s.middleware()
+	for i, st := range stages {
+		mw[i] = st.middleware()
 	}
 	return mw
 }
+
+// Visible is the server's listing filter (mcp.Options.Visible): a caller
+// sees exactly the tools it may call.
+func (s *Stages) Visible(ctx context.Context, t *tool.Tool) bool { return s.c.visible(ctx, s.gates, t) }
 
 // stage is one control on the call path: it calls next to let the call go
 // on, or returns its refusal.
@@ -189,10 +217,12 @@ func (s stage) middleware() tool.Middleware {
 	}
 }
 
-// Visible is the server's listing filter (mcp.Options.Visible): a caller
-// sees exactly the tools it may call.
-func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool {
-	if c.Gates != nil && c.Gates.Status(t) != nil {
+// Visible is the listing filter over c.Gates: that of c.Stages(c.Gates,
+// c.Questions).
+func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool { return c.visible(ctx, c.Gates, t) }
+
+func (c *Controls) visible(ctx context.Context, gates *Gates, t *tool.Tool) bool {
+	if gates != nil && gates.Status(t) != nil {
 		return false
 	}
 	p, ok := c.principal(ctx)

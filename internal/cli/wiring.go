@@ -60,10 +60,11 @@ type wireOptions struct {
 	state statestore.Store
 }
 
-// wire builds the server in dependency order: the gates (which tools
-// consult: a redirect against the scope, a raw read against another
-// tool's switch), the tools, the gates' names checked against them, the
-// privacy stage, then the server with its call path.
+// wire builds the server in dependency order, changing nothing it was
+// given: the gates (which tools consult: a redirect against the scope, a
+// raw read against another tool's switch), the privacy stage, the
+// controls' stages over both, the tools, the gates' names checked against
+// them, then the server with its call path.
 func wire(o wireOptions) (*wired, error) {
 	var grants approval.Store
 	if o.controls != nil {
@@ -73,8 +74,21 @@ func wire(o wireOptions) (*wired, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Strict mode's pseudonyms stay equal across restarts and replicas
+	// that share this key.
+	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
+	if err != nil {
+		return nil, err
+	}
+	priv, err := newPrivacy(o.cfg, pseudonymKey, o.logger)
+	if err != nil {
+		return nil, err
+	}
+	// The controls' call stages over these gates; nil without controls
+	// (a registry built to list tools).
+	var stages *policy.Stages
 	if o.controls != nil {
-		o.controls.policy.Gates = gates
+		stages = o.controls.policy.Stages(gates, priv.Questions())
 	}
 	reg := tool.NewRegistry()
 	native := &toolset.Native{Version: Version(), Edition: string(edition)}
@@ -100,8 +114,8 @@ func wire(o wireOptions) (*wired, error) {
 		switch {
 		case !ok:
 			return false
-		case o.controls != nil:
-			return o.controls.policy.Visible(ctx, t)
+		case stages != nil:
+			return stages.Visible(ctx, t)
 		}
 		return gates.Status(t) == nil
 	}
@@ -130,25 +144,14 @@ func wire(o wireOptions) (*wired, error) {
 		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
 		State:        o.state,
 	}
-	// Strict mode's pseudonyms stay equal across restarts and replicas
-	// that share this key.
-	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
-	if err != nil {
-		return nil, err
-	}
-	priv, err := newPrivacy(o.cfg, pseudonymKey, o.logger)
-	if err != nil {
-		return nil, err
-	}
 	wireNative(native, o, gates)
 	// The call path, outermost first: trace, then the controls (audit,
 	// enabled, entitlement, scope, approval, admission), then the privacy
 	// stage next to the handler (docs/architecture.md).
 	opts.Middleware = append(opts.Middleware, o.outer...)
-	if o.controls != nil {
-		o.controls.policy.Questions = priv.Questions()
-		opts.Middleware = append(opts.Middleware, o.controls.policy.Middleware()...)
-		opts.Visible = o.controls.policy.Visible
+	if stages != nil {
+		opts.Middleware = append(opts.Middleware, stages.Middleware()...)
+		opts.Visible = stages.Visible
 	}
 	opts.Middleware = append(opts.Middleware, priv.Middleware())
 	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
