@@ -93,13 +93,21 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		m.reg.MustRegister(HandlerGauges(o.Stats)...)
 	}
 	if o.Pending != nil {
-		m.reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_audit_records_pending", Help: "Audit records waiting for the store to take them."},
-				func() float64 { a, _ := o.Pending(); return float64(a) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_slot_releases_pending", Help: "Scan slot releases waiting for the store."},
-				func() float64 { _, r := o.Pending(); return float64(r) }))
+		m.reg.MustRegister(PendingGauges(o.Pending)...)
 	}
 	return m
+}
+
+// PendingGauges are the gauges of the audit records and slot releases
+// waiting for the store, read from pending, for controls built after the
+// metrics (which they report to).
+func PendingGauges(pending func() (audit, releases int)) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_audit_records_pending", Help: "Audit records waiting for the store to take them."},
+			func() float64 { a, _ := pending(); return float64(a) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_slot_releases_pending", Help: "Scan slot releases waiting for the store."},
+			func() float64 { _, r := pending(); return float64(r) }),
+	}
 }
 
 // HandlerGauges are the in-flight, session and stream gauges read from an

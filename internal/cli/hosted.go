@@ -50,6 +50,15 @@ type controls struct {
 	close    func()
 }
 
+// localPrincipal is the identity of calls that carry none: warden stdio's
+// local user; nil for a server, whose calls carry a token.
+func localPrincipal(stdio bool) *auth.Principal {
+	if stdio {
+		return policy.LocalPrincipal()
+	}
+	return nil
+}
+
 // limitsStore is what the controls need from either adapter.
 type limitsStore interface {
 	limits.Store
@@ -87,8 +96,9 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 // openControls builds the controls. On stdio there is no token: calls
 // run under the local principal, with limits and audit. stdio is always
 // the local profile; serve is local only on loopback with the local key
-// (Config.serveProfile).
-func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bool) (*controls, error) {
+// (Config.serveProfile). observer is told what the controls decide (nil:
+// nobody).
+func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bool, observer policy.Observer) (*controls, error) {
 	prof := profileLocal
 	if !stdio {
 		prof = cfg.serveProfile()
@@ -108,11 +118,10 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 		return nil, err
 	}
 	c := &controls{profile: prof, transport: cfg.Limits.transportLimited(prof), lim: lim, store: st, close: closeStore,
-		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()},
+		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue(), Observer: observer, Local: localPrincipal(stdio)},
 		registry: credential.New(st, &credential.Options{TTL: time.Duration(cfg.Auth.CredentialCacheTTL)}),
 		bindJWT:  cfg.Auth.BindCredentials}
 	if stdio {
-		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
 	}
 	acfg := auth.Config{

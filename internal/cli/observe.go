@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/telemetry"
 	"github.com/warden-mcp/warden/tool"
 )
@@ -21,10 +22,10 @@ type observability struct {
 	ln      net.Listener
 }
 
-// openObservability builds the telemetry: metrics when metrics.listen is
-// set (the listener is opened now, so that a taken port fails start-up),
-// tracing when tracing.otlp_endpoint is.
-func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observability, error) {
+// openObservability builds the telemetry, before the controls it observes:
+// metrics when metrics.listen is set (the listener is opened now, so that
+// a taken port fails start-up), tracing when tracing.otlp_endpoint is.
+func openObservability(ctx context.Context, cfg Config) (*observability, error) {
 	o := &observability{tel: &telemetry.Telemetry{}}
 	if cfg.Tracing.OTLPEndpoint != "" {
 		tr, err := telemetry.NewTracing(ctx, telemetry.TracingOptions{Endpoint: cfg.Tracing.OTLPEndpoint,
@@ -40,12 +41,25 @@ func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observa
 			return nil, fmt.Errorf("metrics listener: %w", err)
 		}
 		o.ln = ln
-		o.tel.Metrics = telemetry.NewMetrics(telemetry.MetricsOptions{TenantLabels: cfg.Metrics.TenantLabels, Pending: ctl.policy.Pending})
-	}
-	if o.tel.Metrics != nil || o.tel.Tracing != nil {
-		ctl.policy.Observer = o.tel
+		o.tel.Metrics = telemetry.NewMetrics(telemetry.MetricsOptions{TenantLabels: cfg.Metrics.TenantLabels})
 	}
 	return o, nil
+}
+
+// controlsObserver is what the controls report to, nil when nothing
+// observes.
+func (o *observability) controlsObserver() policy.Observer {
+	if o.tel.Metrics == nil && o.tel.Tracing == nil {
+		return nil
+	}
+	return o.tel
+}
+
+// watch adds the gauges of what the controls hold for the store.
+func (o *observability) watch(ctl *controls) {
+	if o.tel.Metrics != nil {
+		o.tel.Metrics.Registry().MustRegister(telemetry.PendingGauges(ctl.policy.Pending)...)
+	}
 }
 
 // middleware is the call stage that goes outside the controls: a span per

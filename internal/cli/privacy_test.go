@@ -197,7 +197,7 @@ func TestPrivacyOnBinaryStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctl, err := openControls(ctx, cfg, discardLogger(), true)
+		ctl, err := openControls(ctx, cfg, discardLogger(), true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // server is one warden serve: openServer builds it in dependency order
-// (the listener, the controls and their store, observability, the keys,
+// (the listener, observability, the controls and their store, the keys,
 // the wired tools and call path, the HTTP handler), Serve runs it until
 // its context ends, and Close releases what openServer acquired, in the
 // reverse order. Nothing is changed once it is open.
@@ -66,19 +66,21 @@ func openServer(ctx context.Context, cfg Config, derivedURL bool, stderr io.Writ
 		}
 		s.cfg = cfg
 	}
-	if s.ctl, err = openControls(ctx, cfg, s.logger, false); err != nil {
+	// Observability first: the controls report to it from the start.
+	if s.obs, err = openObservability(ctx, cfg); err != nil {
+		return s, err
+	}
+	s.closers = append(s.closers, func() { s.obs.close(s.logger) })
+	if s.ctl, err = openControls(ctx, cfg, s.logger, false, s.obs.controlsObserver()); err != nil {
 		return s, err
 	}
 	s.closers = append(s.closers, s.ctl.close)
+	s.obs.watch(s.ctl)
 	pctx, stop := context.WithCancel(ctx)
 	s.closers = append(s.closers, stop)
 	go s.ctl.prune(pctx, time.Hour, s.logger)
 	go s.ctl.policy.Run(pctx, 0) // audit records and slot releases an outage left
 	s.closers = append(s.closers, func() { s.ctl.flushRepairs(s.logger) })
-	if s.obs, err = openObservability(ctx, cfg, s.ctl); err != nil {
-		return s, err
-	}
-	s.closers = append(s.closers, func() { s.obs.close(s.logger) })
 	keys, err := sharedKeys(ctx, cfg, s.ctl.store, cfg.sharedStore())
 	if err != nil {
 		return s, err
@@ -202,9 +204,9 @@ func (s *server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// Close releases what openServer acquired, last first: observability,
-// the audit records still waiting, the controls' maintenance and store,
-// the listener, the log.
+// Close releases what openServer acquired, last first: the audit records
+// still waiting, the controls' maintenance and store, observability (so
+// the controls' last reports are exported), the listener, the log.
 func (s *server) Close() {
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
