@@ -1,8 +1,8 @@
-// Package policy turns Warden's request-path controls into the hooks the
-// MCP server runs around every call and the HTTP middleware in front of
-// it: the credential's entitlements (from package auth), the transport rate
-// limit, scan admission with quotas and concurrency slots (package limits),
-// and the audit trail.
+// Package policy turns Warden's request-path controls into the stages of
+// the call path (tool.Middleware) the server runs around every call, and
+// into the HTTP middleware in front of it: the credential's entitlements
+// (from package auth), the transport rate limit, scan admission with
+// quotas and concurrency slots (package limits), and the audit trail.
 //
 // Every control fails closed: a call is refused with the control's
 // *_unavailable code when its state cannot be evaluated, and a call that
@@ -27,7 +27,7 @@ import (
 	"github.com/warden-mcp/warden/tool"
 )
 
-// Controls holds what the hooks consult. Build one at start-up.
+// Controls holds what the stages consult. Build one at start-up.
 type Controls struct {
 	// Limiter enforces rates, quotas and slots and keeps the audit trail.
 	// Required.
@@ -124,7 +124,7 @@ func (c *Controls) principal(ctx context.Context) (auth.Principal, bool) {
 	return auth.Principal{}, false
 }
 
-// Caller returns the call's identity as the hooks see it: the verified
+// Caller returns the call's identity as the stages see it: the verified
 // principal, else the local one.
 func (c *Controls) Caller(ctx context.Context) (auth.Principal, bool) { return c.principal(ctx) }
 

@@ -6,7 +6,7 @@
 //
 //   - a typed pass, Field, that the SDK applies to every output field
 //     tagged `privacy:"<kind>"` before the result is marshalled;
-//   - a text pass, Text and Result, that the server's policy hook applies
+//   - a text pass, Text and Result, that the privacy Stage (stage.go) applies
 //     to every tool result, ours and third parties': every credential
 //     KeySweep (package secretscan) finds in any string becomes
 //     "[REDACTED:<type>]", because a field named value or detail carries no
@@ -282,10 +282,10 @@
 // (default 262,144), and reads structured content nested at most 10,000
 // deep. Past a bound, or on structured content that is not valid JSON, or
 // when KeySweep gives up on a single string, Result fails closed with a
-// *errcode.Error (CodeLimit or CodeMalformed), which the hook turns into a
+// *errcode.Error (CodeLimit or CodeMalformed), which the Stage turns into a
 // refusal: unscanned text never passes in Balanced or Strict.
 //
-// # Using it from the SDK and the hook
+// # Using it from the SDK and the call path
 //
 // Package tool must not import redact (redact imports tool for Result, and
 // the SDK stays free of the scanner): both read the one kind vocabulary of

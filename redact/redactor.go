@@ -28,7 +28,7 @@ const (
 	// pseudonym key.
 	CodeInvalidOptions = "invalid_privacy_options"
 	// CodeLimit: a result holds more strings or bytes than the pass may
-	// scan. The pass fails closed: the hook refuses the result rather than
+	// scan. The pass fails closed: the Stage refuses the result rather than
 	// let unscanned text through.
 	CodeLimit = "result_too_large_to_redact"
 	// CodeMalformed: a result's structured content is not valid JSON, or

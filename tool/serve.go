@@ -8,7 +8,7 @@ import (
 )
 
 // This file is the server side of the SDK: what a protocol engine (package
-// mcp), policy hooks and harnesses use to list, call and refuse tools. Tool
+// mcp), the stages of its call path and harnesses use to list, call and refuse tools. Tool
 // authors need none of it; everything they write against is elsewhere.
 
 // CallEnv is what the protocol layer gives one call: who the client is and
@@ -114,7 +114,7 @@ func Serve(ctx context.Context, name string, env CallEnv, fn func(ctx context.Co
 }
 
 // ErrorResult shapes a tool error as the result a client of t receives.
-// Servers and hooks use it to refuse a call in the tool's own format.
+// Servers and their stages use it to refuse a call in the tool's own format.
 func ErrorResult(t *Tool, e *Error) *Result { return t.errorResult(e) }
 
 // HeaderParam is an argument mirrored into an Mcp-Param-{Header} HTTP

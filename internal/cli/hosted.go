@@ -30,7 +30,7 @@ import (
 
 // controls are the request-path controls of a serving Warden: the store,
 // the limiter, the token verifier (or the local issuer behind it) and the
-// policy hooks built from them.
+// policy controls built from them.
 type controls struct {
 	profile profile
 	// transport says whether requests pass the transport rate limit.

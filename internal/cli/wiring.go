@@ -41,7 +41,7 @@ type wireOptions struct {
 	// stateDir holds the keys made on first start; "" keeps nothing
 	// (fingerprints then hold for this process only).
 	stateDir string
-	// controls are the entitlement, limit and audit hooks; nil serves
+	// controls are the entitlement, limit and audit stages; nil serves
 	// without them (listing tools, tests).
 	controls *controls
 	// cfg carries the tools block, privacy and approvals; its zero value
