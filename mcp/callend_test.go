@@ -46,9 +46,9 @@ func newLeaverServer(t *testing.T) (*mcp.Server, chan<- struct{}, <-chan leftBeh
 			}()
 			return "returned", nil
 		})
-	srv := mcp.NewServer(reg, &mcp.Options{ResolveView: func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: []tool.Middleware{tool.ResolveViews(func(context.Context, *tool.Call, string) (tool.View, []tool.Warning, error) {
 		return endView{}, nil, nil
-	}})
+	})}})
 	t.Cleanup(srv.Close)
 	return srv, release, got
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/warden-mcp/warden/internal/jsonwalk"
 	"github.com/warden-mcp/warden/tool"
@@ -274,9 +273,13 @@ func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte,
 // callEnv builds the handler's view of the call.
 func (s *Server) callEnv(ctx context.Context, x *exchange, r *rounds) tool.CallEnv {
 	env := tool.CallEnv{
-		Logger:   s.log,
-		Supports: x.caps.supports,
-		Log:      x.logf,
+		Session:       sessionKey(x.sess),
+		Modern:        x.modern,
+		Client:        x.client,
+		CorrelationID: CorrelationID(ctx),
+		Logger:        s.log,
+		Supports:      x.caps.supports,
+		Log:           x.logf,
 	}
 	if x.progressToken != nil {
 		env.Progress = x.progress
@@ -321,17 +324,11 @@ func (s *Server) toolsCall(ctx context.Context, x *exchange, p *params) ([]byte,
 			return nil, missingTasksCapability()
 		}
 	}
-	env := s.callEnv(ctx, x, r)
-	out := s.runTool(ctx, t, args, env, x.callInfo(env))
+	out := s.runTool(ctx, t, args, s.callEnv(ctx, x, r))
 	if out.Interrupt != nil {
 		return s.interrupted(x, r, out.Interrupt)
 	}
 	return s.toolResult(x, out.Result)
-}
-
-// callInfo describes the call to hooks.
-func (x *exchange) callInfo(env tool.CallEnv) CallInfo {
-	return CallInfo{Modern: x.modern, Session: sessionKey(x.sess), Client: x.client, Supports: x.caps.supports, Input: env.Input}
 }
 
 // sessionKey is the key tools and resolvers know a legacy session by.
@@ -342,55 +339,16 @@ func sessionKey(sess *Session) string {
 	return sess.key
 }
 
-// runTool runs the hooks and, inside them, the tool with its view
-// resolved.
-func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv, info CallInfo) tool.Outcome {
-	if s.opts.Admit != nil {
-		// Begin is called by the handler with the context the hooks
-		// decorated (the caller, the audit record), so the admission
-		// sees them. The slot is released when the tool returns, or
-		// when the transport has delivered the outcome if it holds the
-		// release until then (see CallFault).
-		var mu sync.Mutex
-		var release func()
-		env.Begin = func(ctx context.Context) (context.Context, error) {
-			wctx, rel, err := s.opts.Admit(ctx, t, args)
-			if err != nil {
-				return ctx, err
-			}
-			mu.Lock()
-			release = rel
-			mu.Unlock()
-			return wctx, nil
-		}
-		defer func() {
-			mu.Lock()
-			rel := release
-			mu.Unlock()
-			if rel != nil && !holdRelease(ctx, rel) {
-				rel()
-			}
-		}()
+// runTool parses the call once and runs it down the middleware chain to
+// the tool. When the chain has stages, they may hold an admission's
+// release until the transport has delivered the outcome (Call.Settle) and
+// ask whether the call failed through the server (Call.Fault).
+func (s *Server) runTool(ctx context.Context, t *tool.Tool, args json.RawMessage, env tool.CallEnv) tool.Outcome {
+	if len(s.opts.Middleware) > 0 {
+		env.Settle = func(release func()) bool { return holdRelease(ctx, release) }
+		env.Fault = func() error { return CallFault(ctx) }
 	}
-	session := info.Session
-	env.Session = session
-	if s.opts.ResolveView != nil && t.Scope == tool.ViewScoped {
-		env.ResolveView = func(ctx context.Context, handle string) (tool.View, []tool.Warning, error) {
-			return s.opts.ResolveView(ctx, ViewQuery{Tool: t, Handle: handle, Session: session})
-		}
-	}
-	ctx = context.WithValue(ctx, callInfoKey{}, info)
-	next := func(ctx context.Context) tool.Outcome {
-		if s.opts.Redactor != nil {
-			env.Redact = s.opts.Redactor(ctx)
-		}
-		return tool.Run(ctx, t, env, args)
-	}
-	for i := len(s.opts.Hooks) - 1; i >= 0; i-- {
-		h, inner := s.opts.Hooks[i], next
-		next = func(ctx context.Context) tool.Outcome { return h(ctx, t, args, inner) }
-	}
-	return next(ctx)
+	return s.call(ctx, tool.NewCall(t, args, env))
 }
 
 func (s *Server) interrupted(x *exchange, r *rounds, it *tool.Interrupt) ([]byte, *Error) {

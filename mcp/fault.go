@@ -9,7 +9,7 @@ import (
 
 // A call can end through no fault of its caller: the server ended the
 // session it ran in, or the transport could not keep its outcome for the
-// client to collect. The admission layer (Options.Admit) must not charge
+// client to collect. The admission stage (a tool.Middleware) must not charge
 // such a call. It learns of it by asking CallFault, with the context it
 // was given, when the release function it returned is called: a transport
 // that may only learn after the tool has returned (the legacy HTTP one,
@@ -32,8 +32,8 @@ var errClientEnded = errors.New("the client ended the session")
 // CallFault returns why a tool call ended through no fault of its caller,
 // an error wrapping ErrServerFault, or nil when the caller is answerable
 // for its outcome (including a call the caller cancelled or abandoned).
-// ctx is the call's context or one derived from it, such as the one given
-// to Options.Admit; it is meant to be asked when the call's work has
+// ctx is the call's context or one derived from it; stages ask it through
+// tool.Call.Fault. It is meant to be asked when the call's work has
 // ended, in the admission's release function.
 func CallFault(ctx context.Context) error {
 	if l, ok := ctx.Value(ledgerKey{}).(*callLedger); ok {

@@ -139,13 +139,34 @@ func newStreamFixture(t *testing.T, opts *mcp.HTTPOptions) *streamFixture {
 		})
 	srv := mcp.NewServer(f.reg, &mcp.Options{
 		Name: "warden-test", Version: "0.0.0-test", StateKey: peerStateKey,
-		Hooks: []mcp.CallHook{func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-			out := next(ctx)
-			f.results <- out.Result
-			return out
-		}},
-		Admit: func(ctx context.Context, t *tool.Tool, args json.RawMessage) (context.Context, func(), error) {
-			return ctx, func() { f.ends <- mcp.CallFault(ctx) }, nil
+		Middleware: []tool.Middleware{
+			func(next tool.Handler) tool.Handler {
+				return func(ctx context.Context, c *tool.Call) tool.Outcome {
+					out := next(ctx, c)
+					f.results <- out.Result
+					return out
+				}
+			},
+			// An admission stage: the release waits for the transport
+			// to settle the call, then asks whether it failed through
+			// the server.
+			func(next tool.Handler) tool.Handler {
+				return func(ctx context.Context, c *tool.Call) tool.Outcome {
+					admitted := false
+					c.SetAdmission(func(ctx context.Context) (context.Context, error) {
+						admitted = true
+						return ctx, nil
+					})
+					out := next(ctx, c)
+					if admitted {
+						release := func() { f.ends <- c.Fault() }
+						if !c.Settle(release) {
+							release()
+						}
+					}
+					return out
+				}
+			},
 		},
 	})
 	t.Cleanup(srv.Close)

@@ -131,6 +131,8 @@ type RequestStats struct {
 	// Status is the HTTP status answered (200 for a stream).
 	Status   int
 	Duration time.Duration
+	// CorrelationID is the request's correlation id.
+	CorrelationID string
 }
 
 // HTTPStats is what the handler holds open now.
@@ -340,7 +342,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("mcp_method", r.Header.Get("Mcp-Method")),
 			slog.Duration("duration", d))
 		if note != nil {
-			h.opts.Observer.Request(ctx, RequestStats{Method: note.method, Era: note.era, Status: sw.status, Duration: d})
+			h.opts.Observer.Request(ctx, RequestStats{Method: note.method, Era: note.era, Status: sw.status, Duration: d, CorrelationID: CorrelationID(ctx)})
 		}
 	}()
 	switch r.URL.Path {

@@ -157,7 +157,7 @@ func (h *HTTPHandler) postLegacy(w http.ResponseWriter, r *http.Request, m *Mess
 	// admission is settled once the outcome is delivered or kept.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.opts.DetachedCallTimeout)
 	var ledger *callLedger
-	if h.s.opts.Admit != nil {
+	if len(h.s.opts.Middleware) > 0 {
 		ctx, ledger = withLedger(ctx)
 	}
 	done := make(chan struct{})

@@ -51,66 +51,6 @@ const (
 	metaSubscriptionID  = "io.modelcontextprotocol/subscriptionId"
 )
 
-// CallHook wraps every tool call. The policy, quota and audit layers plug
-// in here; next runs the tool (or the next hook). A hook that refuses a
-// call returns its own error result (tool.ErrorResult) without calling
-// next.
-type CallHook func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome
-
-// CallInfo is what hooks may know of a tool call beyond its tool and
-// arguments; CallInfoFrom reads it from the context a hook receives.
-type CallInfo struct {
-	// Modern is true on the stateless revision, false in a legacy
-	// session.
-	Modern bool
-	// Session is the key of the legacy session; "" on the stateless
-	// revision.
-	Session string
-	// Client is the client's self-declared name (clientInfo.name), ""
-	// when it gave none. Never use it for an access decision.
-	Client string
-	// Supports reports whether the client declared a capability
-	// ("elicitation", "sampling", "roots").
-	Supports func(capability string) bool
-	// Input asks the client, as tool.Call.Input does: on a legacy session
-	// it sends the requests and waits; on the stateless revision it
-	// returns the answers the client retried with, or
-	// tool.ErrInputRequired, which a hook turns into an Outcome whose
-	// Interrupt carries the pending requests.
-	Input func(ctx context.Context, reqs map[string]tool.InputRequest) (map[string]json.RawMessage, error)
-}
-
-type callInfoKey struct{}
-
-// CallInfoFrom returns the CallInfo of the call a hook is running.
-func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
-	ci, ok := ctx.Value(callInfoKey{}).(CallInfo)
-	return ci, ok
-}
-
-// ViewQuery is what a view resolver sees of a call to a view-scoped tool.
-type ViewQuery struct {
-	Tool *tool.Tool
-	// Handle is the call's view argument; "" when the call names none.
-	Handle string
-	// Session is the key of the legacy session the call belongs to; ""
-	// on the stateless revision.
-	Session string
-}
-
-// ViewResolver finds the view a call to a view-scoped tool acts on. It
-// returns the view and any warnings for the result (implicit_view, say),
-// or a *tool.Error the client reads (no_active_binary_view with the open
-// handles in its details, view_not_found).
-type ViewResolver func(ctx context.Context, q ViewQuery) (tool.View, []tool.Warning, error)
-
-// AdmitFunc admits a tool call's work when the tool calls Call.Begin:
-// on a hosted server it takes a concurrency slot and charges quota. It
-// returns the context the work runs under and a release function the
-// server calls when the work ends. A refusal is returned as the error (a
-// *tool.Error with the limit's code).
-type AdmitFunc func(ctx context.Context, t *tool.Tool, args json.RawMessage) (context.Context, func(), error)
-
 // Options configure a Server. The zero value of each field is a safe
 // default.
 type Options struct {
@@ -134,25 +74,15 @@ type Options struct {
 	// ListTTL is the ttlMs published on list and discover results. Zero:
 	// 60 seconds. Clients also hear of changes on subscriptions/listen.
 	ListTTL time.Duration
-	// ResolveView finds the view of each call to a view-scoped tool,
-	// after the hooks admitted the call and before its arguments are
-	// decoded. Nil: no views, and view-scoped tools answer
-	// no_active_binary_view.
-	ResolveView ViewResolver
 	// Visible filters the tools a caller sees listed. Nil: all. When
 	// set, list results are marked cacheScope "private". A call to a
-	// registered tool that is not visible still reaches the hooks, which
-	// refuse it with a code that says why.
+	// registered tool that is not visible still reaches the middleware,
+	// which refuses it with a code that says why.
 	Visible func(ctx context.Context, t *tool.Tool) bool
-	// Redactor returns the privacy redactor for a call (after the hooks
-	// decorated its context), applied to the tagged strings of typed
-	// results before they are marshalled. Nil, or a nil result, redacts
-	// nothing.
-	Redactor func(ctx context.Context) tool.Redactor
-	// Hooks wrap every tool call, outermost first.
-	Hooks []CallHook
-	// Admit admits a call's work at Call.Begin. Nil admits everything.
-	Admit AdmitFunc
+	// Middleware wraps every tool call, outermost first, around
+	// tool.Invoke: each stage gets the parsed *tool.Call (see
+	// tool.Middleware). Nil: the tool runs alone.
+	Middleware []tool.Middleware
 	// Tasks enables the io.modelcontextprotocol/tasks extension.
 	Tasks bool
 	// State keeps the protocol state that outlives a request: tasks,
@@ -177,6 +107,8 @@ type Server struct {
 	tasks      bool
 	state      statestore.Store
 	runs       taskRuns
+	// call is the tool call path: the middleware around tool.Invoke.
+	call tool.Handler
 
 	// lists holds the last rendered tools/list page per era (0 legacy, 1
 	// modern) while every caller sees the same tools; see toolsList.
@@ -235,6 +167,7 @@ func NewServer(reg *tool.Registry, opts *Options) *Server {
 	s.resultMeta = append([]byte(`,"_meta":{"`+metaServerInfo+`":`), s.serverInfo...)
 	s.resultMeta = append(s.resultMeta, '}')
 	s.features.init()
+	s.call = tool.Chain(tool.Invoke, s.opts.Middleware...)
 	s.tasks = s.opts.Tasks
 	s.state = s.opts.State
 	if s.state == nil {

@@ -36,10 +36,11 @@ func TestViewScopedTools(t *testing.T) {
 	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `no_active_binary_view: `) {
 		t.Errorf("without a resolver: %s", got)
 	}
-	var seen []ViewQuery
-	resolve := func(ctx context.Context, q ViewQuery) (tool.View, []tool.Warning, error) {
-		seen = append(seen, q)
-		switch q.Handle {
+	type query struct{ tool, handle, session string }
+	var seen []query
+	resolve := func(ctx context.Context, c *tool.Call, handle string) (tool.View, []tool.Warning, error) {
+		seen = append(seen, query{c.Tool().Name, handle, c.Session()})
+		switch handle {
 		case "":
 			return testView{}, []tool.Warning{{Code: "implicit_view", Message: "used the only open view"}}, nil
 		case "v1":
@@ -47,7 +48,7 @@ func TestViewScopedTools(t *testing.T) {
 		}
 		return nil, nil, &tool.Error{Code: tool.CodeNoActiveView, Message: "no such view", Details: map[string]any{"views": []string{"v1"}}}
 	}
-	srv = NewServer(scopedRegistry(), &Options{ResolveView: resolve})
+	srv = NewServer(scopedRegistry(), &Options{Middleware: []tool.Middleware{tool.ResolveViews(resolve)}})
 	got = string(srv.ServeMessage(context.Background(), []byte(call(`{}`)), nil))
 	if !strings.Contains(got, `"text":"t.bin"`) || !strings.Contains(got, `implicit_view: used the only open view`) {
 		t.Errorf("implicit view: %s", got)
@@ -64,7 +65,7 @@ func TestViewScopedTools(t *testing.T) {
 	if !strings.Contains(got, `invalid_params`) {
 		t.Errorf("a non-string view: %s", got)
 	}
-	if len(seen) != 3 || seen[0].Tool.Name != "view_name" || seen[1].Handle != "v1" || seen[0].Session != "" {
+	if len(seen) != 3 || seen[0].tool != "view_name" || seen[1].handle != "v1" || seen[0].session != "" {
 		t.Errorf("resolver saw %+v", seen)
 	}
 }

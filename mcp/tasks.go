@@ -240,7 +240,7 @@ func (s *Server) callAsTask(ctx context.Context, x *exchange, t *tool.Tool, args
 		return ok
 	}
 	done := make(chan tool.Outcome, 1)
-	go func() { done <- s.runTool(tctx, t, args, env, x.callInfo(env)) }()
+	go func() { done <- s.runTool(tctx, t, args, env) }()
 	isDetached := func() bool {
 		select {
 		case <-detached:
@@ -485,13 +485,16 @@ func (s *Server) resume(ctx context.Context, id, caller string, d *taskDoc) {
 	go s.watchTask(rctx, tk)
 	r := &rounds{s: s, answers: d.Answers, state: d.State}
 	env := tool.CallEnv{
-		Logger:   s.log,
-		Supports: tk.caps.supports,
-		Input:    r.input,
-		State:    r.state,
-		Detach:   func() bool { return true },
+		Modern:        true,
+		Client:        tk.client,
+		CorrelationID: CorrelationID(ctx),
+		Logger:        s.log,
+		Supports:      tk.caps.supports,
+		Input:         r.input,
+		State:         r.state,
+		Detach:        func() bool { return true },
 	}
-	res := s.runTool(rctx, t, tk.args, env, CallInfo{Modern: true, Client: tk.client, Supports: tk.caps.supports, Input: env.Input})
+	res := s.runTool(rctx, t, tk.args, env)
 	s.settle(tk, res, r)
 }
 

@@ -23,7 +23,7 @@ func TestEveryAnsweredCallIsInTheAuditTrail(t *testing.T) {
 		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 		return "done", nil
 	})
-	f.srv = mcp.NewServer(reg, &mcp.Options{Hooks: f.ctl.Hooks(), Admit: f.ctl.Admit})
+	f.srv = mcp.NewServer(reg, &mcp.Options{Middleware: f.ctl.Middleware()})
 	const calls = 200
 	var answered atomic.Int64
 	var wg sync.WaitGroup

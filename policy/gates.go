@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/internal/jsonwalk"
-	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -24,7 +25,6 @@ const (
 	CodeTargetOutOfScope    = "target_out_of_scope"
 	CodeApprovalDeclined    = "approval_declined"
 	CodeApprovalUnavailable = "approval_unavailable"
-	CodeRedactionFailed     = "redaction_failed"
 )
 
 // Approval modes: who asks the person before a confirm or confirm_each
@@ -80,8 +80,25 @@ type Gates struct {
 
 // NewGates checks cfg against the registry: an unknown tool or family
 // name in any list is an error, not a silent no-op. grants keeps
-// approvals across replicas; nil keeps them in this process only.
+// approvals across replicas; nil keeps them in this process only. It is
+// PrepareGates and Check in one step.
 func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
+	g, err := PrepareGates(cfg, grants)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Check(reg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// PrepareGates builds the gates of cfg before any tool is registered, so
+// that tools which consult them (a redirect checked against the scope, a
+// read that follows another tool's switch) get them at construction. The
+// names in cfg's lists are checked against the registry by Check, once
+// the tools are registered; serve no call before it passed.
+func PrepareGates(cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g := &Gates{
 		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
 		grants: grants, now: time.Now,
@@ -99,6 +116,37 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 	if g.grants == nil {
 		g.grants = approval.NewMemory(0)
 	}
+	set := func(list string, in []string, families bool) (map[string]bool, error) {
+		m := map[string]bool{}
+		for _, e := range in {
+			e = strings.TrimSpace(e)
+			if !families && strings.HasSuffix(e, "_") {
+				return nil, fmt.Errorf("%s: %q: name tools one by one here, not families", list, e)
+			}
+			m[e] = true
+		}
+		return m, nil
+	}
+	var err error
+	if g.enable, err = set("tools.enable", cfg.Enable, true); err != nil {
+		return nil, err
+	}
+	if g.disable, err = set("tools.disable", cfg.Disable, true); err != nil {
+		return nil, err
+	}
+	if g.allowUnsafe, err = set("tools.allow_unsafe", cfg.AllowUnsafe, false); err != nil {
+		return nil, err
+	}
+	if g.scope, err = NewScope(cfg.ScopeInclude, cfg.ScopeExclude); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Check checks the names the gates were configured with against the
+// registry: an unknown tool or family in any list, or a tool in
+// tools.allow_unsafe that is not unsafe, is an error. It changes nothing.
+func (g *Gates) Check(reg *tool.Registry) error {
 	tools, _ := reg.Tools()
 	names := map[string]*tool.Tool{}
 	for _, t := range tools {
@@ -117,39 +165,22 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 		}
 		return nil
 	}
-	set := func(list string, in []string, families bool) (map[string]bool, error) {
-		m := map[string]bool{}
-		for _, e := range in {
-			e = strings.TrimSpace(e)
-			if !families && strings.HasSuffix(e, "_") {
-				return nil, fmt.Errorf("%s: %q: name tools one by one here, not families", list, e)
+	for _, l := range []struct {
+		name string
+		set  map[string]bool
+	}{{"tools.enable", g.enable}, {"tools.disable", g.disable}, {"tools.allow_unsafe", g.allowUnsafe}} {
+		for _, e := range slices.Sorted(maps.Keys(l.set)) {
+			if err := known(l.name, e); err != nil {
+				return err
 			}
-			if err := known(list, e); err != nil {
-				return nil, err
-			}
-			m[e] = true
 		}
-		return m, nil
 	}
-	var err error
-	if g.enable, err = set("tools.enable", cfg.Enable, true); err != nil {
-		return nil, err
-	}
-	if g.disable, err = set("tools.disable", cfg.Disable, true); err != nil {
-		return nil, err
-	}
-	if g.allowUnsafe, err = set("tools.allow_unsafe", cfg.AllowUnsafe, false); err != nil {
-		return nil, err
-	}
-	for n := range g.allowUnsafe {
+	for _, n := range slices.Sorted(maps.Keys(g.allowUnsafe)) {
 		if !names[n].Catalog.Unsafe {
-			return nil, fmt.Errorf("tools.allow_unsafe: %s is not an unsafe tool", n)
+			return fmt.Errorf("tools.allow_unsafe: %s is not an unsafe tool", n)
 		}
 	}
-	if g.scope, err = NewScope(cfg.ScopeInclude, cfg.ScopeExclude); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return nil
 }
 
 // listed reports whether a name or its family is in a set.
@@ -195,23 +226,23 @@ func (g *Gates) InScope(host string) bool {
 func (g *Gates) Approvals() string { return g.approvals }
 
 // enabled is the enablement and unsafe-switch gate.
-func (g *Gates) enabled(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-	if e := g.Status(t); e != nil {
-		return refuse(t, e)
+func (g *Gates) enabled(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	if e := g.Status(call.Tool()); e != nil {
+		return refuse(call.Tool(), e)
 	}
-	return next(ctx)
+	return next(ctx, call)
 }
 
 // inScope checks a network tool's target against the scope before the
 // handler runs: an out-of-scope target costs no look-up and no connection.
-func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-	param := t.Catalog.TargetParam
-	if param == "" || !g.scope.Restricted() {
-		return next(ctx)
+func (g *Gates) inScope(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	t := call.Tool()
+	if t.Catalog.TargetParam == "" || !g.scope.Restricted() {
+		return next(ctx, call)
 	}
-	target, ok := stringArg(args, param)
+	target, ok := call.Target()
 	if !ok {
-		return next(ctx) // absent or not a string: the tool's own checks answer
+		return next(ctx, call) // absent or not a string: the tool's own checks answer
 	}
 	host, err := TargetHost(target)
 	if err != nil {
@@ -220,25 +251,7 @@ func (g *Gates) inScope(ctx context.Context, t *tool.Tool, args json.RawMessage,
 	if why := g.scope.Refusal(host); why != "" {
 		return refuse(t, &tool.Error{Code: CodeTargetOutOfScope, Message: why})
 	}
-	return next(ctx)
-}
-
-// stringArg reads a top-level string argument.
-func stringArg(args json.RawMessage, name string) (string, bool) {
-	if !json.Valid(args) || jsonwalk.Kind(args) != "object" {
-		return "", false
-	}
-	val, found := "", false
-	_ = jsonwalk.EachMember(args, func(k, v []byte) error {
-		if key, ok := jsonwalk.Unquote(k); ok && key == name && jsonwalk.Kind(v) == "string" {
-			val, found = "", false
-			if s, ok := jsonwalk.Unquote(v); ok {
-				val, found = s, true
-			}
-		}
-		return nil
-	})
-	return val, found
+	return next(ctx, call)
 }
 
 // approvalKey is the input key of the approval question. Tools never use
@@ -247,23 +260,23 @@ const approvalKey = "warden_approval"
 
 // approve asks a person before a confirm or confirm_each tool runs, through
 // the client, and remembers a confirm answer.
-func (g *Gates) approve(c *Controls) mcp.CallHook {
-	return func(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+func (g *Gates) approve(c *Controls, questions Hider) stage {
+	return func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+		t := call.Tool()
 		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
-			return next(ctx)
+			return next(ctx, call)
 		}
-		info, ok := mcp.CallInfoFrom(ctx)
 		p, pok := c.principal(ctx)
-		if !ok || !pok {
+		if !pok {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
 		}
 		store := g.grants
-		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), info.Client, t.Name)
-		if !info.Modern {
+		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
+		if !call.Modern() {
 			// The session's key is random and shared by every replica
 			// serving the session: its approvals hold there and nowhere
 			// else, and are unreachable once it ends.
-			key = approval.Key("session", info.Session, t.Name)
+			key = approval.Key("session", call.Session(), t.Name)
 		}
 		if t.Catalog.Trust == tool.TrustConfirm {
 			granted, err := store.ApprovalGranted(ctx, key, g.now())
@@ -272,15 +285,15 @@ func (g *Gates) approve(c *Controls) mcp.CallHook {
 				return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second})
 			}
 			if granted {
-				return next(ctx)
+				return next(ctx, call)
 			}
 		}
-		if info.Supports == nil || !info.Supports("elicitation") || info.Input == nil {
+		if !call.Supports("elicitation") {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
 				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
 		}
-		req := tool.Elicit(c.approvalQuestion(t, args), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
-		answers, err := info.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
+		req := tool.Elicit(approvalQuestion(call, questions), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+		answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
 		if errors.Is(err, tool.ErrInputRequired) {
 			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
 		}
@@ -295,7 +308,7 @@ func (g *Gates) approve(c *Controls) mcp.CallHook {
 				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
 			}
 		}
-		return next(ctx)
+		return next(ctx, call)
 	}
 }
 
@@ -323,23 +336,24 @@ const maxSummary = 200
 // (x-warden-privacy, from a `privacy` tag: a request body, header values,
 // a password) is never repeated, whatever it holds: the question shows
 // its marker instead.
-func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
+func approvalQuestion(call *tool.Call, questions Hider) string {
+	t := call.Tool()
 	var parts []string
-	if json.Valid(args) && jsonwalk.Kind(args) == "object" {
+	if members := call.ArgumentList(); members != nil {
 		private := privateArgs(t)
-		_ = jsonwalk.EachMember(args, func(k, v []byte) error {
-			name, _ := jsonwalk.Unquote(k)
+		for _, m := range members {
+			name, v := m.Name, m.Value
 			val := ""
 			if kind, ok := private[name]; ok {
 				parts = append(parts, name+"=[REDACTED:"+kind+"]")
-				return nil
+				continue
 			}
 			switch jsonwalk.Kind(v) {
 			case "string":
 				s, _ := jsonwalk.Unquote(v)
 				s = strings.Join(strings.Fields(s), " ")
-				if c.HideSecrets != nil {
-					s = c.HideSecrets(s)
+				if questions != nil {
+					s = questions.Hide(s)
 				}
 				val = cut(s, 60)
 			case "object":
@@ -350,8 +364,7 @@ func (c *Controls) approvalQuestion(t *tool.Tool, args json.RawMessage) string {
 				val = string(v)
 			}
 			parts = append(parts, name+"="+val)
-			return nil
-		})
+		}
 	}
 	q := "Allow " + t.Name + " to run?"
 	if len(parts) > 0 {
@@ -373,7 +386,7 @@ func privateArgs(t *tool.Tool) map[string]string {
 	}
 	var out map[string]string
 	for name, p := range schema.Properties {
-		if p.Privacy != "" && p.Privacy != tool.PrivacyPlain {
+		if privacy.Redacts(p.Privacy) {
 			if out == nil {
 				out = map[string]string{}
 			}

@@ -68,6 +68,30 @@ func TestGatesRefuseUnknownNames(t *testing.T) {
 	}
 }
 
+// Gates prepared before any tool is registered answer for the tools
+// registered later, and Check holds the configuration's names to them.
+func TestPreparedGates(t *testing.T) {
+	g, err := PrepareGates(CatalogConfig{Enable: []string{"acme_extra"}, ScopeInclude: []string{"*.example.com"}, AllowUnsafe: []string{"acme_nope"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.InScope("a.example.com") || g.InScope("example.org") {
+		t.Error("the scope is not the configured one")
+	}
+	reg := gateRegistry(nil)
+	extra, _ := reg.Lookup("acme_extra")
+	fetch, _ := reg.Lookup("acme_fetch")
+	if g.Status(extra) != nil || g.Status(fetch) == nil {
+		t.Errorf("status: extra %v, fetch %v", g.Status(extra), g.Status(fetch))
+	}
+	if err := g.Check(reg); err == nil || !strings.Contains(err.Error(), "acme_nope") {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := PrepareGates(CatalogConfig{Disable: []string{"anything_"}}, nil); err != nil {
+		t.Errorf("a family is checked only against a registry: %v", err)
+	}
+}
+
 func TestGateStatus(t *testing.T) {
 	reg := gateRegistry(nil)
 	code := func(cfg CatalogConfig, name string) string {
@@ -108,6 +132,7 @@ type gateFixture struct {
 	srv  *mcp.Server
 	ran  chan string
 	ctl  *Controls
+	g    *Gates
 	p    auth.Principal
 	grts approval.Store
 }
@@ -121,10 +146,11 @@ func newGateFixture(t *testing.T, cfg CatalogConfig, p auth.Principal) *gateFixt
 	if err != nil {
 		t.Fatal(err)
 	}
-	gf.ctl = &Controls{Limiter: f.lim, Gates: g, HideSecrets: func(s string) string {
-		return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]")
-	}}
-	gf.srv = mcp.NewServer(reg, &mcp.Options{Hooks: gf.ctl.Hooks(), Admit: gf.ctl.Admit, Visible: gf.ctl.Visible})
+	// The stages over gates built apart from the controls, as the wiring
+	// builds them: the Controls are left as they were made.
+	gf.ctl, gf.g = &Controls{Limiter: f.lim}, g
+	st := gf.ctl.Stages(g, hidePassword{})
+	gf.srv = mcp.NewServer(reg, &mcp.Options{Middleware: st.Middleware(), Visible: st.Visible})
 	t.Cleanup(gf.srv.Close)
 	return gf
 }
@@ -335,11 +361,11 @@ func TestApprovalsLegacy(t *testing.T) {
 }
 
 func TestInScope(t *testing.T) {
-	open := newGateFixture(t, CatalogConfig{}, carol).ctl.Gates
+	open := newGateFixture(t, CatalogConfig{}, carol).g
 	if !open.InScope("anything.example") {
 		t.Error("an empty scope refused a host")
 	}
-	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol).ctl.Gates
+	g := newGateFixture(t, CatalogConfig{ScopeInclude: []string{"*.example.org"}, ScopeExclude: []string{"admin.example.org", "*.internal.example.org"}}, carol).g
 	for host, want := range map[string]bool{"www.example.org": true, "WWW.Example.ORG.": true, "admin.example.org": false, "example.org": false, "evil.example": false, "": false} {
 		if got := g.InScope(host); got != want {
 			t.Errorf("%q: %v, want %v", host, got, want)
@@ -371,4 +397,11 @@ func TestApprovalNotForgedNorReplayed(t *testing.T) {
 	if n := len(f.ran); n != 1 {
 		t.Errorf("acme_write ran %d times on one approval", n)
 	}
+}
+
+// hidePassword hides one known password, as a redactor would.
+type hidePassword struct{}
+
+func (hidePassword) Hide(s string) string {
+	return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]")
 }

@@ -146,7 +146,7 @@ func TestHostileOutageRefusesBeforeWorkWhenTheQueueIsFull(t *testing.T) {
 		ran++
 		return "ran", nil
 	})
-	f.srv = mcp.NewServer(reg, &mcp.Options{Hooks: f.ctl.Hooks(), Admit: f.ctl.Admit})
+	f.srv = mcp.NewServer(reg, &mcp.Options{Middleware: f.ctl.Middleware()})
 	counted := alice
 	counted.Entitlements = []string{"counted"}
 	st.down.Store(true)

@@ -48,7 +48,7 @@ func TestHostileTenantsShareNoSession(t *testing.T) {
 	wrap := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r = r.WithContext(auth.WithPrincipal(r.Context(), as[r.Header.Get("X-Test-Tenant")]))
-			f.ctl.BindCaller(next).ServeHTTP(w, r)
+			f.ctl.BindCaller(mcp.WithCaller, next).ServeHTTP(w, r)
 		})
 	}
 	h := mcp.NewHTTPHandler(f.srv, &mcp.HTTPOptions{Wrap: wrap})

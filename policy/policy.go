@@ -1,8 +1,8 @@
-// Package policy turns Warden's request-path controls into the hooks the
-// MCP server runs around every call and the HTTP middleware in front of
-// it: the credential's entitlements (from package auth), the transport rate
-// limit, scan admission with quotas and concurrency slots (package limits),
-// and the audit trail.
+// Package policy turns Warden's request-path controls into the stages of
+// the call path (tool.Middleware) the server runs around every call, and
+// into the HTTP middleware in front of it: the credential's entitlements
+// (from package auth), the transport rate limit, scan admission with
+// quotas and concurrency slots (package limits), and the audit trail.
 //
 // Every control fails closed: a call is refused with the control's
 // *_unavailable code when its state cannot be evaluated, and a call that
@@ -24,11 +24,10 @@ import (
 	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/limits"
-	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
-// Controls holds what the hooks consult. Build one at start-up.
+// Controls holds what the stages consult. Build one at start-up.
 type Controls struct {
 	// Limiter enforces rates, quotas and slots and keeps the audit trail.
 	// Required.
@@ -39,16 +38,14 @@ type Controls struct {
 	// local user. Nil refuses such requests.
 	Local *auth.Principal
 	// Gates enforces the tool catalog: enablement, the unsafe switch,
-	// target scope and human approval. Nil enforces only entitlements.
+	// target scope and human approval, in Middleware and Visible. Nil
+	// enforces only entitlements. A server whose gates come after its
+	// controls leaves it nil and builds Stages instead.
 	Gates *Gates
-	// HideSecrets replaces any credential in a string; the approval
-	// question passes each argument through it. Nil leaves strings as
-	// they are (the question still cuts them short).
-	HideSecrets func(string) string
-	// Redact applies the caller's privacy mode to a result, last, after
-	// the handler. An error refuses the result (fail closed). Nil
-	// returns results as they are.
-	Redact func(ctx context.Context, t *tool.Tool, res *tool.Result) (*tool.Result, error)
+	// Questions hides any credential in a string; the approval question
+	// passes each argument through it (a *redact.Redactor does). Nil
+	// leaves strings as they are (the question still cuts them short).
+	Questions Hider
 	// Queue makes calls that find the scan slots taken wait in line for
 	// one (the local profile). Nil refuses them at once (hosted).
 	Queue *Queue
@@ -62,6 +59,11 @@ type Controls struct {
 
 	line    line
 	repairs repairs
+}
+
+// Hider replaces every credential in a string with its marker.
+type Hider interface {
+	Hide(s string) string
 }
 
 // Observer receives what the controls decide, for metrics. It is called
@@ -122,7 +124,7 @@ func (c *Controls) principal(ctx context.Context) (auth.Principal, bool) {
 	return auth.Principal{}, false
 }
 
-// Caller returns the call's identity as the hooks see it: the verified
+// Caller returns the call's identity as the stages see it: the verified
 // principal, else the local one.
 func (c *Controls) Caller(ctx context.Context) (auth.Principal, bool) { return c.principal(ctx) }
 
@@ -155,54 +157,82 @@ func recordFrom(ctx context.Context) *callRecord {
 	return r
 }
 
-// Hooks returns the call hooks, outermost first: the audit record around
+// Middleware returns the controls' stages of the call path over c.Gates
+// and c.Questions: those of c.Stages(c.Gates, c.Questions).
+func (c *Controls) Middleware() []tool.Middleware { return c.Stages(c.Gates, c.Questions).Middleware() }
+
+// Stages are the controls' stages of the call path over one catalog's
+// gates. A server whose gates are built after its controls (the gates
+// check the configuration against the registry) builds its Stages then,
+// and changes nothing in the Controls.
+type Stages struct {
+	c         *Controls
+	gates     *Gates
+	questions Hider
+}
+
+// Stages returns the stages of c over gates (nil: entitlements only) and
+// questions, which hides credentials in approval questions (nil: the
+// question still cuts each value short).
+func (c *Controls) Stages(gates *Gates, questions Hider) *Stages {
+	return &Stages{c: c, gates: gates, questions: questions}
+}
+
+// Middleware returns the stages, outermost first: the audit record around
 // everything, then the gates in their documented order (enablement and
-// the unsafe switch, entitlement, scope, approval), then redaction of what
-// the handler returned. Admission (quota, slots) happens inside the
-// handler, at Call.Begin.
-func (c *Controls) Hooks() []mcp.CallHook {
-	hooks := []mcp.CallHook{c.audit}
-	if c.Gates != nil {
-		hooks = append(hooks, c.Gates.enabled)
+// the unsafe switch, entitlement, scope, approval), then admission, which
+// arms Call.Begin (quota and slots are taken when the handler begins its
+// work, after its own checks) and releases the slot when the call is
+// settled. Tracing goes outside them and the privacy stage (package
+// redact) inside, next to the handler.
+func (s *Stages) Middleware() []tool.Middleware {
+	c, g := s.c, s.gates
+	stages := []stage{c.audit}
+	if g != nil {
+		stages = append(stages, g.enabled)
 	}
-	hooks = append(hooks, c.entitle)
-	if c.Gates != nil {
-		hooks = append(hooks, c.Gates.inScope, c.Gates.approve(c))
+	stages = append(stages, c.entitle)
+	if g != nil {
+		stages = append(stages, g.inScope, g.approve(c, s.questions))
 	}
-	if c.Redact != nil {
-		hooks = append(hooks, c.redact)
+	stages = append(stages, c.admission)
+	mw := make([]tool.Middleware, len(stages))
+	for i, st := range stages {
+		mw[i] = st.middleware()
 	}
-	return hooks
+	return mw
 }
 
 // Visible is the server's listing filter (mcp.Options.Visible): a caller
 // sees exactly the tools it may call.
-func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool {
-	if c.Gates != nil && c.Gates.Status(t) != nil {
+func (s *Stages) Visible(ctx context.Context, t *tool.Tool) bool { return s.c.visible(ctx, s.gates, t) }
+
+// stage is one control on the call path: it calls next to let the call go
+// on, or returns its refusal.
+type stage func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome
+
+func (s stage) middleware() tool.Middleware {
+	return func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, call *tool.Call) tool.Outcome { return s(ctx, call, next) }
+	}
+}
+
+// Visible is the listing filter over c.Gates: that of c.Stages(c.Gates,
+// c.Questions).
+func (c *Controls) Visible(ctx context.Context, t *tool.Tool) bool { return c.visible(ctx, c.Gates, t) }
+
+func (c *Controls) visible(ctx context.Context, gates *Gates, t *tool.Tool) bool {
+	if gates != nil && gates.Status(t) != nil {
 		return false
 	}
 	p, ok := c.principal(ctx)
 	return ok && p.Entitled(t.Name) && credential.Allows(ctx, t.Name)
 }
 
-// redact applies the privacy mode to the handler's result.
-func (c *Controls) redact(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-	out := next(ctx)
-	if out.Result == nil {
-		return out
-	}
-	res, err := c.Redact(ctx, t, out.Result)
-	if err != nil {
-		c.logger().LogAttrs(ctx, slog.LevelError, "result not redacted; refused", slog.String("tool", t.Name), slog.String("cause", err.Error()))
-		return refuse(t, &tool.Error{Code: CodeRedactionFailed, Message: "the result could not be checked for secrets, so it is withheld"})
-	}
-	out.Result = res
-	return out
-}
-
 // entitle refuses a call whose credential lacks the tool's entitlement, as
 // a tool-level error the model can read.
-func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+func (c *Controls) entitle(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	t := call.Tool()
 	p, ok := c.principal(ctx)
 	if !ok {
 		return refuse(t, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"})
@@ -213,9 +243,11 @@ func (c *Controls) entitle(ctx context.Context, t *tool.Tool, args json.RawMessa
 	if !credential.Allows(ctx, t.Name) {
 		return refuse(t, &tool.Error{Code: CodeForbidden, Message: "this credential is not entitled to " + t.Name + "; its registry entry's entitlements must include it"})
 	}
-	// The handler (and the view resolver) read the caller with
-	// auth.PrincipalFrom, the local one on stdio included.
-	return next(auth.WithPrincipal(ctx, p))
+	// The later stages read the caller from the call; the handler (and
+	// the view resolver) with auth.PrincipalFrom, the local one on stdio
+	// included.
+	call.SetCaller(tool.Caller{Credential: credentialOf(p), Tenant: p.Tenant, Key: CallerKey(p)})
+	return next(auth.WithPrincipal(ctx, p), call)
 }
 
 // refuse ends a call with a tool error in the tool's own format.
@@ -226,7 +258,8 @@ func refuse(t *tool.Tool, e *tool.Error) tool.Outcome {
 // audit records every call: when, which request, who, which tool, how it
 // ended, how long it took and what it was charged. Never the arguments or
 // the result.
-func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
+func (c *Controls) audit(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	t := call.Tool()
 	if !c.reserveAudit() {
 		c.logger().LogAttrs(ctx, slog.LevelError, "call refused: the audit records waiting for the store fill the queue", slog.String("tool", t.Name))
 		c.observe().Refused(ctx, "audit", CodeAuditUnavailable)
@@ -234,7 +267,7 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	}
 	rec := &callRecord{}
 	start := time.Now()
-	res := next(context.WithValue(ctx, recordKey{}, rec))
+	res := next(context.WithValue(ctx, recordKey{}, rec), call)
 	outcome := "ok"
 	switch {
 	case res.Interrupt != nil:
@@ -247,15 +280,15 @@ func (c *Controls) audit(ctx context.Context, t *tool.Tool, args json.RawMessage
 	p, _ := c.principal(ctx)
 	rec.mu.Lock()
 	charged := rec.charged
-	if mcp.CallFault(ctx) != nil {
+	if call.Fault() != nil {
 		// The release gives a call that failed through the server its
-		// charge back (Admit), so the record says it cost nothing.
+		// charge back (admission), so the record says it cost nothing.
 		charged = 0
 	}
 	rec.mu.Unlock()
 	r := limits.AuditRecord{
 		Time:          start.UTC(),
-		CorrelationID: mcp.CorrelationID(ctx),
+		CorrelationID: call.CorrelationID(),
 		Credential:    credentialOf(p),
 		Tenant:        p.Tenant,
 		Tool:          t.Name,
@@ -308,11 +341,38 @@ func (c *Controls) recordRefund(ctx context.Context, rec *callRecord) {
 	c.settleAudit(ctx, r)
 }
 
-// Admit is the server's admission function (mcp.Options.Admit): it runs
-// when a tool calls Call.Begin, after the tool's own checks. Tools that
-// consume quota are charged; every call through it holds a concurrency
-// slot, renewed while it runs and released when it ends.
-func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage) (context.Context, func(), error) {
+// admission arms the call's Call.Begin with admit and, once the call is
+// over, releases what admit took: at once, or when the transport has
+// settled the call's delivery (Call.Settle), so that a call whose outcome
+// the transport could not keep gets its charge back.
+func (c *Controls) admission(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
+	var mu sync.Mutex
+	var release func()
+	call.SetAdmission(func(ctx context.Context) (context.Context, error) {
+		wctx, rel, err := c.admit(ctx, call)
+		if err != nil {
+			return ctx, err
+		}
+		mu.Lock()
+		release = rel
+		mu.Unlock()
+		return wctx, nil
+	})
+	out := next(ctx, call)
+	mu.Lock()
+	rel := release
+	mu.Unlock()
+	if rel != nil && !call.Settle(rel) {
+		rel()
+	}
+	return out
+}
+
+// admit runs when a tool calls Call.Begin, after the tool's own checks.
+// Tools that consume quota are charged; every call through it holds a
+// concurrency slot, renewed while it runs and released when it ends.
+func (c *Controls) admit(ctx context.Context, call *tool.Call) (context.Context, func(), error) {
+	t, args := call.Tool(), call.Arguments()
 	p, ok := c.principal(ctx)
 	if !ok {
 		return ctx, nil, &tool.Error{Code: "unauthenticated", Message: "the call carries no identity"}
@@ -368,7 +428,7 @@ func (c *Controls) Admit(ctx context.Context, t *tool.Tool, args json.RawMessage
 		// A call that failed through the server, not its caller (its
 		// session ended by the server, its outcome lost by the
 		// transport), gives its charge back.
-		c.releaseScan(ctx, rctx, scan, mcp.CallFault(ctx) != nil && scan.Charged(), recordFrom(ctx))
+		c.releaseScan(ctx, rctx, scan, call.Fault() != nil && scan.Charged(), recordFrom(ctx))
 		if c.Queue != nil {
 			c.line.wake() // the first call in line may take the slot
 		}
@@ -438,13 +498,14 @@ func retryAfterSeconds(le *errcode.Error) int64 {
 }
 
 // BindCaller records the authenticated caller (CallerKey: issuer, tenant
-// and credential) as the caller of the request, so that legacy sessions,
-// input rounds (requestState), tasks and streams started by one caller
-// cannot be continued or read by another.
-func (c *Controls) BindCaller(next http.Handler) http.Handler {
+// and credential) as the caller of the request with bind (the protocol
+// engine's mcp.WithCaller), so that legacy sessions, input rounds
+// (requestState), tasks and streams started by one caller cannot be
+// continued or read by another.
+func (c *Controls) BindCaller(bind func(ctx context.Context, key string) context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p, ok := c.principal(r.Context()); ok {
-			r = r.WithContext(mcp.WithCaller(r.Context(), CallerKey(p)))
+			r = r.WithContext(bind(r.Context(), CallerKey(p)))
 		}
 		next.ServeHTTP(w, r)
 	})

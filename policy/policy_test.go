@@ -91,7 +91,7 @@ func newFixture(t *testing.T, cfg limits.Config) *fixture {
 		}
 		return "tenant " + p.Tenant, nil
 	})
-	f.srv = mcp.NewServer(reg, &mcp.Options{Hooks: f.ctl.Hooks(), Admit: f.ctl.Admit})
+	f.srv = mcp.NewServer(reg, &mcp.Options{Middleware: f.ctl.Middleware()})
 	return f
 }
 
@@ -291,7 +291,7 @@ func TestLocalPrincipal(t *testing.T) {
 func TestBindCaller(t *testing.T) {
 	f := newFixture(t, limits.Config{})
 	var got string
-	h := f.ctl.BindCaller(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := f.ctl.BindCaller(mcp.WithCaller, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = mcp.Caller(r.Context())
 	}))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/mcp", nil).WithContext(auth.WithPrincipal(context.Background(), alice)))

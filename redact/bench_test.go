@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 
 	"github.com/warden-mcp/warden/internal/benchcpu"
@@ -210,14 +211,14 @@ func BenchmarkField(b *testing.B) {
 		mode              Mode
 		kind, name, value string
 	}{
-		{Balanced, KindSecret, "token", "ghp_abc"},
-		{Balanced, KindURL, "url", "https://app.example.com/api/v1/users/42/orders?page=2&sort=created_at"},
-		{Balanced, KindURL, "url", "https://app.example.com/api/v1/users/42/orders"},
-		{Balanced, KindHeader, "Content-Type", "text/html; charset=utf-8"},
-		{Balanced, KindHeader, "Set-Cookie", "sid=abc; Path=/; HttpOnly; Secure"},
-		{Strict, KindHost, "host", "svc-12.app.example.com"},
-		{Strict, KindIP, "ip", "10.1.2.3"},
-		{Strict, KindURL, "url", "https://app.example.com/api/v1/users/42/orders?page=2"},
+		{Balanced, privacy.Secret, "token", "ghp_abc"},
+		{Balanced, privacy.URL, "url", "https://app.example.com/api/v1/users/42/orders?page=2&sort=created_at"},
+		{Balanced, privacy.URL, "url", "https://app.example.com/api/v1/users/42/orders"},
+		{Balanced, privacy.Header, "Content-Type", "text/html; charset=utf-8"},
+		{Balanced, privacy.Header, "Set-Cookie", "sid=abc; Path=/; HttpOnly; Secure"},
+		{Strict, privacy.Host, "host", "svc-12.app.example.com"},
+		{Strict, privacy.IP, "ip", "10.1.2.3"},
+		{Strict, privacy.URL, "url", "https://app.example.com/api/v1/users/42/orders?page=2"},
 	} {
 		b.Run(string(c.mode)+"/"+c.kind+"/"+c.name, func(b *testing.B) {
 			r := benchRedactor(b, c.mode)

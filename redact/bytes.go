@@ -371,7 +371,7 @@ func renderingCuts(bc []cut, how rendering, sepd bool, base, rlen int, tok int32
 	return out
 }
 
-// fieldBytes is Field for KindBytes: the credentials of the decoded
+// fieldBytes is Field for privacy.Bytes: the credentials of the decoded
 // bytes (and a cut one's start at the end) become markers in the
 // rendering. A value with markers already is redacted piece by piece; a
 // value that is not a rendering is left to the text pass.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -82,7 +83,7 @@ func TestFieldBytes(t *testing.T) {
 		{"base64+2", base64.StdEncoding.EncodeToString(bin[2:]), true},
 		{"utf16", hex.EncodeToString(wide), false},
 	} {
-		got := bal.Field(KindBytes, "data", c.value)
+		got := bal.Field(privacy.Bytes, "data", c.value)
 		if !strings.Contains(got, "[REDACTED:github_personal_access_token]") {
 			t.Errorf("%s: no marker in %q", c.name, got)
 			continue
@@ -95,10 +96,10 @@ func TestFieldBytes(t *testing.T) {
 		if c.name != "utf16" && (!strings.Contains(string(dec), "config/settings.jso") || !strings.Contains(string(dec), "sage: tool [options]")) {
 			t.Errorf("%s: the bytes around the token went: %q", c.name, dec)
 		}
-		if bal.Field(KindBytes, "data", got) != got {
+		if bal.Field(privacy.Bytes, "data", got) != got {
 			t.Errorf("%s: not idempotent", c.name)
 		}
-		if off.Field(KindBytes, "data", c.value) != c.value {
+		if off.Field(privacy.Bytes, "data", c.value) != c.value {
 			t.Errorf("%s: off changed the value", c.name)
 		}
 	}
@@ -107,7 +108,7 @@ func TestFieldBytes(t *testing.T) {
 		base64.StdEncoding.EncodeToString(binaryWith("version 1.2.3")),
 		"48 8b 05 00 00 00 00", "", "not a rendering", "[REDACTED:secret]",
 	} {
-		if got := bal.Field(KindBytes, "data", keep); got != keep {
+		if got := bal.Field(privacy.Bytes, "data", keep); got != keep {
 			t.Errorf("Field(bytes, %q) = %q; want it unchanged", keep, got)
 		}
 	}
@@ -139,7 +140,7 @@ func TestFieldBytesPartialTail(t *testing.T) {
 		{"\x00\x00wWPw5k4aXcaT4fNP", false}, // a tail: the reader's own context must cover it
 	} {
 		v := hex.EncodeToString([]byte(c.bytes))
-		got := bal.Field(KindBytes, "data", v)
+		got := bal.Field(privacy.Bytes, "data", v)
 		if cut := strings.HasSuffix(got, PartialMarker); cut != c.cut {
 			t.Errorf("%q: %q", c.bytes, got)
 		}

@@ -6,7 +6,7 @@
 //
 //   - a typed pass, Field, that the SDK applies to every output field
 //     tagged `privacy:"<kind>"` before the result is marshalled;
-//   - a text pass, Text and Result, that the server's policy hook applies
+//   - a text pass, Text and Result, that the privacy Stage (stage.go) applies
 //     to every tool result, ours and third parties': every credential
 //     KeySweep (package secretscan) finds in any string becomes
 //     "[REDACTED:<type>]", because a field named value or detail carries no
@@ -15,7 +15,7 @@
 // Build one Redactor per mode and key at start-up and share it:
 //
 //	r, err := redact.New(&redact.Options{Mode: redact.Strict, PseudonymKey: key})
-//	v := r.Field(redact.KindURL, "location", "https://u:p@example.com/cb?code=x")
+//	v := r.Field(privacy.URL, "location", "https://u:p@example.com/cb?code=x")
 //	out, err := r.Result(res) // err: refuse the result (fail closed)
 //
 // # Modes
@@ -282,15 +282,15 @@
 // (default 262,144), and reads structured content nested at most 10,000
 // deep. Past a bound, or on structured content that is not valid JSON, or
 // when KeySweep gives up on a single string, Result fails closed with a
-// *errcode.Error (CodeLimit or CodeMalformed), which the hook turns into a
+// *errcode.Error (CodeLimit or CodeMalformed), which the Stage turns into a
 // refusal: unscanned text never passes in Balanced or Strict.
 //
-// # Using it from the SDK and the hook
+// # Using it from the SDK and the call path
 //
 // Package tool must not import redact (redact imports tool for Result, and
-// the SDK stays free of the scanner): the wiring hands the SDK the method
-// value r.Field, and the kind vocabulary (Kinds, KnownKind) for checking
-// tags at registration. Field does not scan: the Result pass that follows
+// the SDK stays free of the scanner): both read the one kind vocabulary of
+// package privacy, and the Stage (stage.go) hands each call's typed pass
+// the method value r.Field of the caller's mode. Field does not scan: the Result pass that follows
 // does. Result returns res itself when it changes nothing (and in Off), so
 // the caller must treat the returned Result as read-only. RedactResult also
 // returns a Report (how many credentials of which types went, how many

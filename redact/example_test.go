@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
@@ -21,12 +22,12 @@ func ExampleParseMode() {
 
 func ExampleRedactor_Field() {
 	r, _ := redact.New(&redact.Options{Mode: redact.Balanced})
-	fmt.Println(r.Field(redact.KindURL, "location", "https://alice:pw@example.com/cb?code=x1&state=y#frag"))
-	fmt.Println(r.Field(redact.KindHeader, "Authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"))
-	fmt.Println(r.Field(redact.KindHeader, "Set-Cookie", "sid=3f9a1c; Path=/; HttpOnly"))
-	fmt.Println(r.Field(redact.KindHeader, "Server", "nginx/1.25.3"))
-	fmt.Println(r.Field(redact.KindSecret, "api_key", "sk_live_abc"))
-	fmt.Println(r.Field(redact.KindHost, "host", "db.internal.example.com"))
+	fmt.Println(r.Field(privacy.URL, "location", "https://alice:pw@example.com/cb?code=x1&state=y#frag"))
+	fmt.Println(r.Field(privacy.Header, "Authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"))
+	fmt.Println(r.Field(privacy.Header, "Set-Cookie", "sid=3f9a1c; Path=/; HttpOnly"))
+	fmt.Println(r.Field(privacy.Header, "Server", "nginx/1.25.3"))
+	fmt.Println(r.Field(privacy.Secret, "api_key", "sk_live_abc"))
+	fmt.Println(r.Field(privacy.Host, "host", "db.internal.example.com"))
 	// Output:
 	// https://example.com/cb?code=REDACTED&state=REDACTED#REDACTED
 	// Bearer [REDACTED:credential]
@@ -40,10 +41,10 @@ func ExampleRedactor_Field_strict() {
 	// One key per deployment: equal values get equal pseudonyms.
 	key := []byte("a deployment secret of 16+ bytes")
 	r, _ := redact.New(&redact.Options{Mode: redact.Strict, PseudonymKey: key})
-	host := r.Field(redact.KindHost, "host", "db.internal.example.com")
-	url := r.Field(redact.KindURL, "url", "https://DB.internal.example.com:8443/admin?id=7")
+	host := r.Field(privacy.Host, "host", "db.internal.example.com")
+	url := r.Field(privacy.URL, "url", "https://DB.internal.example.com:8443/admin?id=7")
 	fmt.Println(url == "https://"+host+":8443/admin?id=REDACTED")
-	fmt.Println(r.Field(redact.KindIP, "ip", "127.0.0.1")) // loopback identifies nothing
+	fmt.Println(r.Field(privacy.IP, "ip", "127.0.0.1")) // loopback identifies nothing
 	// Output:
 	// true
 	// 127.0.0.1

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -116,13 +117,13 @@ func FuzzField(f *testing.F) {
 	for _, c := range fieldCases {
 		f.Add(c.kind, c.name, c.value)
 	}
-	f.Add(KindURL, "", "https://a:b@[::1]:80/p?q=1&r#f")
-	f.Add(KindURL, "", "//host/p?x=y")
-	f.Add(KindHeader, "Set-Cookie", "a=b; Domain=example.com, c=d; Expires=Wed, 21 Oct 2015 07:28:00 GMT")
-	f.Add(KindHeader, "Forwarded", `for="[2001:db8::1]:4711";by=unknown;host=example.com`)
-	f.Add(KindBytes, "hex", hex.EncodeToString([]byte("\x00\x00"+ghToken+"\x00AKIAZ3")))
-	f.Add(KindBytes, "b64", base64.StdEncoding.EncodeToString([]byte("\x01"+ghToken)))
-	f.Add(KindBytes, "sep", "67 68 70 5f 77 57 50 77 35 6b 34 61")
+	f.Add(privacy.URL, "", "https://a:b@[::1]:80/p?q=1&r#f")
+	f.Add(privacy.URL, "", "//host/p?x=y")
+	f.Add(privacy.Header, "Set-Cookie", "a=b; Domain=example.com, c=d; Expires=Wed, 21 Oct 2015 07:28:00 GMT")
+	f.Add(privacy.Header, "Forwarded", `for="[2001:db8::1]:4711";by=unknown;host=example.com`)
+	f.Add(privacy.Bytes, "hex", hex.EncodeToString([]byte("\x00\x00"+ghToken+"\x00AKIAZ3")))
+	f.Add(privacy.Bytes, "b64", base64.StdEncoding.EncodeToString([]byte("\x01"+ghToken)))
+	f.Add(privacy.Bytes, "sep", "67 68 70 5f 77 57 50 77 35 6b 34 61")
 	f.Fuzz(func(t *testing.T, kind, name, value string) {
 		if v := fuzzRedactor(t, Off).Field(kind, name, value); v != value {
 			t.Fatalf("off changed %q to %q", value, v)
@@ -133,7 +134,7 @@ func FuzzField(f *testing.F) {
 			if twice := r.Field(kind, name, once); twice != once {
 				t.Fatalf("%s Field(%s, %q): %q -> %q -> %q", mode, kind, name, value, once, twice)
 			}
-			if kind != KindURL {
+			if kind != privacy.URL {
 				continue
 			}
 			u, err := url.Parse(once)

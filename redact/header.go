@@ -3,9 +3,11 @@ package redact
 import (
 	"bytes"
 	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
-// Header policy (KindHeader): the header's name decides what its value
+// Header policy (privacy.Header): the header's name decides what its value
 // is. Names compare case-insensitively.
 //
 //   - Authorization, Proxy-Authorization: the scheme stays when it is a
@@ -181,7 +183,7 @@ var authSchemes = map[string]bool{
 
 // authorization keeps a known scheme and removes the credentials.
 func authorization(v string) string {
-	credMarker := markerFor(KindCredential)
+	credMarker := markerFor(privacy.Credential)
 	scheme, rest, ok := strings.Cut(strings.TrimSpace(v), " ")
 	if !authSchemes[strings.ToLower(scheme)] {
 		return credMarker
@@ -208,7 +210,7 @@ var cookieAttrs = map[string]bool{
 // attributes; several cookies flattened into one value with ',' are
 // recognized too). Names and attributes stay.
 func (r *Redactor) cookies(v string, set bool) string {
-	marker := markerFor(KindCookie)
+	marker := markerFor(privacy.Cookie)
 	var b strings.Builder
 	changed := false
 	first := true

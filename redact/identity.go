@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
 // Strict's pass over free text: the host names, IP addresses, e-mail
@@ -79,12 +81,12 @@ type pseudoMemo struct {
 
 func (m *pseudoMemo) of(kind string) map[string]string {
 	switch kind {
-	case KindHost:
+	case privacy.Host:
 		if m.host == nil {
 			m.host = map[string]string{}
 		}
 		return m.host
-	case KindEmail:
+	case privacy.Email:
 		if m.email == nil {
 			m.email = map[string]string{}
 		}
@@ -121,11 +123,11 @@ func (x *idScan) pseudonym(kind, v string) string {
 	}
 	var ps string
 	switch kind {
-	case KindHost:
+	case privacy.Host:
 		ps = x.p.hostPort(v)
-	case KindEmail:
+	case privacy.Email:
 		ps = x.p.email(v)
-	case KindPath:
+	case privacy.Path:
 		ps = x.p.path(v)
 	}
 	if m != nil && x.memo.n < 4096 {
@@ -187,11 +189,11 @@ func (x *idScan) run(from int) {
 				h = a + at + 1
 			}
 			if h < e {
-				x.add(h, e, KindHost, x.pseudonym(KindHost, s[h:e]))
+				x.add(h, e, privacy.Host, x.pseudonym(privacy.Host, s[h:e]))
 			}
 			if strings.EqualFold(s[st:k], "file") && e < end && s[e] == '/' {
 				pe := trimPathEnd(s, e, end)
-				x.add(e, pe, KindPath, x.pseudonym(KindPath, s[e:pe]))
+				x.add(e, pe, privacy.Path, x.pseudonym(privacy.Path, s[e:pe]))
 			}
 		}
 		i = max(end, k+3)
@@ -315,7 +317,7 @@ func (x *idScan) emails() {
 		if st == k || st > 0 && s[st-1] == '@' || !domainLike(s[k+1:en]) && !ipv4Literal(s[k+1:en]) {
 			continue // no local part, one that is another address's domain, or no domain
 		}
-		x.add(st, en, KindEmail, x.pseudonym(KindEmail, s[st:en]))
+		x.add(st, en, privacy.Email, x.pseudonym(privacy.Email, s[st:en]))
 		i = en
 	}
 }
@@ -378,7 +380,7 @@ func (x *idScan) ipv4s() {
 		if err != nil || !a.Is4() {
 			continue
 		}
-		x.add(st, en, KindIP, x.pseudonym(KindHost, s[st:en]))
+		x.add(st, en, privacy.IP, x.pseudonym(privacy.Host, s[st:en]))
 	}
 }
 
@@ -425,7 +427,7 @@ func (x *idScan) ipv6s() {
 		if err != nil || !a.Is6() {
 			continue
 		}
-		x.add(st, en, KindIP, x.pseudonym(KindHost, c))
+		x.add(st, en, privacy.IP, x.pseudonym(privacy.Host, c))
 	}
 }
 
@@ -481,7 +483,7 @@ func (x *idScan) paths() {
 		if e-i <= rootLen {
 			continue
 		}
-		x.add(i, e, KindPath, x.pseudonym(KindPath, s[i:e]))
+		x.add(i, e, privacy.Path, x.pseudonym(privacy.Path, s[i:e]))
 		pos = max(pos, e-1)
 	}
 }
@@ -553,7 +555,7 @@ func (x *idScan) hosts() {
 				pe = en
 			}
 		}
-		x.add(st, pe, KindHost, x.pseudonym(KindHost, s[st:pe]))
+		x.add(st, pe, privacy.Host, x.pseudonym(privacy.Host, s[st:pe]))
 	}
 }
 

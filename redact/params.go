@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/warden-mcp/warden/privacy"
+)
 
 // Named parameters: the fields of a form, a JSON object or a multipart
 // body, whose names say what they hold. A field whose name means a
@@ -79,7 +83,7 @@ func (r *Redactor) CredentialMembers(doc []byte) []byte {
 		if t.flags&fMember == 0 || t.v1 == t.v0 || !CredentialName(string(tz.value(&tz.toks[i-1]))) {
 			continue
 		}
-		sc.cuts = append(sc.cuts, cut{tok: int32(i), start: 0, end: t.v1 - t.v0, typ: KindCredential})
+		sc.cuts = append(sc.cuts, cut{tok: int32(i), start: 0, end: t.v1 - t.v0, typ: privacy.Credential})
 	}
 	if len(sc.cuts) == 0 {
 		return doc

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/secretscan"
 )
 
@@ -27,7 +28,7 @@ const (
 	// pseudonym key.
 	CodeInvalidOptions = "invalid_privacy_options"
 	// CodeLimit: a result holds more strings or bytes than the pass may
-	// scan. The pass fails closed: the hook refuses the result rather than
+	// scan. The pass fails closed: the Stage refuses the result rather than
 	// let unscanned text through.
 	CodeLimit = "result_too_large_to_redact"
 	// CodeMalformed: a result's structured content is not valid JSON, or
@@ -111,11 +112,11 @@ func (r *Redactor) Mode() Mode { return r.mode }
 // detected credential type: "[REDACTED:<what>]".
 func markerFor(what string) string {
 	switch what {
-	case KindSecret:
+	case privacy.Secret:
 		return "[REDACTED:secret]"
-	case KindCredential:
+	case privacy.Credential:
 		return "[REDACTED:credential]"
-	case KindCookie:
+	case privacy.Cookie:
 		return "[REDACTED:cookie]"
 	}
 	return "[REDACTED:" + what + "]"
@@ -123,43 +124,43 @@ func markerFor(what string) string {
 
 // Field applies the mode's typed policy to one value of a field tagged
 // `privacy:"<kind>"`. name is the field's JSON name, or the map key for a
-// map's values: the header name for KindHeader, the cookie name for
-// KindCookie. Off returns value unchanged, and so does every mode for an
+// map's values: the header name for privacy.Header, the cookie name for
+// privacy.Cookie. Off returns value unchanged, and so does every mode for an
 // empty value (an empty password is a finding, not a secret). Field does
 // not run the text pass: the Result pass does, over everything.
 //
 // An unknown kind (which the SDK refuses at registration) is treated as
-// KindSecret: fail closed.
+// privacy.Secret: fail closed.
 func (r *Redactor) Field(kind, name, value string) string {
 	if r.mode == Off || value == "" {
 		return value
 	}
 	switch kind {
-	case KindPlain:
+	case privacy.Plain:
 		return value
-	case KindSecret, KindCredential, KindCookie:
+	case privacy.Secret, privacy.Credential, privacy.Cookie:
 		return markerFor(kind)
-	case KindHeader:
+	case privacy.Header:
 		return r.redactHeader(name, value)
-	case KindURL:
+	case privacy.URL:
 		return r.redactURL(value)
-	case KindHost, KindIP:
+	case privacy.Host, privacy.IP:
 		if r.mode == Strict {
 			return r.pseudo.hostPort(value)
 		}
 		return value
-	case KindEmail:
+	case privacy.Email:
 		if r.mode == Strict {
 			return r.pseudo.email(value)
 		}
 		return value
-	case KindPath:
+	case privacy.Path:
 		if r.mode == Strict {
 			return r.pseudo.path(value)
 		}
 		return value
-	case KindBytes:
+	case privacy.Bytes:
 		return r.fieldBytes(value)
 	}
-	return markerFor(KindSecret)
+	return markerFor(privacy.Secret)
 }

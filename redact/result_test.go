@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -297,7 +298,7 @@ func TestConcurrentUse(t *testing.T) {
 	want := make([]string, len(results))
 	for i, res := range results {
 		out := mustResult(t, r, res)
-		want[i] = string(out.Structured) + "|" + r.Field(KindHost, "", "api.example.com")
+		want[i] = string(out.Structured) + "|" + r.Field(privacy.Host, "", "api.example.com")
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -310,7 +311,7 @@ func TestConcurrentUse(t *testing.T) {
 					errs <- err.Error()
 					return
 				}
-				if got := string(out.Structured) + "|" + r.Field(KindHost, "", "api.example.com"); got != want[i] {
+				if got := string(out.Structured) + "|" + r.Field(privacy.Host, "", "api.example.com"); got != want[i] {
 					errs <- fmt.Sprintf("result %d differs", i)
 					return
 				}

@@ -1,8 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+)
 
-// URL policy (KindURL, and URL-valued headers such as Location and
+// URL policy (privacy.URL, and URL-valued headers such as Location and
 // Referer). The URL is split by hand following RFC 3986's generic syntax,
 // never parsed and re-serialized, so what the policy keeps stays byte for
 // byte as it was (net/url would re-escape it) and nothing fails to parse:

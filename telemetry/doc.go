@@ -3,9 +3,11 @@
 // Both are off until configured.
 //
 // It plugs into the request path at three points, none of which imports
-// it: mcp.HTTPOptions.Observer (each request of the protocol endpoint),
-// policy.Controls.Observer (tool calls, refusals, store failures) and an
-// mcp.CallHook (a span per tool call). A Telemetry value serves all three.
+// it, and imports none of them but the SDK's call path: the protocol
+// endpoint's observer (each request; the wiring converts mcp.RequestStats
+// into RequestStats), policy.Controls.Observer (tool calls, refusals,
+// store failures) and a tool.Middleware (a span per tool call). A
+// Telemetry value serves all three.
 //
 // # Labels
 //

@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/warden-mcp/warden/auth"
-	"github.com/warden-mcp/warden/mcp"
 )
 
 // MetricsOptions configure NewMetrics. The zero value is a safe default.
@@ -21,7 +20,7 @@ type MetricsOptions struct {
 	TenantLabels bool
 	// Stats reads what the HTTP handler holds open, for the in-flight,
 	// session and stream gauges. Nil: those gauges are not exported.
-	Stats func() mcp.HTTPStats
+	Stats func() HTTPStats
 	// Pending reads the audit records and slot releases waiting for the
 	// store after an outage. Nil: those gauges are not exported.
 	Pending func() (audit, releases int)
@@ -94,26 +93,34 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		m.reg.MustRegister(HandlerGauges(o.Stats)...)
 	}
 	if o.Pending != nil {
-		m.reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_audit_records_pending", Help: "Audit records waiting for the store to take them."},
-				func() float64 { a, _ := o.Pending(); return float64(a) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_slot_releases_pending", Help: "Scan slot releases waiting for the store."},
-				func() float64 { _, r := o.Pending(); return float64(r) }))
+		m.reg.MustRegister(PendingGauges(o.Pending)...)
 	}
 	return m
 }
 
+// PendingGauges are the gauges of the audit records and slot releases
+// waiting for the store, read from pending, for controls built after the
+// metrics (which they report to).
+func PendingGauges(pending func() (audit, releases int)) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_audit_records_pending", Help: "Audit records waiting for the store to take them."},
+			func() float64 { a, _ := pending(); return float64(a) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "warden_slot_releases_pending", Help: "Scan slot releases waiting for the store."},
+			func() float64 { _, r := pending(); return float64(r) }),
+	}
+}
+
 // HandlerGauges are the in-flight, session and stream gauges read from an
 // HTTP handler's Stats, for a handler built after the metrics.
-func HandlerGauges(stats func() mcp.HTTPStats) []prometheus.Collector {
+func HandlerGauges(stats func() HTTPStats) []prometheus.Collector {
 	var out []prometheus.Collector
 	for _, g := range []struct {
 		name, help string
-		read       func(mcp.HTTPStats) int
+		read       func(HTTPStats) int
 	}{
-		{"warden_in_flight_requests", "Requests holding an in-flight slot.", func(s mcp.HTTPStats) int { return s.InFlight }},
-		{"warden_legacy_sessions", "Legacy (initialize-handshake) sessions open.", func(s mcp.HTTPStats) int { return s.Sessions }},
-		{"warden_open_streams", "Legacy GET streams open.", func(s mcp.HTTPStats) int { return s.Streams }},
+		{"warden_in_flight_requests", "Requests holding an in-flight slot.", func(s HTTPStats) int { return s.InFlight }},
+		{"warden_legacy_sessions", "Legacy (initialize-handshake) sessions open.", func(s HTTPStats) int { return s.Sessions }},
+		{"warden_open_streams", "Legacy GET streams open.", func(s HTTPStats) int { return s.Streams }},
 	} {
 		out = append(out, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help},
 			func() float64 { return float64(g.read(stats())) }))
@@ -131,8 +138,9 @@ func (m *Metrics) Handler() http.Handler {
 // operators who add their own.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// Request implements mcp.Observer.
-func (m *Metrics) Request(_ context.Context, r mcp.RequestStats) {
+// Request observes one served request (the wiring feeds it
+// mcp.HTTPOptions.Observer's reports).
+func (m *Metrics) Request(_ context.Context, r RequestStats) {
 	method, era := boundMethod(r.Method), r.Era
 	if era == "" {
 		era = "none"

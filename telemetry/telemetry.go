@@ -3,8 +3,6 @@ package telemetry
 import (
 	"context"
 	"time"
-
-	"github.com/warden-mcp/warden/mcp"
 )
 
 // Telemetry joins the metrics and the tracing, either of which may be
@@ -14,8 +12,9 @@ type Telemetry struct {
 	Tracing *Tracing
 }
 
-// Request implements mcp.Observer.
-func (t *Telemetry) Request(ctx context.Context, r mcp.RequestStats) {
+// Request observes one served request (the wiring feeds it
+// mcp.HTTPOptions.Observer's reports).
+func (t *Telemetry) Request(ctx context.Context, r RequestStats) {
 	if t.Metrics != nil {
 		t.Metrics.Request(ctx, r)
 	}

@@ -28,11 +28,11 @@ func scrape(t *testing.T, m *telemetry.Metrics) string {
 }
 
 func TestMetricsLabelsAreBounded(t *testing.T) {
-	m := telemetry.NewMetrics(telemetry.MetricsOptions{Stats: func() mcp.HTTPStats { return mcp.HTTPStats{InFlight: 3, Sessions: 2, Streams: 1} }})
+	m := telemetry.NewMetrics(telemetry.MetricsOptions{Stats: func() telemetry.HTTPStats { return telemetry.HTTPStats{InFlight: 3, Sessions: 2, Streams: 1} }})
 	ctx := auth.WithPrincipal(context.Background(), auth.Principal{Tenant: "acme-secret-tenant", Credential: "cred-1"})
-	m.Request(ctx, mcp.RequestStats{Method: "tools/call", Era: "modern", Status: 200, Duration: time.Millisecond})
-	m.Request(ctx, mcp.RequestStats{Method: "made/up/by/a/client", Era: "modern", Status: 404})
-	m.Request(ctx, mcp.RequestStats{Status: 413})
+	m.Request(ctx, telemetry.RequestStats{Method: "tools/call", Era: "modern", Status: 200, Duration: time.Millisecond})
+	m.Request(ctx, telemetry.RequestStats{Method: "made/up/by/a/client", Era: "modern", Status: 404})
+	m.Request(ctx, telemetry.RequestStats{Status: 413})
 	m.ToolCall(ctx, "keysweep_scan_text", "ok", 2*time.Millisecond)
 	m.Refused(ctx, "rate_limit", "rate_limited")
 	m.StoreError(ctx, "audit")
@@ -85,9 +85,9 @@ func TestTracingSpans(t *testing.T) {
 		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}}, func(ctx context.Context, c *tool.Call, _ struct{}) (string, error) {
 		return "hi", nil
 	})
-	srv := mcp.NewServer(reg, &mcp.Options{Hooks: []mcp.CallHook{tr.Hook()}})
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: []tool.Middleware{tr.CallMiddleware()}})
 	tel := &telemetry.Telemetry{Tracing: tr}
-	h := tr.Middleware(mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Observer: tel}))
+	h := tr.Middleware(mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Observer: observer{tel}}))
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -172,4 +172,12 @@ func TestTracingEndpointPath(t *testing.T) {
 			t.Errorf("endpoint %q accepted", bad)
 		}
 	}
+}
+
+// observer feeds the protocol engine's request reports to telemetry, as
+// the wiring does.
+type observer struct{ t *telemetry.Telemetry }
+
+func (o observer) Request(ctx context.Context, r mcp.RequestStats) {
+	o.t.Request(ctx, telemetry.RequestStats(r))
 }

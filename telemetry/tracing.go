@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -16,7 +15,6 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -133,7 +131,7 @@ func (t *Tracing) Middleware(next http.Handler) http.Handler {
 
 // request annotates the request's span once the handler knows what the
 // request was.
-func (t *Tracing) request(ctx context.Context, r mcp.RequestStats) {
+func (t *Tracing) request(ctx context.Context, r RequestStats) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
@@ -141,33 +139,40 @@ func (t *Tracing) request(ctx context.Context, r mcp.RequestStats) {
 	method := boundMethod(r.Method)
 	span.SetName("mcp " + method)
 	span.SetAttributes(attribute.String("mcp.method", method), attribute.String("mcp.era", r.Era),
-		semconv.HTTPResponseStatusCode(r.Status), attribute.String("warden.correlation_id", mcp.CorrelationID(ctx)))
+		semconv.HTTPResponseStatusCode(r.Status), attribute.String("warden.correlation_id", r.CorrelationID))
 	if r.Status >= 500 {
 		span.SetStatus(codes.Error, "")
 	}
 }
 
-// Hook is the call hook that makes one span per tool call; put it
-// outermost so that the span covers every gate.
-func (t *Tracing) Hook() mcp.CallHook {
-	return func(ctx context.Context, tl *tool.Tool, args json.RawMessage, next func(context.Context) tool.Outcome) tool.Outcome {
-		ctx, span := t.tracer.Start(ctx, "tools/call "+tl.Name, trace.WithAttributes(
-			attribute.String("mcp.tool.name", tl.Name), attribute.String("warden.correlation_id", mcp.CorrelationID(ctx))))
-		defer span.End()
-		out := next(ctx)
-		switch {
-		case out.Interrupt != nil:
-			span.SetAttributes(attribute.String("warden.outcome", "input_required"))
-		case out.Result != nil && out.Result.IsError:
-			code := out.Result.ErrorCode
-			if code == "" {
-				code = "tool_error"
-			}
-			span.SetAttributes(attribute.String("warden.outcome", code))
-			span.SetStatus(codes.Error, code)
-		default:
-			span.SetAttributes(attribute.String("warden.outcome", "ok"))
+// CallMiddleware is the call stage that makes one span per tool call; put
+// it outermost so that the span covers every gate.
+func (t *Tracing) CallMiddleware() tool.Middleware {
+	return func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, c *tool.Call) tool.Outcome {
+			return t.traceCall(ctx, c, next)
 		}
-		return out
 	}
+}
+
+func (t *Tracing) traceCall(ctx context.Context, c *tool.Call, next tool.Handler) tool.Outcome {
+	name := c.ToolName()
+	ctx, span := t.tracer.Start(ctx, "tools/call "+name, trace.WithAttributes(
+		attribute.String("mcp.tool.name", name), attribute.String("warden.correlation_id", c.CorrelationID())))
+	defer span.End()
+	out := next(ctx, c)
+	switch {
+	case out.Interrupt != nil:
+		span.SetAttributes(attribute.String("warden.outcome", "input_required"))
+	case out.Result != nil && out.Result.IsError:
+		code := out.Result.ErrorCode
+		if code == "" {
+			code = "tool_error"
+		}
+		span.SetAttributes(attribute.String("warden.outcome", code))
+		span.SetStatus(codes.Error, code)
+	default:
+		span.SetAttributes(attribute.String("warden.outcome", "ok"))
+	}
+	return out
 }

@@ -48,9 +48,11 @@ type readOut struct {
 	Length  uint64  `json:"length"`
 }
 
-// viewEnv serves every call the view v.
-func viewEnv(v View) CallEnv {
-	return CallEnv{ResolveView: func(context.Context, string) (View, []Warning, error) { return v, nil, nil }}
+// runWithView runs a call of tl whose view resolver always finds v.
+func runWithView(tl *Tool, v View, args string) Outcome {
+	c := NewCall(tl, json.RawMessage(args), CallEnv{})
+	c.SetViewResolver(func(context.Context, *Call, string) (View, []Warning, error) { return v, nil, nil })
+	return Invoke(context.Background(), c)
 }
 
 func TestAddressParameters(t *testing.T) {
@@ -68,7 +70,7 @@ func TestAddressParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := func(args string) *Result {
-		return Run(context.Background(), tl, viewEnv(fakeBinary{}), json.RawMessage(args)).Result
+		return runWithView(tl, fakeBinary{}, args).Result
 	}
 	good := map[string]string{
 		`{"address":"main"}`:                                `{"address":"0x401000","length":16}`,
@@ -103,7 +105,7 @@ func TestAddressParameters(t *testing.T) {
 		t.Errorf("failed read: %+v", r.Content)
 	}
 	// Without a target only numbers evaluate.
-	r = Run(context.Background(), global, viewEnv(fakeBinary{}), json.RawMessage(`{"address":"0x10 * 2"}`)).Result
+	r = runWithView(global, fakeBinary{}, `{"address":"0x10 * 2"}`).Result
 	if r.IsError || string(r.Structured) != `{"address":"0x20","length":16}` {
 		t.Errorf("no target: %s %v", r.Structured, r.Content)
 	}

@@ -100,10 +100,25 @@ func (e *MissingCapabilityError) Error() string {
 // the handler left behind finds its context cancelled, no view, and its
 // progress, logs, warnings and questions dropped.
 type Call struct {
-	tool     string
-	env      CallEnv
-	view     View // resolved before the handler runs (view-scoped tools)
-	mu       sync.Mutex
+	t    *Tool  // nil for a prompt or a resource read
+	name string // the tool's, prompt's or resource's name
+	env  CallEnv
+	// args are the arguments as sent; wellFormed says they are valid
+	// JSON, members holds their top-level members once split.
+	args       json.RawMessage
+	wellFormed bool
+	argsOnce   sync.Once
+	members    []Argument
+	view       View // resolved before the handler runs (view-scoped tools)
+
+	mu sync.Mutex
+	// What the server's stages set (chain.go).
+	caller    Caller
+	hasCaller bool
+	resolve   ViewResolver
+	admit     func(ctx context.Context) (context.Context, error)
+	redact    Redactor
+
 	ended    bool
 	warnings []Warning
 	pending  map[string]InputRequest
@@ -119,7 +134,7 @@ type Call struct {
 
 // ToolName is the name of the tool (or the prompt or resource) being
 // served.
-func (c *Call) ToolName() string { return c.tool }
+func (c *Call) ToolName() string { return c.name }
 
 // View returns the target a view-scoped tool acts on: the view the call
 // named, the session's active view, or the caller's only open view. Global
@@ -168,7 +183,7 @@ func (c *Call) Progress(progress, total float64, message string) {
 // emergency. Never log a secret.
 func (c *Call) Log(level string, data any) {
 	if c.env.Log != nil && !c.isEnded() {
-		c.env.Log(level, c.tool, data)
+		c.env.Log(level, c.name, data)
 	}
 }
 
@@ -271,10 +286,11 @@ func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 		c.mu.Unlock()
 		return ctx, nil
 	}
+	admit := c.admit
 	c.mu.Unlock()
-	if c.env.Begin != nil {
+	if admit != nil {
 		var err error
-		if ctx, err = c.env.Begin(context.WithValue(ctx, admittingKey{}, c)); err != nil {
+		if ctx, err = admit(context.WithValue(ctx, admittingKey{}, c)); err != nil {
 			return ctx, err // not admitted: the work must not run
 		}
 	}

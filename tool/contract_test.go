@@ -167,7 +167,7 @@ func TestCallEndsWhenHandlerReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run(context.Background(), tl, viewEnv(fakeBinary{}), json.RawMessage(`{}`)).Result
+	r := runWithView(tl, fakeBinary{}, `{}`).Result
 	if r.IsError {
 		t.Fatal(r.Content)
 	}

@@ -76,10 +76,34 @@
 // Package tooltest checks a registry against the rules Warden's own tools
 // meet and invokes tools the way a client would.
 //
+// # What the SDK holds
+//
+// What a tool's author must decide when defining it, and every server
+// must be able to read, belongs here: the schema, the annotations, and
+// the catalog (category, trust tier, quota, unsafe, target parameter),
+// refused at registration when a decision is missing. What a server does
+// with those decisions does not: the gates, approvals, quotas and audit
+// live in package policy, the privacy engine in package redact (the SDK
+// knows only the vocabulary of kinds, package privacy), the protocol in
+// package mcp. Views are the SDK's because a handler reads one
+// (Call.View); which views exist is the family's that opens them
+// (Family.ResolveViews). Two product names remain in the SDK for now,
+// because clients already read them: the no_active_binary_view code of a
+// call without a view, and the view parameter's description, which names
+// Warden's bininspect_open.
+//
 // # For servers
 //
-// The names in serve.go (CallEnv, Run, Serve, Outcome, Interrupt,
-// ErrorResult, HeaderParam, Tool.Listing, ListJSON) are the server side of
-// the SDK, used by protocol engines such as package mcp and by policy
-// hooks. Tool authors need none of them.
+// The names in serve.go and chain.go are the server side of the SDK, used
+// by protocol engines such as package mcp and by the stages around a call.
+// Tool authors need none of them.
+//
+// A server parses each call once, with NewCall (the tool, its arguments,
+// the CallEnv of the client that sent it), and runs it down one chain of
+// Middleware to Invoke, which resolves the view, decodes the arguments,
+// runs the handler and shapes the result. Every stage gets the same
+// *Call: the arguments split once (Call.ArgumentList, Call.Target), the
+// session, the client and its capabilities, and what earlier stages
+// recorded on it (SetCaller, SetViewResolver, SetAdmission, SetRedactor).
+// A family that opens views resolves them itself (Family.ResolveViews).
 package tool

@@ -3,43 +3,20 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
+
+	"github.com/warden-mcp/warden/privacy"
 )
 
-// Privacy kinds name what a string in a result holds, so a server's privacy
-// mode can redact it before the result is marshalled. Tag each string field
-// of an output type with one (`privacy:"url"`); on a slice or map the kind
-// applies to its elements. KindPlain declares that a field holds nothing
+// A string field of an output type may declare what it holds with a privacy
+// kind from package privacy (`privacy:"url"`), so a server's privacy mode
+// can redact it before the result is marshalled; on a slice or map the kind
+// applies to its elements. privacy.Plain declares that a field holds nothing
 // sensitive. Whatever the tags, a server may also run a credential pass over
 // every string of every result. On an argument (a field of the input type)
 // a kind other than plain says the server must never repeat it: it is
 // published as x-warden-privacy in the input schema, and Warden's approval
 // questions show its marker instead of its value.
-const (
-	PrivacySecret     = "secret"     // a secret value: a token, a key, a password
-	PrivacyCredential = "credential" // a user name or other login material
-	PrivacyCookie     = "cookie"     // a cookie value; a map key names the cookie
-	PrivacyHeader     = "header"     // an HTTP header value; a map key names the header
-	PrivacyURL        = "url"        // a URL (userinfo and query values may be sensitive)
-	PrivacyHost       = "host"       // a host name
-	PrivacyIP         = "ip"         // an IP address
-	PrivacyEmail      = "email"      // an e-mail address
-	PrivacyPath       = "path"       // a local file path
-	PrivacyBytes      = "bytes"      // bytes rendered as hex or base64
-	PrivacyPlain      = "plain"      // nothing sensitive
-)
-
-var privacyKinds = map[string]bool{
-	PrivacySecret: true, PrivacyCredential: true, PrivacyCookie: true, PrivacyHeader: true,
-	PrivacyURL: true, PrivacyHost: true, PrivacyIP: true, PrivacyEmail: true, PrivacyPath: true,
-	PrivacyBytes: true, PrivacyPlain: true,
-}
-
-// PrivacyKinds lists the privacy kinds, for servers that check their
-// redactor covers every one.
-func PrivacyKinds() []string { return slices.Sorted(maps.Keys(privacyKinds)) }
 
 // applyPrivacy reads a field's privacy tag onto its node and, for slices
 // and maps, onto their elements.
@@ -48,7 +25,7 @@ func applyPrivacy(n *node, tag reflect.StructTag) error {
 	if !ok {
 		return nil
 	}
-	if !privacyKinds[p] {
+	if !privacy.Known(p) {
 		return fmt.Errorf("privacy: unknown kind %q", p)
 	}
 	for m := n; m != nil; m = m.items {
@@ -70,7 +47,7 @@ func applyPrivacy(n *node, tag reflect.StructTag) error {
 func (n *node) redacts() bool {
 	switch n.kind {
 	case kString, kRaw:
-		return n.privacy != "" && n.privacy != PrivacyPlain
+		return privacy.Redacts(n.privacy)
 	case kArray, kMap:
 		return n.items.redacts()
 	case kObject:
@@ -92,7 +69,7 @@ type Redactor func(kind, name, value string) string
 func redactValue(n *node, v reflect.Value, name string, fn Redactor) (reflect.Value, bool) {
 	switch n.kind {
 	case kString:
-		if n.privacy == "" || n.privacy == PrivacyPlain {
+		if !privacy.Redacts(n.privacy) {
 			return v, false
 		}
 		s := v.String()
@@ -104,7 +81,7 @@ func redactValue(n *node, v reflect.Value, name string, fn Redactor) (reflect.Va
 		nv.SetString(r)
 		return nv, true
 	case kRaw:
-		if n.privacy == "" || n.privacy == PrivacyPlain || v.Type() != rawMessageType || v.Len() == 0 {
+		if !privacy.Redacts(n.privacy) || v.Type() != rawMessageType || v.Len() == 0 {
 			return v, false
 		}
 		s := string(v.Bytes())

@@ -36,7 +36,9 @@ func TestTypedRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run(context.Background(), tl, CallEnv{Redact: markAll}, nil).Result
+	c := NewCall(tl, nil, CallEnv{})
+	c.SetRedactor(markAll)
+	r := Invoke(context.Background(), c).Result
 	var got map[string]any
 	if err := json.Unmarshal(r.Structured, &got); err != nil {
 		t.Fatal(err)

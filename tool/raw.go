@@ -8,10 +8,10 @@ import (
 	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
 
-// Handler is the untyped form every tool is reduced to. args are the raw
+// RawHandler is the untyped form every tool is reduced to. args are the raw
 // JSON arguments of the call (never nil: an absent argument object is {}).
 // Most authors use Add instead and never see this type.
-type Handler func(ctx context.Context, call *Call, args json.RawMessage) (*Result, error)
+type RawHandler func(ctx context.Context, call *Call, args json.RawMessage) (*Result, error)
 
 // NewRaw builds a tool from an explicit input schema (a JSON Schema object
 // with "type":"object") and a handler that receives the raw arguments,
@@ -22,7 +22,7 @@ type Handler func(ctx context.Context, call *Call, args json.RawMessage) (*Resul
 // the reserved view parameter added to its schema; its handler receives
 // the view member with the other arguments and finds the view itself
 // through Call.View.
-func NewRaw(def Def, inputSchema json.RawMessage, h Handler) (*Tool, error) {
+func NewRaw(def Def, inputSchema json.RawMessage, h RawHandler) (*Tool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("tool %s: nil handler", def.Name)
 	}
@@ -62,7 +62,7 @@ func NewRaw(def Def, inputSchema json.RawMessage, h Handler) (*Tool, error) {
 }
 
 // AddRaw builds a raw tool and registers it, panicking on a bad definition.
-func AddRaw(r *Registry, def Def, inputSchema json.RawMessage, h Handler) *Tool {
+func AddRaw(r *Registry, def Def, inputSchema json.RawMessage, h RawHandler) *Tool {
 	t, err := NewRaw(def, inputSchema, h)
 	if err != nil {
 		panic(err)

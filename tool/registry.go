@@ -34,6 +34,32 @@ func NewRegistry() *Registry {
 type Family struct {
 	r      *Registry
 	prefix string
+	views  *familyViews
+}
+
+// familyViews is a family's view resolver, shared with its tools.
+type familyViews struct {
+	mu      sync.RWMutex
+	resolve ViewResolver
+}
+
+func (v *familyViews) resolver() ViewResolver {
+	if v == nil {
+		return nil
+	}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.resolve
+}
+
+// ResolveViews makes r the view resolver of the family's view-scoped
+// tools: the family that opens views finds them, and no other package
+// sees how. A resolver a server's stage sets on a call
+// (Call.SetViewResolver, ResolveViews) comes first.
+func (f *Family) ResolveViews(r ViewResolver) {
+	f.views.mu.Lock()
+	f.views.resolve = r
+	f.views.mu.Unlock()
 }
 
 // Family claims a name prefix (ending in "_") for one family of tools.
@@ -55,7 +81,7 @@ func (r *Registry) Family(prefix string) (*Family, error) {
 		}
 	}
 	r.reserved[key] = true
-	return &Family{r: r, prefix: prefix}, nil
+	return &Family{r: r, prefix: prefix, views: &familyViews{}}, nil
 }
 
 // Families returns the claimed family prefixes, sorted.
@@ -86,7 +112,7 @@ func (f *Family) Register(t *Tool) error {
 	if !strings.HasPrefix(t.Name, f.prefix) {
 		return fmt.Errorf("tool %s is not in family %s", t.Name, f.prefix)
 	}
-	return f.r.add(t, true)
+	return f.r.add(t, f.views)
 }
 
 // Registry returns the family's registry.
@@ -94,7 +120,7 @@ func (f *Family) Registry() *Registry { return f.r }
 
 // Register adds a tool. Names are unique, and names under a claimed family
 // prefix are refused (compared without regard to case).
-func (r *Registry) Register(t *Tool) error { return r.add(t, false) }
+func (r *Registry) Register(t *Tool) error { return r.add(t, nil) }
 
 // MustRegister is Register that panics on error.
 func (r *Registry) MustRegister(t *Tool) {
@@ -103,12 +129,15 @@ func (r *Registry) MustRegister(t *Tool) {
 	}
 }
 
-func (r *Registry) add(t *Tool, family bool) error {
+// add registers t; family is the family's view resolver when a family
+// registers it, nil otherwise. It is set on t under the lock, before t is
+// published, so that a call that finds t sees it.
+func (r *Registry) add(t *Tool, family *familyViews) error {
 	if t == nil || t.handler == nil {
 		return fmt.Errorf("tool is not built: use New, NewRaw, Add or AddRaw")
 	}
 	r.mu.Lock()
-	if !family {
+	if family == nil {
 		lower := strings.ToLower(t.Name)
 		for p := range r.reserved {
 			if strings.HasPrefix(lower, p) {
@@ -120,6 +149,9 @@ func (r *Registry) add(t *Tool, family bool) error {
 	if _, dup := r.tools[t.Name]; dup {
 		r.mu.Unlock()
 		return fmt.Errorf("tool %s is already registered", t.Name)
+	}
+	if family != nil {
+		t.family = family
 	}
 	r.tools[t.Name] = t
 	r.rebuild()

@@ -18,8 +18,8 @@ var errCallEnded = errors.New("the call has ended")
 // checked, the handler run, and whatever comes back - a result, an error,
 // a panic, bad output - shaped into the result a client receives, or into
 // an interrupt the server handles. Nothing escapes as anything else.
-func (t *Tool) run(ctx context.Context, env CallEnv, args json.RawMessage) (out Outcome) {
-	call := &Call{tool: t.Name, env: env}
+func (t *Tool) run(ctx context.Context, call *Call) (out Outcome) {
+	st := call.stages()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer func() {
 		call.end()
@@ -33,15 +33,19 @@ func (t *Tool) run(ctx context.Context, env CallEnv, args json.RawMessage) (out 
 			out = Outcome{Result: t.errorResult(internalError())}
 		}
 	}()
-	if len(args) > 0 && !json.Valid(args) {
+	if !call.wellFormed {
 		return Outcome{Result: t.errorResult(&Error{Code: CodeInvalidParams, Message: "arguments must be a JSON object"})}
 	}
 	if t.Scope == ViewScoped {
-		if res := t.resolveView(ctx, call, args); res != nil {
+		resolve := st.resolve
+		if resolve == nil {
+			resolve = t.family.resolver()
+		}
+		if res := t.resolveView(ctx, call, resolve); res != nil {
 			return Outcome{Result: res}
 		}
 	}
-	r, err := t.handler(ctx, call, args)
+	r, err := t.handler(ctx, call, call.args)
 	if err != nil {
 		return t.shapeError(ctx, call, err)
 	}
@@ -67,15 +71,15 @@ func (t *Tool) run(ctx context.Context, env CallEnv, args json.RawMessage) (out 
 // resolveView finds the view a view-scoped call acts on, before its
 // arguments are decoded (address parameters are evaluated against it). It
 // returns the refusal, or nil when the call has its view.
-func (t *Tool) resolveView(ctx context.Context, call *Call, args json.RawMessage) *Result {
-	handle, err := viewHandle(args)
+func (t *Tool) resolveView(ctx context.Context, call *Call, resolve ViewResolver) *Result {
+	handle, err := call.viewHandle()
 	if err != nil {
 		return t.errorResult(&Error{Code: CodeInvalidParams, Message: err.Error()})
 	}
-	if call.env.ResolveView == nil {
+	if resolve == nil {
 		return t.errorResult(&Error{Code: CodeNoActiveView, Message: "no binary view is open: open one with bininspect_open first"})
 	}
-	v, warnings, err := call.env.ResolveView(ctx, handle)
+	v, warnings, err := resolve(ctx, call, handle)
 	if err != nil {
 		return t.shapeError(ctx, call, err).Result
 	}

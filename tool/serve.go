@@ -8,27 +8,27 @@ import (
 )
 
 // This file is the server side of the SDK: what a protocol engine (package
-// mcp), policy hooks and harnesses use to list, call and refuse tools. Tool
+// mcp), the stages of its call path and harnesses use to list, call and refuse tools. Tool
 // authors need none of it; everything they write against is elsewhere.
 
-// CallEnv is what a server gives one call. The zero value serves a call
-// with no view, no client and no input: progress and logs are dropped and
-// Call.Input fails.
+// CallEnv is what the protocol layer gives one call: who the client is and
+// how to reach it. The zero value serves a call with no client: progress
+// and logs are dropped and Call.Input fails. What the server's own stages
+// decide (the caller, the view resolver, the admission, the privacy mode)
+// is set on the Call by those stages, not here.
 type CallEnv struct {
-	// ResolveView finds the view a view-scoped tool acts on from the
-	// call's view argument (handle; "" when absent), before the
-	// arguments are decoded. It returns the view and any warnings
-	// (implicit_view, say), or a *Error (no_active_binary_view with the
-	// open handles in its details). Nil: no views, and view-scoped tools
-	// answer no_active_binary_view.
-	ResolveView func(ctx context.Context, handle string) (View, []Warning, error)
 	// Session is the key of the legacy session the call belongs to; ""
 	// on the stateless protocol. See Call.Session.
 	Session string
-	// Redact applies the server's privacy mode to each string of a typed
-	// result whose field is tagged with a privacy kind, before the
-	// result is marshalled. Nil changes nothing.
-	Redact Redactor
+	// Modern is true on the stateless revision, false in a legacy
+	// session (and in harnesses).
+	Modern bool
+	// Client is the client's self-declared name (clientInfo.name), ""
+	// when it gave none. Never use it for an access decision.
+	Client string
+	// CorrelationID is the request's correlation id, "" when the
+	// transport gave none.
+	CorrelationID string
 	// Progress delivers a progress notification, or nil.
 	Progress func(progress, total float64, message string)
 	// Log delivers a log message at or above the client's level, or nil.
@@ -51,10 +51,14 @@ type CallEnv struct {
 	// CloseStream ends the call's response stream early where the
 	// transport can resume it; nil cannot. See Call.CloseStream.
 	CloseStream func() bool
-	// Begin admits the call's work: on a hosted server it takes a scan
-	// slot and charges quota for tools that consume it. Nil admits
-	// everything. See Call.Begin.
-	Begin func(ctx context.Context) (context.Context, error)
+	// Settle hands the transport a function to run once it knows how
+	// the call's outcome was delivered (the release of an admission),
+	// and reports whether it took it; nil (or false) runs it at once.
+	// See Call.Settle.
+	Settle func(release func()) bool
+	// Fault reports why the call ended through no fault of its caller
+	// (see Call.Fault); nil: never.
+	Fault func() error
 }
 
 // Outcome is how one call ended: a result for the client, or an interrupt
@@ -77,20 +81,26 @@ type Interrupt struct {
 	State   []byte
 }
 
-// Run runs one call of t: the view resolved (view-scoped tools), the
-// arguments checked, the handler run under panic recovery, and the result
-// shaped exactly as a client receives it. When Run returns, the call has
-// ended: its context is cancelled and its view gone.
+// Run runs one call of t with no stages around it: Invoke of a new Call.
+// Harnesses and tests use it; a server builds the Call with NewCall and
+// runs it through its middleware chain.
 func Run(ctx context.Context, t *Tool, env CallEnv, args json.RawMessage) Outcome {
-	return t.run(ctx, env, args)
+	return Invoke(ctx, NewCall(t, args, env))
 }
+
+// Invoke is the innermost Handler of every chain: the view resolved
+// (view-scoped tools), the arguments decoded and checked, the handler run
+// under panic recovery, and the result shaped exactly as a client receives
+// it. When Invoke returns, the call has ended: its context is cancelled
+// and its view gone.
+func Invoke(ctx context.Context, c *Call) Outcome { return c.t.run(ctx, c) }
 
 // Serve runs fn as one call named name (a prompt or a resource read) with
 // the same Call a tool gets. It returns the interrupt when fn needs the
 // protocol layer (input required, a missing capability), else fn's error.
 // When Serve returns, the call has ended.
 func Serve(ctx context.Context, name string, env CallEnv, fn func(ctx context.Context, call *Call) error) (*Interrupt, error) {
-	call := &Call{tool: name, env: env}
+	call := &Call{name: name, env: env}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer func() {
 		call.end()
@@ -104,7 +114,7 @@ func Serve(ctx context.Context, name string, env CallEnv, fn func(ctx context.Co
 }
 
 // ErrorResult shapes a tool error as the result a client of t receives.
-// Servers and hooks use it to refuse a call in the tool's own format.
+// Servers and their stages use it to refuse a call in the tool's own format.
 func ErrorResult(t *Tool, e *Error) *Result { return t.errorResult(e) }
 
 // HeaderParam is an argument mirrored into an Mcp-Param-{Header} HTTP

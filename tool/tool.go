@@ -180,7 +180,8 @@ type Tool struct {
 	inputSchema  json.RawMessage
 	outputSchema json.RawMessage
 	headers      []HeaderParam
-	handler      Handler
+	handler      RawHandler
+	family       *familyViews    // the family's view resolver, once registered in one
 	listing      json.RawMessage // the tools/list entry, precomputed
 }
 

@@ -95,8 +95,10 @@ func New[In, Out any](def Def, fn Func[In, Out]) (*Tool, error) {
 			return &Result{Content: []Content{Text(reflect.ValueOf(out).String())}}, nil
 		}
 		var v any = out
-		if redacts && call.env.Redact != nil {
-			v = redactOutput(outNode, out, call.env.Redact)
+		if redacts {
+			if fn := call.stages().redact; fn != nil {
+				v = redactOutput(outNode, out, fn)
+			}
 		}
 		b, err := json.Marshal(v)
 		if err != nil {

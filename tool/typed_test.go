@@ -383,13 +383,18 @@ func TestQuotaToolsMustBegin(t *testing.T) {
 		t.Errorf("a quota tool that never called Begin returned %+v", r)
 	}
 	admitted := 0
-	env := CallEnv{Begin: func(ctx context.Context) (context.Context, error) {
+	admit := func(ctx context.Context) (context.Context, error) {
 		admitted++
 		if admitted > 1 {
 			return ctx, Errorf("quota_exceeded", "monthly scans used up")
 		}
 		return ctx, nil
-	}}
+	}
+	run := func(tl *Tool) *Result {
+		c := NewCall(tl, nil, CallEnv{})
+		c.SetAdmission(admit)
+		return Invoke(context.Background(), c).Result
+	}
 	good, _ := New(d, func(ctx context.Context, c *Call, _ struct{}) (string, error) {
 		if _, err := c.Begin(ctx); err != nil {
 			return "", err
@@ -397,10 +402,10 @@ func TestQuotaToolsMustBegin(t *testing.T) {
 		c.Begin(ctx) // a second call does nothing
 		return "paid work", nil
 	})
-	if r := Run(context.Background(), good, env, nil).Result; r.IsError || admitted != 1 {
+	if r := run(good); r.IsError || admitted != 1 {
 		t.Errorf("admitted call: %+v (admissions %d)", r, admitted)
 	}
-	if r := Run(context.Background(), good, env, nil).Result; r.ErrorCode != "quota_exceeded" {
+	if r := run(good); r.ErrorCode != "quota_exceeded" {
 		t.Errorf("refused admission: %+v", r)
 	}
 }

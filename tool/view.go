@@ -1,11 +1,8 @@
 package tool
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
-
-	"github.com/warden-mcp/warden/internal/jsonwalk"
 )
 
 // View is a target a view-scoped tool acts on: an open binary, say. A view
@@ -48,28 +45,3 @@ func reserveViewParam(root *node) error {
 
 // maxViewHandle bounds a view handle's length.
 const maxViewHandle = 512
-
-// viewHandle reads the view argument of a call: "" when it is absent or
-// null. args must be valid JSON.
-func viewHandle(args []byte) (string, error) {
-	if len(args) == 0 || jsonwalk.Kind(args) != "object" {
-		return "", nil
-	}
-	var handle string
-	err := jsonwalk.EachMember(args, func(rawKey, val []byte) error {
-		k, ok := jsonwalk.Unquote(rawKey)
-		if !ok || k != ViewParam || jsonwalk.IsNull(val) {
-			return nil
-		}
-		s, ok := jsonwalk.Unquote(val)
-		if jsonwalk.Kind(val) != "string" || !ok {
-			return errors.New(`parameter "view" must be a string`)
-		}
-		if s == "" || len(s) > maxViewHandle {
-			return errors.New(`parameter "view" must be a view handle`)
-		}
-		handle = s
-		return nil
-	})
-	return handle, err
-}

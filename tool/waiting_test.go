@@ -20,11 +20,6 @@ func TestReportWaitingShiftsHandlerProgress(t *testing.T) {
 	var got []note
 	env := CallEnv{
 		Progress: func(p, total float64, msg string) { got = append(got, note{p, total, msg}) },
-		Begin: func(ctx context.Context) (context.Context, error) {
-			ReportWaiting(ctx, "waiting: 1 ahead")
-			ReportWaiting(ctx, "waiting: first in line")
-			return ctx, nil
-		},
 	}
 	type in struct{}
 	tl, err := New(Def{Name: "slow_scan", Description: "Scans.", Annotations: Annotations{ReadOnly: true}, Catalog: Catalog{Category: "test", Trust: TrustAuto}},
@@ -40,7 +35,13 @@ func TestReportWaitingShiftsHandlerProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Run(context.Background(), tl, env, json.RawMessage(`{}`)).Result
+	c := NewCall(tl, json.RawMessage(`{}`), env)
+	c.SetAdmission(func(ctx context.Context) (context.Context, error) {
+		ReportWaiting(ctx, "waiting: 1 ahead")
+		ReportWaiting(ctx, "waiting: first in line")
+		return ctx, nil
+	})
+	res := Invoke(context.Background(), c).Result
 	if res.IsError {
 		t.Fatalf("%+v", res)
 	}

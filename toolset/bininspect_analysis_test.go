@@ -119,7 +119,7 @@ func (h *codeHarness) call(tenant, name, args string, out any) (string, []tool.W
 	h.t.Helper()
 	ctx := auth.WithPrincipal(context.Background(), codePrincipal(tenant))
 	opts := &tooltest.InvokeOptions{ServerOptions: &mcp.Options{
-		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+		Middleware: []tool.Middleware{tool.ResolveViews(func(ctx context.Context, _ *tool.Call, _ string) (tool.View, []tool.Warning, error) {
 			if h.layer == nil {
 				return h.view, nil, nil
 			}
@@ -129,7 +129,7 @@ func (h *codeHarness) call(tenant, name, args string, out any) (string, []tool.W
 				h.t.Errorf("overlay: %v", err)
 			}
 			return ov, nil, nil
-		},
+		})},
 	}}
 	rep, err := tooltest.Invoke(ctx, h.reg, name, args, opts)
 	if err != nil {

@@ -250,7 +250,7 @@ func TestAnnotationToolsWithoutStoreOrIdentity(t *testing.T) {
 	// tool says so.
 	withStore := newCodeHarness(t, v, annotation.NewMemory())
 	resolve := &tooltest.InvokeOptions{ServerOptions: &mcp.Options{
-		ResolveView: func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) { return v, nil, nil },
+		Middleware: []tool.Middleware{tool.ResolveViews(func(context.Context, *tool.Call, string) (tool.View, []tool.Warning, error) { return v, nil, nil })},
 	}}
 	for opts, want := range map[*tooltest.InvokeOptions]string{resolve: "unauthenticated", nil: "no_active_binary_view"} {
 		rep, err := tooltest.Invoke(context.Background(), withStore.reg, "bininspect_comment_set", `{"address":"0x1000","text":"x"}`, opts)

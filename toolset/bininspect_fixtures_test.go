@@ -95,9 +95,7 @@ func newServer(t testing.TB, b *BinaryViews) *server {
 	if err := Register(reg, Deps{Binary: b}, Selection{Edition: EditionLean}); err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewServer(reg, &mcp.Options{Tasks: true, ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
-		return b.Resolve(ctx, q.Handle, q.Session)
-	}})
+	srv := mcp.NewServer(reg, &mcp.Options{Tasks: true}) // the family resolves its own views
 	t.Cleanup(srv.Close)
 	return &server{t: t, b: b, reg: reg, srv: srv}
 }

@@ -1,7 +1,6 @@
 package toolset
 
 import (
-	"context"
 	"encoding/base64"
 	"os"
 	"path/filepath"
@@ -33,9 +32,7 @@ func hostileServer(t *testing.T, b *BinaryViews) *server {
 	if err := Register(reg, Deps{Binary: b, CodeWait: time.Minute}, Selection{Edition: EditionLean}); err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewServer(reg, &mcp.Options{ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
-		return b.Resolve(ctx, q.Handle, q.Session)
-	}})
+	srv := mcp.NewServer(reg, nil) // the family resolves its own views
 	t.Cleanup(srv.Close)
 	return &server{t: t, b: b, reg: reg, srv: srv}
 }

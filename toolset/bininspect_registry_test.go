@@ -1,7 +1,6 @@
 package toolset
 
 import (
-	"context"
 	"testing"
 
 	"github.com/warden-mcp/warden/annotation"
@@ -20,9 +19,7 @@ func TestCodeToolsThroughTheRegistry(t *testing.T) {
 	if err := Register(reg, Deps{Binary: b, Annotations: layer}, Selection{Edition: EditionLean}); err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewServer(reg, &mcp.Options{Tasks: true, ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
-		return b.Resolve(ctx, q.Handle, q.Session)
-	}})
+	srv := mcp.NewServer(reg, &mcp.Options{Tasks: true}) // the family resolves its own views
 	t.Cleanup(srv.Close)
 	s := &server{t: t, b: b, reg: reg, srv: srv}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -665,10 +664,16 @@ func TestIdenticalOpensShareOneAnalysis(t *testing.T) {
 	}})
 	s := newServer(t, b)
 	var admitted atomic.Int32
-	s.srv = mcp.NewServer(s.reg, &mcp.Options{Admit: func(ctx context.Context, _ *tool.Tool, _ json.RawMessage) (context.Context, func(), error) {
-		admitted.Add(1)
-		return ctx, func() {}, nil
-	}})
+	admit := func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, c *tool.Call) tool.Outcome {
+			c.SetAdmission(func(ctx context.Context) (context.Context, error) {
+				admitted.Add(1)
+				return ctx, nil
+			})
+			return next(ctx, c)
+		}
+	}
+	s.srv = mcp.NewServer(s.reg, &mcp.Options{Middleware: []tool.Middleware{admit}})
 	t.Cleanup(s.srv.Close)
 	replies := make(chan reply, 2)
 	open := func() { replies <- s.call(as(alice), "bininspect_open", `{"path":"hello-elf"}`) }

@@ -547,9 +547,11 @@ func (b *BinaryViews) byHandle(ctx context.Context, who caller, h string, now ti
 }
 
 // Resolve finds the view a call to a view-scoped tool acts on (the
-// server's view resolver): the handle the call names, else the legacy
-// session's active view, else the caller's only open view.
-func (b *BinaryViews) Resolve(ctx context.Context, handle, session string) (tool.View, []tool.Warning, error) {
+// bininspect_ family's view resolver, which Register gives the family):
+// the handle the call names, else the legacy session's active view, else
+// the caller's only open view.
+func (b *BinaryViews) Resolve(ctx context.Context, call *tool.Call, handle string) (tool.View, []tool.Warning, error) {
+	session := call.Session()
 	who, err := b.who(ctx)
 	if err != nil {
 		return nil, nil, err

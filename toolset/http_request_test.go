@@ -289,7 +289,7 @@ func gated(t *testing.T, reg *tool.Registry, scope []string) (*mcp.Server, *poli
 		t.Fatal(err)
 	}
 	ctl := &policy.Controls{Limiter: lim, Gates: g, Local: policy.LocalPrincipal()}
-	srv := mcp.NewServer(reg, &mcp.Options{Hooks: ctl.Hooks(), Admit: ctl.Admit, Visible: ctl.Visible})
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: ctl.Middleware(), Visible: ctl.Visible})
 	t.Cleanup(srv.Close)
 	return srv, ctl
 }

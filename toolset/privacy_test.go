@@ -21,7 +21,7 @@ import (
 // gives back the response bytes a client reads.
 func privacyServer(t *testing.T, reg *tool.Registry, mode string) func(name, args string) []byte {
 	t.Helper()
-	r, err := redact.New(&redact.Options{Mode: redact.Mode(mode), PseudonymKey: []byte("0123456789abcdef0123456789abcdef")})
+	stage, err := redact.NewStage(&redact.StageOptions{Mode: redact.Mode(mode), PseudonymKey: []byte("0123456789abcdef0123456789abcdef")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +34,8 @@ func privacyServer(t *testing.T, reg *tool.Registry, mode string) func(name, arg
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl := &policy.Controls{Limiter: lim, Local: policy.LocalPrincipal(),
-		Redact: func(ctx context.Context, _ *tool.Tool, res *tool.Result) (*tool.Result, error) { return r.Result(res) }}
-	srv := mcp.NewServer(reg, &mcp.Options{Hooks: ctl.Hooks(), Admit: ctl.Admit,
-		Redactor: func(context.Context) tool.Redactor { return r.Field }})
+	ctl := &policy.Controls{Limiter: lim, Local: policy.LocalPrincipal()}
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: append(ctl.Middleware(), stage.Middleware())})
 	t.Cleanup(srv.Close)
 	return func(name, args string) []byte {
 		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{

@@ -67,7 +67,7 @@ func TestOutOfScopeTargetsCostNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctl := &policy.Controls{Limiter: lim, Gates: gates, Local: policy.LocalPrincipal()}
-	srv := mcp.NewServer(reg, &mcp.Options{Hooks: ctl.Hooks(), Admit: ctl.Admit})
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: ctl.Middleware()})
 	defer srv.Close()
 	call := func(url string) string {
 		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"microdefend_scan_website","arguments":{"url":"` + url +

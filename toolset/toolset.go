@@ -130,6 +130,10 @@ func Register(reg *tool.Registry, deps Deps, sel Selection) error {
 		}
 		fams[p] = fam
 	}
+	if deps.Binary != nil {
+		// The views the bininspect_ tools open are theirs to find.
+		fams["bininspect_"].ResolveViews(deps.Binary.Resolve)
+	}
 	for _, f := range families {
 		if !f.inEdition(sel.Edition) {
 			continue

@@ -20,8 +20,6 @@ import (
 type Native struct {
 	// Version and Edition describe the build.
 	Version, Edition string
-	// Caller identifies the call's credential and tenant.
-	Caller func(ctx context.Context) (Caller, bool)
 	// Gate says why the caller may not call t (the configuration's gates
 	// and the credential's entitlements), or nil when it may.
 	Gate func(ctx context.Context, t *tool.Tool) *tool.Error
@@ -36,13 +34,6 @@ type Native struct {
 	Audit func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error)
 	// Findings stores findings.
 	Findings finding.Store
-	// Privacy returns the caller's privacy redactor (its tenant's mode).
-	// Nil: balanced. The byte tools and http_parse read it too: a
-	// credential cut by a read window, and a form field named password,
-	// need context the typed field pass does not have.
-	Privacy func(ctx context.Context) *redact.Redactor
-	// CorrelationID is the call's correlation id.
-	CorrelationID func(ctx context.Context) string
 	// Now is the clock. Nil: time.Now.
 	Now func() time.Time
 }
@@ -71,11 +62,11 @@ func (n *Native) now() time.Time {
 	return time.Now()
 }
 
-func (n *Native) caller(ctx context.Context) (Caller, *tool.Error) {
-	if n.Caller != nil {
-		if c, ok := n.Caller(ctx); ok && c.Credential != "" {
-			return c, nil
-		}
+// caller is who the call runs for, as the entitlement stage recorded it on
+// the call.
+func (n *Native) caller(call *tool.Call) (Caller, *tool.Error) {
+	if c, ok := call.Caller(); ok && c.Credential != "" {
+		return Caller{Credential: c.Credential, Tenant: c.Tenant, LimitsKey: c.Key}, nil
 	}
 	return Caller{}, &tool.Error{Code: "caller_unknown", Message: "this server cannot tell who calls, so it keeps nothing for the call"}
 }
@@ -97,11 +88,13 @@ var balanced = sync.OnceValue(func() *redact.Redactor {
 	return r
 })
 
+// privacy is the caller's privacy redactor, as the privacy stage chose it
+// (its tenant's mode); balanced without the stage. The byte tools and
+// http_parse read it too: a credential cut by a read window, and a form
+// field named password, need context the typed field pass does not have.
 func (n *Native) privacy(ctx context.Context) *redact.Redactor {
-	if n.Privacy != nil {
-		if r := n.Privacy(ctx); r != nil {
-			return r
-		}
+	if r, ok := redact.FromContext(ctx); ok && r != nil {
+		return r
 	}
 	return balanced()
 }

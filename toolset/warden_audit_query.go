@@ -41,7 +41,7 @@ func wardenAuditQueryTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
 		Catalog:     wardenCatalog,
 	}, func(ctx context.Context, call *tool.Call, in auditQueryArgs) (AuditQueryResult, error) {
-		c, cerr := n.caller(ctx)
+		c, cerr := n.caller(call)
 		if cerr != nil {
 			return AuditQueryResult{}, cerr
 		}

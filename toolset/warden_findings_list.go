@@ -45,7 +45,7 @@ func wardenFindingsListTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
 		Catalog:     wardenCatalog,
 	}, func(ctx context.Context, call *tool.Call, in findingListArgs) (FindingListResult, error) {
-		c, cerr := n.caller(ctx)
+		c, cerr := n.caller(call)
 		if cerr != nil {
 			return FindingListResult{}, cerr
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
@@ -42,7 +43,7 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		Annotations: tool.Annotations{},
 		Catalog:     tool.Catalog{Category: "warden", Trust: tool.TrustConfirm},
 	}, func(ctx context.Context, call *tool.Call, in findingRecordArgs) (FindingRecordResult, error) {
-		c, cerr := n.caller(ctx)
+		c, cerr := n.caller(call)
 		if cerr != nil {
 			return FindingRecordResult{}, cerr
 		}
@@ -56,7 +57,7 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 		title, target, evidence, spans := in.Title, in.Target, in.Evidence, []redact.Span(nil)
 		if n.privacy(ctx).Mode() != redact.Off {
 			title, _ = balanced().Text(title)
-			target, _ = balanced().Text(balanced().Field(redact.KindURL, "target", target))
+			target, _ = balanced().Text(balanced().Field(privacy.URL, "target", target))
 			evidence, spans = balanced().Text(evidence)
 		}
 		truncated := false
@@ -68,8 +69,8 @@ func wardenFindingsRecordTool(n *Native, _ *tool.Registry) (*tool.Tool, error) {
 			evidence, truncated = evidence[:cut], true
 		}
 		corr := in.CorrelationID
-		if corr == "" && n.CorrelationID != nil {
-			corr = n.CorrelationID(ctx)
+		if corr == "" {
+			corr = call.CorrelationID()
 		}
 		f := &finding.Finding{Tenant: c.findingsTenant(), Credential: c.Credential, Title: title, Severity: in.Severity,
 			Target: target, Evidence: evidence, SourceTool: in.SourceTool, CorrelationID: corr}

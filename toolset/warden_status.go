@@ -95,7 +95,7 @@ func wardenStatusTool(n *Native, reg *tool.Registry) (*tool.Tool, error) {
 				Approvals: n.Approvals, Privacy: string(n.privacy(ctx).Mode())},
 			Tools: []StatusTool{},
 		}
-		c, cerr := n.caller(ctx)
+		c, cerr := n.caller(call)
 		if cerr == nil {
 			out.Caller = StatusCaller{Credential: c.Credential, Tenant: c.Tenant}
 		}

@@ -106,8 +106,8 @@ func find(ctx context.Context, call *tool.Call, in findArgs) (FindResult, error)
 
 // oneView is the resolver of a server that serves a single open file:
 // every call acts on it.
-func oneView(v tool.View) mcp.ViewResolver {
-	return func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) { return v, nil, nil }
+func oneView(v tool.View) tool.ViewResolver {
+	return func(context.Context, *tool.Call, string) (tool.View, []tool.Warning, error) { return v, nil, nil }
 }
 
 func serve(ctx context.Context, path string, in io.Reader, out io.Writer) error {
@@ -123,7 +123,8 @@ func serve(ctx context.Context, path string, in io.Reader, out io.Writer) error 
 	if err := Register(reg); err != nil {
 		return err
 	}
-	return mcp.NewServer(reg, &mcp.Options{ResolveView: oneView(v)}).ServeStdio(ctx, in, out, nil)
+	opts := &mcp.Options{Middleware: []tool.Middleware{tool.ResolveViews(oneView(v))}}
+	return mcp.NewServer(reg, opts).ServeStdio(ctx, in, out, nil)
 }
 
 func main() {

@@ -37,7 +37,7 @@ func TestFindInARealView(t *testing.T) {
 		t.Fatal(err)
 	}
 	tooltest.Check(t, reg, &tooltest.Options{RequirePrivacy: true})
-	opts := &tooltest.InvokeOptions{ServerOptions: &mcp.Options{ResolveView: oneView(v)}}
+	opts := &tooltest.InvokeOptions{ServerOptions: &mcp.Options{Middleware: []tool.Middleware{tool.ResolveViews(oneView(v))}}}
 	rep, err := tooltest.Invoke(context.Background(), reg, "findstrings_find", `{"contains":"QUICK BROWN FOX","min_length":8}`, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -46,11 +46,11 @@ func (r *replica) call(tenant, name, args string) map[string]any {
 	r.t.Helper()
 	ctx := auth.WithPrincipal(context.Background(), auth.Principal{Subject: "s", Credential: "cred-" + tenant, Tenant: tenant, Entitlements: []string{"*"}})
 	rep, err := tooltest.Invoke(ctx, r.reg, name, args, &tooltest.InvokeOptions{ServerOptions: &mcp.Options{
-		ResolveView: func(ctx context.Context, _ mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+		Middleware: []tool.Middleware{tool.ResolveViews(func(ctx context.Context, _ *tool.Call, _ string) (tool.View, []tool.Warning, error) {
 			p, _ := auth.PrincipalFrom(ctx)
 			ov, err := r.layer.View(ctx, p.Tenant, r.view)
 			return ov, nil, err
-		},
+		})},
 	}})
 	if err != nil || rep.Result == nil {
 		r.t.Fatalf("%s: %v %v", name, err, rep)

@@ -18,7 +18,7 @@ func hostedWire(b *testing.B, state string, roots ...string) *wired {
 	cfg, _ := Config{Listen: "0.0.0.0:8787", StateDir: state}.withDefaults()
 	cfg.Bininspect.Roots = roots
 	cfg.Bininspect.AnalysisMemoryBytes = 1<<30 + raceMemory
-	ctl, err := openControls(context.Background(), cfg, discardLogger(), false)
+	ctl, err := openControls(context.Background(), cfg, discardLogger(), false, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func TestHostedAnalysesInAChild(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Bininspect.AnalysisMemoryBytes = 1<<30 + raceMemory
-			ctl, err := openControls(context.Background(), cfg, discardLogger(), c.stdio)
+			ctl, err := openControls(context.Background(), cfg, discardLogger(), c.stdio, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-mcp/warden/finding"
-	"github.com/warden-mcp/warden/redact"
+	"github.com/warden-mcp/warden/privacy"
 )
 
 func (e *env) findingsCommand() *cobra.Command {
@@ -132,16 +132,16 @@ func privateFindings(ctx context.Context, cfg Config, st limitsStore, fs []findi
 	if err != nil {
 		return nil, err
 	}
-	priv, err := newPrivacy(cfg, key)
+	priv, err := newPrivacy(cfg, key, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]finding.Finding, len(fs))
 	for i, f := range fs {
-		r := priv.forTenant(f.Tenant)
+		r := priv.ForTenant(f.Tenant)
 		text := func(s string) string { t, _ := r.Text(s); return t }
 		f.Title, f.Evidence, f.Credential = text(f.Title), text(f.Evidence), text(f.Credential)
-		f.Target = text(r.Field(redact.KindURL, "target", f.Target))
+		f.Target = text(r.Field(privacy.URL, "target", f.Target))
 		out[i] = f
 	}
 	return out, nil

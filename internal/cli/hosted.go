@@ -20,6 +20,7 @@ import (
 	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/store/postgres"
@@ -29,7 +30,7 @@ import (
 
 // controls are the request-path controls of a serving Warden: the store,
 // the limiter, the token verifier (or the local issuer behind it) and the
-// policy hooks built from them.
+// policy controls built from them.
 type controls struct {
 	profile profile
 	// transport says whether requests pass the transport rate limit.
@@ -47,6 +48,15 @@ type controls struct {
 	policy   *policy.Controls
 	store    limitsStore
 	close    func()
+}
+
+// localPrincipal is the identity of calls that carry none: warden stdio's
+// local user; nil for a server, whose calls carry a token.
+func localPrincipal(stdio bool) *auth.Principal {
+	if stdio {
+		return policy.LocalPrincipal()
+	}
+	return nil
 }
 
 // limitsStore is what the controls need from either adapter.
@@ -86,8 +96,9 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 // openControls builds the controls. On stdio there is no token: calls
 // run under the local principal, with limits and audit. stdio is always
 // the local profile; serve is local only on loopback with the local key
-// (Config.serveProfile).
-func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bool) (*controls, error) {
+// (Config.serveProfile). observer is told what the controls decide (nil:
+// nobody).
+func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bool, observer policy.Observer) (*controls, error) {
 	prof := profileLocal
 	if !stdio {
 		prof = cfg.serveProfile()
@@ -107,11 +118,10 @@ func openControls(ctx context.Context, cfg Config, logger *slog.Logger, stdio bo
 		return nil, err
 	}
 	c := &controls{profile: prof, transport: cfg.Limits.transportLimited(prof), lim: lim, store: st, close: closeStore,
-		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue()},
+		policy:   &policy.Controls{Limiter: lim, Logger: logger, Queue: prof.queue(), Observer: observer, Local: localPrincipal(stdio)},
 		registry: credential.New(st, &credential.Options{TTL: time.Duration(cfg.Auth.CredentialCacheTTL)}),
 		bindJWT:  cfg.Auth.BindCredentials}
 	if stdio {
-		c.policy.Local = policy.LocalPrincipal()
 		return c, nil
 	}
 	acfg := auth.Config{
@@ -206,7 +216,7 @@ func (c *controls) wrap(next http.Handler) http.Handler {
 		next = c.policy.RateLimit(next)
 	}
 	authn := c.registry.Middleware(credential.MiddlewareOptions{Verifier: c.verifier, BindJWT: c.bindJWT, Logger: c.policy.Logger})
-	return authn(c.policy.BindCaller(next))
+	return authn(c.policy.BindCaller(mcp.WithCaller, next))
 }
 
 // documents are the public documents served beside the endpoint: RFC 9728

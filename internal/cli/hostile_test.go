@@ -52,7 +52,7 @@ func TestHostedCodeAnalysisInTheWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Bininspect.AnalysisLimits = AnalysisLimitsConfig{Bytes: bytes, OutputBytes: 1 << 20}
-	ctl, err := openControls(context.Background(), cfg, discardLogger(), false)
+	ctl, err := openControls(context.Background(), cfg, discardLogger(), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestAuthorizationServerOnlyLocal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctl, err := openControls(context.Background(), cfg, logger, false)
+			ctl, err := openControls(context.Background(), cfg, logger, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ func nativeServer(t *testing.T, cfg Config) (call func(p auth.Principal, name, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := openControls(context.Background(), cfg, discardLogger(), true)
+	ctl, err := openControls(context.Background(), cfg, discardLogger(), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/telemetry"
+	"github.com/warden-mcp/warden/tool"
 )
 
 // observability is a serving Warden's metrics listener and tracing, both
@@ -20,10 +22,10 @@ type observability struct {
 	ln      net.Listener
 }
 
-// openObservability builds the telemetry: metrics when metrics.listen is
-// set (the listener is opened now, so that a taken port fails start-up),
-// tracing when tracing.otlp_endpoint is.
-func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observability, error) {
+// openObservability builds the telemetry, before the controls it observes:
+// metrics when metrics.listen is set (the listener is opened now, so that
+// a taken port fails start-up), tracing when tracing.otlp_endpoint is.
+func openObservability(ctx context.Context, cfg Config) (*observability, error) {
 	o := &observability{tel: &telemetry.Telemetry{}}
 	if cfg.Tracing.OTLPEndpoint != "" {
 		tr, err := telemetry.NewTracing(ctx, telemetry.TracingOptions{Endpoint: cfg.Tracing.OTLPEndpoint,
@@ -39,20 +41,34 @@ func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observa
 			return nil, fmt.Errorf("metrics listener: %w", err)
 		}
 		o.ln = ln
-		o.tel.Metrics = telemetry.NewMetrics(telemetry.MetricsOptions{TenantLabels: cfg.Metrics.TenantLabels, Pending: ctl.policy.Pending})
-	}
-	if o.tel.Metrics != nil || o.tel.Tracing != nil {
-		ctl.policy.Observer = o.tel
+		o.tel.Metrics = telemetry.NewMetrics(telemetry.MetricsOptions{TenantLabels: cfg.Metrics.TenantLabels})
 	}
 	return o, nil
 }
 
-// hooks are the call hooks that go outside the controls: a span per call.
-func (o *observability) hooks() []mcp.CallHook {
+// controlsObserver is what the controls report to, nil when nothing
+// observes.
+func (o *observability) controlsObserver() policy.Observer {
+	if o.tel.Metrics == nil && o.tel.Tracing == nil {
+		return nil
+	}
+	return o.tel
+}
+
+// watch adds the gauges of what the controls hold for the store.
+func (o *observability) watch(ctl *controls) {
+	if o.tel.Metrics != nil {
+		o.tel.Metrics.Registry().MustRegister(telemetry.PendingGauges(ctl.policy.Pending)...)
+	}
+}
+
+// middleware is the call stage that goes outside the controls: a span per
+// call.
+func (o *observability) middleware() []tool.Middleware {
 	if o.tel.Tracing == nil {
 		return nil
 	}
-	return []mcp.CallHook{o.tel.Tracing.Hook()}
+	return []tool.Middleware{o.tel.Tracing.CallMiddleware()}
 }
 
 // observer is the HTTP handler's observer, nil when nothing observes.
@@ -60,7 +76,15 @@ func (o *observability) observer() mcp.Observer {
 	if o.tel.Metrics == nil && o.tel.Tracing == nil {
 		return nil
 	}
-	return o.tel
+	return requestObserver{o.tel}
+}
+
+// requestObserver hands the protocol endpoint's reports to telemetry,
+// which does not import the engine it observes.
+type requestObserver struct{ t *telemetry.Telemetry }
+
+func (r requestObserver) Request(ctx context.Context, s mcp.RequestStats) {
+	r.t.Request(ctx, telemetry.RequestStats(s))
 }
 
 // handler wraps the public handler in the request span.
@@ -79,7 +103,7 @@ func (o *observability) serve(h *mcp.HTTPHandler, logger *slog.Logger) {
 	}
 	m := o.tel.Metrics
 	// The handler's gauges are read from now on.
-	m.Registry().MustRegister(telemetry.HandlerGauges(h.Stats)...)
+	m.Registry().MustRegister(telemetry.HandlerGauges(func() telemetry.HTTPStats { return telemetry.HTTPStats(h.Stats()) })...)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("GET /healthz", h.Liveness())

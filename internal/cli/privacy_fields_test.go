@@ -65,7 +65,7 @@ func wiredServerWith(t *testing.T, c Config, logs *syncBuffer) func(name, args s
 			t.Fatal(err)
 		}
 	}
-	ctl, err := openControls(ctx, cfg, logger, true)
+	ctl, err := openControls(ctx, cfg, logger, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,12 +70,12 @@ func scanUnder(t *testing.T, mode string, ap netip.AddrPort, pool *x509.CertPool
 	if err != nil {
 		t.Fatal(err)
 	}
-	priv, err := newPrivacy(Config{Privacy: mode}, []byte("0123456789abcdef0123456789abcdef"))
+	priv, err := newPrivacy(Config{Privacy: mode}, []byte("0123456789abcdef0123456789abcdef"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl := &policy.Controls{Limiter: lim, Gates: gates, Local: policy.LocalPrincipal(), Redact: priv.result, HideSecrets: priv.hide}
-	srv := mcp.NewServer(reg, &mcp.Options{Hooks: ctl.Hooks(), Admit: ctl.Admit, Redactor: priv.field})
+	ctl := &policy.Controls{Limiter: lim, Gates: gates, Local: policy.LocalPrincipal(), Questions: priv.Questions()}
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: append(ctl.Middleware(), priv.Middleware())})
 	t.Cleanup(srv.Close)
 	url := "https://shop.example.com:" + strconv.Itoa(int(ap.Port())) + "/?token=tk-0f1e2d3c4b5a69788796a5b4&page=2"
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"microdefend_scan_website","arguments":{"url":"` + url +
@@ -145,15 +145,15 @@ func TestPrivacyOnTheSecretScan(t *testing.T) {
 		if err := toolset.Register(reg, toolset.Deps{FingerprintKey: []byte("fixed-fingerprint-key-0123456789")}, toolset.Selection{Edition: edition}); err != nil {
 			t.Fatal(err)
 		}
-		priv, err := newPrivacy(Config{Privacy: mode}, []byte("0123456789abcdef0123456789abcdef"))
+		priv, err := newPrivacy(Config{Privacy: mode}, []byte("0123456789abcdef0123456789abcdef"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		st, _ := sqlite.Open(context.Background(), t.TempDir(), nil)
 		t.Cleanup(func() { st.Close() })
 		lim, _ := limits.New(st, nil)
-		ctl := &policy.Controls{Limiter: lim, Local: policy.LocalPrincipal(), Redact: priv.result}
-		srv := mcp.NewServer(reg, &mcp.Options{Hooks: ctl.Hooks(), Admit: ctl.Admit, Redactor: priv.field})
+		ctl := &policy.Controls{Limiter: lim, Local: policy.LocalPrincipal()}
+		srv := mcp.NewServer(reg, &mcp.Options{Middleware: append(ctl.Middleware(), priv.Middleware())})
 		t.Cleanup(srv.Close)
 		text := `aws_access_key_id = AKIAIOSFODNN7EXAMPLE\nrequest_id = 9f0b3c2e-8d4a-4f7e-b1a2-3c4d5e6f7a8b\ngithub = 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`
 		msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"keysweep_scan_text","arguments":{"text":"` + text +
@@ -171,16 +171,17 @@ func TestPrivacyOnTheSecretScan(t *testing.T) {
 
 // A tenant may be stricter than the server.
 func TestPrivacyPerTenant(t *testing.T) {
-	p, err := newPrivacy(Config{Privacy: "off", Tenants: map[string]TenantConfig{"acme": {Privacy: "strict"}}}, nil)
+	p, err := newPrivacy(Config{Privacy: "off", Tenants: map[string]TenantConfig{"acme": {Privacy: "strict"}}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acme := auth.WithPrincipal(context.Background(), auth.Principal{Tenant: "acme"})
-	other := auth.WithPrincipal(context.Background(), auth.Principal{Tenant: "other"})
-	if p.forCall(acme).Mode() != "strict" || p.forCall(other).Mode() != "off" || p.field(other) != nil {
-		t.Errorf("acme %s, other %s", p.forCall(acme).Mode(), p.forCall(other).Mode())
+	if p.ForTenant("acme").Mode() != "strict" || p.ForTenant("other").Mode() != "off" {
+		t.Errorf("acme %s, other %s", p.ForTenant("acme").Mode(), p.ForTenant("other").Mode())
 	}
-	if got := p.hide("password=hunter2-but-longer-Zq9"); strings.Contains(got, "hunter2-but-longer-Zq9") {
+	if _, err := newPrivacy(Config{Tenants: map[string]TenantConfig{"acme": {Privacy: "loud"}}}, nil, nil); err == nil {
+		t.Error("a tenant's unknown mode was accepted")
+	}
+	if got := p.Questions().Hide("password=hunter2-but-longer-Zq9"); strings.Contains(got, "hunter2-but-longer-Zq9") {
 		t.Errorf("approval questions must never repeat a secret, even when the mode is off: %q", got)
 	}
 }
@@ -196,7 +197,7 @@ func TestPrivacyOnBinaryStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctl, err := openControls(ctx, cfg, discardLogger(), true)
+		ctl, err := openControls(ctx, cfg, discardLogger(), true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,7 +124,7 @@ func TestOpenControlsByProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctl, err := openControls(context.Background(), cfg, logger, c.stdio)
+		ctl, err := openControls(context.Background(), cfg, logger, c.stdio, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

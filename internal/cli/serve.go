@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"time"
@@ -14,9 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/internal/gcdefault"
-	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/toolset"
 )
 
@@ -122,151 +118,16 @@ func (e *env) serve(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	// A line per request: written in batches, warnings at once.
-	logger, flushLog, err := newServerLogger(e.stderr, cfg.LogLevel)
+	s, err := openServer(ctx, cfg, derivedURL, e.stderr)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	defer flushLog()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
+	defer s.Close()
+	if err := s.greet(e.stdout); err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	defer ln.Close()
-	if _, port, _ := net.SplitHostPort(cfg.Listen); port == "0" {
-		// Port 0 picked a port: a derived public URL follows the real one.
-		_, real, _ := net.SplitHostPort(ln.Addr().String())
-		host, _, _ := net.SplitHostPort(cfg.Listen)
-		cfg.Listen = net.JoinHostPort(host, real)
-		if derivedURL {
-			cfg.PublicURL = ""
-		}
-		if cfg, err = cfg.withDefaults(); err != nil {
-			return &exitError{code: ExitError, err: err}
-		}
-	}
-	ctl, err := openControls(ctx, cfg, logger, false)
-	if err != nil {
+	if err := s.Serve(ctx); err != nil {
 		return &exitError{code: ExitError, err: err}
-	}
-	defer ctl.close()
-	pctx, stopPrune := context.WithCancel(ctx)
-	defer stopPrune()
-	go ctl.prune(pctx, time.Hour, logger)
-	go ctl.policy.Run(pctx, 0) // audit records and slot releases an outage left
-	defer ctl.flushRepairs(logger)
-	obs, err := openObservability(ctx, cfg, ctl)
-	if err != nil {
-		return &exitError{code: ExitError, err: err}
-	}
-	defer obs.close(logger)
-	keys, err := sharedKeys(ctx, cfg, ctl.store, cfg.sharedStore())
-	if err != nil {
-		return &exitError{code: ExitError, err: err}
-	}
-	w, err := wire(wireOptions{logger: logger, stateDir: cfg.StateDir, controls: ctl, cfg: cfg, outer: obs.hooks(),
-		keys: keys, state: ctl.store})
-	if err != nil {
-		return &exitError{code: ExitError, err: err}
-	}
-	ctl.setTools(w)
-	opts := &mcp.HTTPOptions{
-		Observer:       obs.observer(),
-		LivenessPath:   cfg.Health.LivenessPath,
-		ReadinessPath:  cfg.Health.ReadinessPath,
-		Path:           cfg.Path,
-		MaxBodyBytes:   cfg.MaxBodyBytes,
-		AllowedOrigins: cfg.AllowedOrigins,
-		Logger:         logger,
-		Wrap:           ctl.wrap,
-		Extra:          ctl.documents(),
-		Ready:          ctl.ready,
-	}
-	ctl.profile.httpCaps(opts)
-	// Uploads pass the same authentication, caller binding and rate
-	// limit as the protocol endpoint.
-	opts.Extra[toolset.UploadPath] = ctl.wrap(w.binary.UploadHandler())
-	if cfg.loopback() {
-		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
-	}
-	h := mcp.NewHTTPHandler(w.srv, opts)
-	obs.serve(h, logger)
-	hs := &http.Server{
-		Handler:           obs.handler(h),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      5 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	access := "bearer tokens from " + cfg.Auth.Issuer
-	if ctl.local != nil {
-		access = "bearer tokens signed by the local development key"
-	}
-	if ctl.as != nil {
-		access += ", from its own OAuth authorization server or pasted"
-	}
-	if cfg.loopback() {
-		access += "; loopback only"
-	}
-	logger.Info("serving MCP over HTTP", slog.String("url", cfg.PublicURL), slog.Int("tools", w.reg.Len()),
-		slog.String("access", access), slog.String("profile", string(ctl.profile)), slog.Any("unsafe_tools_on", w.unsafeOn()))
-	logBinaryRoots(logger, w.binary)
-	if ctl.local != nil {
-		fmt.Fprintf(e.stdout, "Warden is listening on %s (loopback only).\n", cfg.PublicURL)
-	} else {
-		fmt.Fprintf(e.stdout, "Warden is listening on %s; clients need tokens from %s.\n", cfg.PublicURL, cfg.Auth.Issuer)
-	}
-	fmt.Fprintf(e.stdout, "Profile: %s\n", ctl.describe())
-	if line := unsafeBanner(w.unsafeOn(), cfg); line != "" {
-		fmt.Fprintln(e.stdout, line)
-	}
-	fmt.Fprintln(e.stdout)
-	var token, tokenFile string
-	if ctl.local != nil {
-		token, err = ctl.local.Mint(auth.TokenSpec{Audience: cfg.PublicURL, Subject: "dev", Tenant: "local",
-			Entitlements: []string{"*"}, Lifetime: devTokenLifetime})
-		if err != nil {
-			return &exitError{code: ExitError, err: err}
-		}
-		// One file per listener: a second server on another port with the
-		// same state directory leaves this one's token alone.
-		if tokenFile, err = devTokenFile(cfg.StateDir, cfg.Listen); err != nil {
-			return &exitError{code: ExitError, err: err}
-		}
-		if err := writePrivateFile(tokenFile, []byte(token+"\n")); err != nil {
-			return &exitError{code: ExitError, err: err}
-		}
-		pruneTokenFiles(cfg.StateDir, tokenFile, devTokenLifetime, time.Now())
-	}
-	printClientConfig(e.stdout, cfg.PublicURL, token, tokenFile, ctl.as != nil)
-
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return &exitError{code: ExitError, err: err}
-	case <-ctx.Done():
-	}
-	grace := time.Duration(cfg.ShutdownTimeout)
-	logger.Info("shutting down; letting in-flight calls finish", slog.Duration("deadline", grace))
-	h.Drain()
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	err = hs.Shutdown(sctx)
-	if werr := h.Wait(sctx); werr != nil && err == nil {
-		// Legacy calls whose client left run on to keep their outcomes
-		// for resumption, on any replica; past the deadline they are cut.
-		err = werr
-	}
-	h.Close()
-	if err != nil {
-		_ = hs.Close()
-		if !errors.Is(err, context.DeadlineExceeded) {
-			return &exitError{code: ExitError, err: err}
-		}
-		logger.Warn("shutdown deadline passed; remaining calls were cut off")
 	}
 	return nil
 }

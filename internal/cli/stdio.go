@@ -46,7 +46,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
-			ctl, err := openControls(cmd.Context(), cfg, logger, true)
+			ctl, err := openControls(cmd.Context(), cfg, logger, true, nil)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}

@@ -41,7 +41,7 @@ type wireOptions struct {
 	// stateDir holds the keys made on first start; "" keeps nothing
 	// (fingerprints then hold for this process only).
 	stateDir string
-	// controls are the entitlement, limit and audit hooks; nil serves
+	// controls are the entitlement, limit and audit stages; nil serves
 	// without them (listing tools, tests).
 	controls *controls
 	// cfg carries the tools block, privacy and approvals; its zero value
@@ -50,8 +50,8 @@ type wireOptions struct {
 	// isolateEnv is the environment of the analysis child; nil (an empty
 	// environment) except in tests, which re-execute the test binary.
 	isolateEnv []string
-	// outer hooks wrap every call outside the controls' (a trace span).
-	outer []mcp.CallHook
+	// outer stages wrap every call outside the controls' (a trace span).
+	outer []tool.Middleware
 	// keys are the keys shared by every replica (keys.go); a nil key is
 	// taken from stateDir.
 	keys keySet
@@ -60,20 +60,44 @@ type wireOptions struct {
 	state statestore.Store
 }
 
+// wire builds the server in dependency order, changing nothing it was
+// given: the gates (which tools consult: a redirect against the scope, a
+// raw read against another tool's switch), the privacy stage, the
+// controls' stages over both, the tools, the gates' names checked against
+// them, then the server with its call path.
 func wire(o wireOptions) (*wired, error) {
+	var grants approval.Store
+	if o.controls != nil {
+		grants = o.controls.store
+	}
+	gates, err := policy.PrepareGates(o.cfg.catalog(), grants)
+	if err != nil {
+		return nil, err
+	}
+	// Strict mode's pseudonyms stay equal across restarts and replicas
+	// that share this key.
+	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
+	if err != nil {
+		return nil, err
+	}
+	priv, err := newPrivacy(o.cfg, pseudonymKey, o.logger)
+	if err != nil {
+		return nil, err
+	}
+	// The controls' call stages over these gates; nil without controls
+	// (a registry built to list tools).
+	var stages *policy.Stages
+	if o.controls != nil {
+		stages = o.controls.policy.Stages(gates, priv.Questions())
+	}
 	reg := tool.NewRegistry()
-	// The gates are built from the registry, after registration; tools
-	// that check hops against the scope reach them through this, and
-	// refuse every host until they exist.
-	var gates *policy.Gates
-	native := &toolset.Native{Version: Version(), Edition: string(edition), CorrelationID: mcp.CorrelationID}
-	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: func(host string) bool { return gates != nil && gates.InScope(host) }}
+	native := &toolset.Native{Version: Version(), Edition: string(edition)}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: gates.InScope}
 	if o.controls != nil {
 		// Annotations on binaries live in the same store as the
 		// limits: per tenant, across restarts and replicas.
 		deps.Annotations = toolset.NewAnnotationLayer(o.controls.store)
 	}
-	var err error
 	if deps.FingerprintKey, err = o.keys.key(o.keys.fingerprint, o.stateDir, fingerprintKeyName); err != nil {
 		return nil, err
 	}
@@ -88,10 +112,10 @@ func wire(o wireOptions) (*wired, error) {
 	bo.MemoryRead = func(ctx context.Context) bool {
 		t, ok := reg.Lookup("bininspect_memory_read")
 		switch {
-		case !ok || gates == nil:
+		case !ok:
 			return false
-		case o.controls != nil:
-			return o.controls.policy.Visible(ctx, t)
+		case stages != nil:
+			return stages.Visible(ctx, t)
 		}
 		return gates.Status(t) == nil
 	}
@@ -99,6 +123,9 @@ func wire(o wireOptions) (*wired, error) {
 		return nil, err
 	}
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
+		return nil, err
+	}
+	if err := gates.Check(reg); err != nil {
 		return nil, err
 	}
 	// Input rounds are sealed with this key; replicas that share it can
@@ -115,41 +142,18 @@ func wire(o wireOptions) (*wired, error) {
 		Instructions: instructions,
 		Logger:       o.logger,
 		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
-		ResolveView: func(ctx context.Context, q mcp.ViewQuery) (tool.View, []tool.Warning, error) {
-			return deps.Binary.Resolve(ctx, q.Handle, q.Session)
-		},
-		State: o.state,
+		State:        o.state,
 	}
-	var grants approval.Store
-	if o.controls != nil {
-		grants = o.controls.store
+	wireNative(native, o, gates)
+	// The call path, outermost first: trace, then the controls (audit,
+	// enabled, entitlement, scope, approval, admission), then the privacy
+	// stage next to the handler (docs/architecture.md).
+	opts.Middleware = append(opts.Middleware, o.outer...)
+	if stages != nil {
+		opts.Middleware = append(opts.Middleware, stages.Middleware()...)
+		opts.Visible = stages.Visible
 	}
-	gates, err = policy.NewGates(reg, o.cfg.catalog(), grants)
-	if err != nil {
-		return nil, err
-	}
-	// Strict mode's pseudonyms stay equal across restarts and replicas
-	// that share this key.
-	pseudonymKey, err := o.keys.key(o.keys.pseudonym, o.stateDir, pseudonymKeyName)
-	if err != nil {
-		return nil, err
-	}
-	priv, err := newPrivacy(o.cfg, pseudonymKey)
-	if err != nil {
-		return nil, err
-	}
-	opts.Redactor = priv.field
-	if err := wireNative(native, o, gates, priv); err != nil {
-		return nil, err
-	}
-	if o.controls != nil {
-		o.controls.policy.Gates = gates
-		o.controls.policy.Redact = priv.result
-		o.controls.policy.HideSecrets = priv.hide
-		opts.Hooks = append(append([]mcp.CallHook(nil), o.outer...), o.controls.policy.Hooks()...)
-		opts.Admit = o.controls.policy.Admit
-		opts.Visible = o.controls.policy.Visible
-	}
+	opts.Middleware = append(opts.Middleware, priv.Middleware())
 	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
 }
 
@@ -222,25 +226,17 @@ func binaryOptions(o wireOptions) (toolset.BinaryOptions, error) {
 }
 
 // wireNative gives the warden_ tools what they read about the server:
-// who calls, what the gates say, the limits, the audit trail, the
-// findings store and the caller's privacy mode. Without controls (a
-// registry built to list tools) they know the build and the gates only.
-func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *privacy) error {
+// what the gates say, the limits, the audit trail and the findings store
+// (who calls, the correlation id and the privacy mode they read from the
+// call). Without controls (a registry built to list tools) they know the
+// build and the gates only.
+func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates) {
 	n.Approvals = gates.Approvals()
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error { return gates.Status(t) }
-	n.Privacy = priv.forCall
 	if o.controls == nil {
-		return nil
+		return
 	}
 	pc := o.controls.policy
-	priv.tenantOf = func(ctx context.Context) (string, bool) {
-		p, ok := pc.Caller(ctx)
-		return p.Tenant, ok
-	}
-	n.Caller = func(ctx context.Context) (toolset.Caller, bool) {
-		p, ok := pc.Caller(ctx)
-		return toolset.Caller{Credential: policy.CredentialOf(p), Tenant: p.Tenant, LimitsKey: policy.CallerKey(p)}, ok
-	}
 	n.Gate = func(ctx context.Context, t *tool.Tool) *tool.Error {
 		if e := gates.Status(t); e != nil {
 			return e
@@ -254,5 +250,4 @@ func wireNative(n *toolset.Native, o wireOptions, gates *policy.Gates, priv *pri
 	n.Usage = o.controls.lim.Usage
 	n.Audit = o.controls.lim.QueryAudit
 	n.Findings = o.controls.store
-	return nil
 }

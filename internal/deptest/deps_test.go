@@ -43,11 +43,12 @@ var rules = []struct {
 	{"auth/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "request-path controls stand alone"},
 	{"credential/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/...", "store/...", "policy/...", "limits/..."}, "a domain package: the stores implement it"},
 	{"statestore/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/..."}, "a domain package: the stores implement it, the protocol engine uses it"},
-	{"telemetry/...", []string{"toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "telemetry observes the request path through its hooks"},
+	{"telemetry/...", []string{"mcp/...", "policy/...", "toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "telemetry observes the request path through a call stage and the observers the wiring feeds it, without importing the engines it observes"},
 	{"limits/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/..."}, "the domain does not know its storage"},
 	{"store/...", []string{"mcp/...", "tool/...", "toolset/...", "internal/cli/..."}, "storage adapters implement the domain's interfaces"},
 	{"redact/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/...", "safehttp/...", "webscan/..."}, "the privacy engine sees only results, the SDK's types and the scanner"},
-	{"policy/...", []string{"toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are adapters between the request path and the protocol"},
+	{"policy/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are stages of the SDK's call path (tool.Middleware); they know no protocol"},
+	{"privacy", []string{"tool/...", "redact/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "errcode"}, "the privacy vocabulary is a leaf the SDK and the privacy engine share"},
 	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 }
 

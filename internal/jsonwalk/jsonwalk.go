@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 )
 
+// SkipSpace returns the index of the first byte at or after b[i] that is
+// not JSON white space.
 func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
@@ -172,6 +174,8 @@ func Kind(raw []byte) string {
 	}
 }
 
+// IsNull reports whether a raw value is the literal null, with no space
+// around it.
 func IsNull(raw []byte) bool {
 	return len(raw) == 4 && string(raw) == "null"
 }

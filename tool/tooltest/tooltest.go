@@ -46,7 +46,7 @@ type Options struct {
 	// arguments are checked past the view (which the server resolves
 	// first). Nil: a view-scoped tool is only checked to refuse a call
 	// without a view with no_active_binary_view, as an error result.
-	ResolveView mcp.ViewResolver
+	ResolveView tool.ViewResolver
 	// RequirePrivacy checks that every string a typed result can carry
 	// has a privacy kind (the privacy struct tag, published as
 	// x-warden-privacy), plain included, so that a server's privacy mode
@@ -194,7 +194,10 @@ func Check(t TB, reg *tool.Registry, opts *Options) {
 		if o.RequirePrivacy {
 			checkPrivacy(t, tl)
 		}
-		io := &InvokeOptions{ServerOptions: &mcp.Options{ResolveView: o.ResolveView}}
+		io := &InvokeOptions{ServerOptions: &mcp.Options{}}
+		if o.ResolveView != nil {
+			io.ServerOptions.Middleware = []tool.Middleware{tool.ResolveViews(o.ResolveView)}
+		}
 		if tl.Scope == tool.ViewScoped && o.ResolveView == nil {
 			checkNeedsView(t, reg, tl)
 		} else {
@@ -360,7 +363,11 @@ func checkNeedsView(t TB, reg *tool.Registry, tl *tool.Tool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rep, err := Invoke(ctx, reg, tl.Name, `{}`, nil)
+	// A resolver that finds no view stands in for the family's own, which
+	// may need what the harness does not give (a caller, a store).
+	none := func(context.Context, *tool.Call, string) (tool.View, []tool.Warning, error) { return nil, nil, nil }
+	io := &InvokeOptions{ServerOptions: &mcp.Options{Middleware: []tool.Middleware{tool.ResolveViews(none)}}}
+	rep, err := Invoke(ctx, reg, tl.Name, `{}`, io)
 	switch {
 	case err != nil:
 		t.Errorf("%s: invoke: %v", tl.Name, err)

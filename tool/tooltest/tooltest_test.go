@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -149,7 +148,7 @@ func TestCheckReachesTheArgumentsOfViewScopedTools(t *testing.T) {
 	if r := (&recorder{}); func() bool { Check(r, reg, nil); return len(r.errs) > 0 }() {
 		t.Errorf("no resolver: %v", r.errs)
 	}
-	resolve := func(context.Context, mcp.ViewQuery) (tool.View, []tool.Warning, error) {
+	resolve := func(context.Context, *tool.Call, string) (tool.View, []tool.Warning, error) {
 		return namedView("a.bin"), nil, nil
 	}
 	r := &recorder{}
