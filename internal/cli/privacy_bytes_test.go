@@ -125,3 +125,65 @@ func TestPrivacyOnBinaryBytes(t *testing.T) {
 }
 
 func hexAddr(n int) string { return fmt.Sprintf("%#x", n) }
+
+// Memory reads in address expressions return numbers, and a number
+// cannot carry a marker: in balanced and strict every read whose bytes
+// overlap a credential is refused (read_refused, as where reads are off),
+// whatever its size and wherever it starts, so no sequence of .b, .w, .d
+// or .q reads, or comparisons against them, spells a token out; reads
+// beside it still answer. The check is memory_read's, so it holds in
+// every tool's address parameters too. Off returns every value.
+func TestPrivacyOnMemoryExpressions(t *testing.T) {
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\x48\x8b\x05\x00\x00\x00\x00config/settings.json\x00\x00"), testToken...)
+	data = append(data, "\x00\x00Usage: tool [options]\x00\x31\xc0\xc3"...)
+	at := bytes.Index(data, []byte(testToken))
+	end := at + len(testToken)
+	le := func(b []byte) uint64 {
+		var v uint64
+		for i := len(b) - 1; i >= 0; i-- {
+			v = v<<8 | uint64(b[i])
+		}
+		return v
+	}
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		for _, sz := range []struct {
+			suffix string
+			n      int
+		}{{".b", 1}, {".w", 2}, {".d", 4}, {".q", 8}} {
+			for a := at - 10; a+sz.n <= len(data) && a <= end+2; a++ {
+				expr := "[" + hexAddr(a) + "]" + sz.suffix
+				out := call("bininspect_eval", `{"expression":"`+expr+`"}`)
+				overlaps := a < end && a+sz.n > at
+				if mode == "off" || !overlaps {
+					sc := structuredOf(t, out)
+					if want := strconv.FormatUint(le(data[a:a+sz.n]), 10); sc["decimal"] != want {
+						t.Errorf("%s: %s = %v, want %s", mode, expr, sc["decimal"], want)
+					}
+					continue
+				}
+				if !strings.Contains(out, `"isError":true`) || !strings.Contains(out, "credential") {
+					t.Errorf("%s: %s was not refused: %.400s", mode, expr, out)
+				}
+				if sz.n >= 4 && (strings.Contains(out, strconv.FormatUint(le(data[a:a+sz.n]), 10)) || strings.Contains(out, fmt.Sprintf("%x", le(data[a:a+sz.n])))) {
+					t.Errorf("%s: %s: the refusal carries the value: %.400s", mode, expr, out) // (a byte's value may match an address by chance)
+				}
+			}
+		}
+		// The same reads in other tools' address parameters: the value
+		// read would show as the address read, described or searched from.
+		for _, c := range []struct{ tool, args string }{
+			{"bininspect_memory_read", `{"address":"[` + hexAddr(at+8) + `].d","length":1}`},
+			{"bininspect_address_info", `{"address":"[` + hexAddr(at) + `].q","preview":0}`},
+			{"bininspect_search_bytes", `{"text":"x","start":"[` + hexAddr(at+4) + `].w","length":"1"}`},
+			{"bininspect_eval", `{"expression":"[` + hexAddr(at) + `].q == 0x` + fmt.Sprintf("%x", le(data[at:at+8])) + `"}`},
+		} {
+			out := call(c.tool, c.args)
+			refused := strings.Contains(out, `"isError":true`) && strings.Contains(out, "credential")
+			if refused == (mode == "off") {
+				t.Errorf("%s: %s %s: %.400s", mode, c.tool, c.args, out)
+			}
+		}
+	}
+}
