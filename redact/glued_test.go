@@ -2,9 +2,14 @@ package redact
 
 import (
 	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warden-mcp/warden/internal/repotest"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -143,4 +148,64 @@ func TestGluedPassIsBounded(t *testing.T) {
 	if len(got) >= len(in) || !strings.Contains(got, UnscannedMarker) {
 		t.Errorf("Text of %d glued prefixes: %d bytes, unscanned marker %v", 40000, len(got), strings.Contains(got, UnscannedMarker))
 	}
+}
+
+// The glued pass on real text finds nothing where nothing is: the
+// negatives of the shared example sets, and the text of a large real
+// binary full of identifiers and packed string literals (the go command
+// this test runs under).
+func TestGluedPassOnRealText(t *testing.T) {
+	r := newTest(t, Balanced)
+	neg := 0
+	for _, s := range corpusExamples(t, "negative") {
+		neg++
+		if cuts := r.gluedCuts(nil, nil, s, 0); len(cuts) != 0 {
+			t.Errorf("a negative example: the glued pass cuts %+v in %.200q", cuts, s)
+		}
+	}
+	if neg < 100 {
+		t.Errorf("only %d negatives read", neg)
+	}
+	bin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go binary to read: %v", err)
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Skipf("no go binary to read: %v", err)
+	}
+	v := textView(b)
+	for _, c := range r.gluedCuts(nil, nil, v, 0) {
+		t.Errorf("the go binary: the glued pass cuts %s at %q", c.typ, v[max(0, int(c.start)-16):c.end])
+	}
+}
+
+// corpusExamples returns the texts of the shared example sets of one
+// kind (positive or negative).
+func corpusExamples(t testing.TB, kind string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(repotest.Root(t), "..", "shared", "data", "*.jsonl"))
+	if len(files) == 0 {
+		t.Skip("shared test data not found")
+	}
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range strings.SplitSeq(string(data), "\n") {
+			var e struct{ Kind, Text string }
+			if l == "" {
+				continue
+			}
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if e.Kind == kind {
+				out = append(out, e.Text)
+			}
+		}
+	}
+	return out
 }

@@ -187,3 +187,51 @@ func TestPrivacyOnMemoryExpressions(t *testing.T) {
 		}
 	}
 }
+
+// A token glued to the word before it ("%zzghp_...", "tok_ghp_..."), as
+// a Go binary packs its string literals, leaves through no field in
+// balanced and strict: a strings listing, the string address_info finds,
+// the bytes of memory_read and search_bytes, a decoded free text, the
+// preview of a redaction, and a JSON member name; off keeps it.
+func TestPrivacyOnGluedTokens(t *testing.T) {
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\xc3\x00\x00\x00config%zz"), testToken...)
+	data = append(data, "\x00\x00tok_"...)
+	data = append(data, testToken...)
+	data = append(data, "_key\x00Usage: tool [options]\x00\x31\xc0\xc3"...)
+	at := bytes.Index(data, []byte(testToken))
+	b64 := base64.StdEncoding.EncodeToString([]byte("user=alice&abc" + testToken))
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		outs := map[string]string{
+			"strings":        call("bininspect_strings", `{}`),
+			"address_info":   call("bininspect_address_info", `{"address":"`+hexAddr(at+4)+`","preview":64}`),
+			"memory_read":    call("bininspect_memory_read", `{"address":"0","length":`+strconv.Itoa(len(data))+`}`),
+			"search_bytes":   call("bininspect_search_bytes", `{"pattern":"25 7a 7a `+strings.Repeat("?? ", len(testToken))+`"}`),
+			"util_decode":    call("util_decode", `{"input":"`+b64+`"}`),
+			"redact_preview": call("warden_redact_preview", `{"text":"{\"tok_`+testToken+`\":1}","kind":"json"}`),
+		}
+		for name, out := range outs {
+			if strings.Contains(out, `"isError":true`) {
+				t.Errorf("%s: %s failed: %.400s", mode, name, out)
+				continue
+			}
+			var b []byte
+			switch name {
+			case "memory_read":
+				b = decodedPieces(t, structuredOf(t, out)["hex"].(string), false)
+			case "search_bytes":
+				b = decodedPieces(t, structuredOf(t, out)["items"].([]any)[0].(map[string]any)["bytes"].(string), false)
+			}
+			leaked := strings.Contains(out, testToken[8:16]) || leaksPiece(b, testToken, 8)
+			if name == "redact_preview" {
+				// The preview shows the input back only in off, where it
+				// says nothing changes.
+				leaked = strings.Contains(out, `"changed":false`)
+			}
+			if leaked != (mode == "off") {
+				t.Errorf("%s: %s: leaked=%v: %.600s", mode, name, leaked, out)
+			}
+		}
+	}
+}
