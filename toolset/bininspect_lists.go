@@ -280,7 +280,7 @@ func stringsTool() (*tool.Tool, error) {
 			}
 			q := binview.Query{Offset: in.Offset, Limit: in.Limit, Ranged: ranged, Start: lo, End: hi, Text: in.Query}
 			return convert(v.ListStrings(q), in.Offset, func(s binview.String) StringItem {
-				text, cut := v.StringText(s, in.PreviewBytes)
+				text, cut := v.stringText(s, in.PreviewBytes)
 				return StringItem{Address: binview.Hex(s.Addr), FileOffset: s.Offset, Length: s.Chars(), Encoding: s.Encoding,
 					Section: s.Section, Text: strings.ToValidUTF8(text, "\uFFFD"), Cut: cut}
 			}), nil

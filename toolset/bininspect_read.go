@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
@@ -44,6 +45,66 @@ func secretBytes(r *redact.Redactor, v *boundView, addr uint64, b []byte) []reda
 		}
 	}
 	return out
+}
+
+// stringText is the text of string s cut to maxBytes (StringText), less
+// the characters whose bytes hold part of a credential in the caller's
+// privacy mode, each run of them replaced by the credential's marker: a
+// preview cut inside a token shows none of it, wherever the cut falls,
+// where the text pass would see the part shown as ordinary text. A
+// string is a whole run of text bounded by other bytes, so the
+// credential pass reads the rest of the string after the cut (up to
+// redact.ByteContext bytes), not the bytes around it; a string shown
+// whole is left to the text pass, which sees all of it.
+func (bv *boundView) stringText(s binview.String, maxBytes int) (string, bool) {
+	text, cut := bv.StringText(s, maxBytes)
+	r := bv.redactor()
+	if !cut || r.Mode() == redact.Off {
+		return text, cut
+	}
+	n := min(s.Length, maxBytes+redact.ByteContext)
+	b, err := bv.View.Bytes(s.Addr, n)
+	if err != nil || len(b) != n {
+		return text, cut
+	}
+	var spans []redact.Span
+	for _, sp := range r.Bytes(b) {
+		if sp.Start < maxBytes {
+			sp.End = min(sp.End, maxBytes)
+			spans = append(spans, sp)
+		}
+	}
+	if len(spans) == 0 {
+		return text, cut
+	}
+	b = b[:maxBytes]
+	wide := s.Encoding == "utf16le"
+	decode := func(p []byte) string {
+		if !wide {
+			return string(p)
+		}
+		u := make([]uint16, len(p)/2)
+		for i := range u {
+			u[i] = uint16(p[2*i]) | uint16(p[2*i+1])<<8
+		}
+		return string(utf16.Decode(u))
+	}
+	var sb strings.Builder
+	prev := 0
+	for _, sp := range spans {
+		st, en := max(sp.Start, prev), sp.End
+		if wide { // whole characters
+			st, en = st&^1, min((en+1)&^1, len(b))
+		}
+		if st >= en {
+			continue
+		}
+		sb.WriteString(decode(b[prev:st]))
+		sb.WriteString("[REDACTED:" + sp.Type + "]")
+		prev = en
+	}
+	sb.WriteString(decode(b[prev:]))
+	return sb.String(), cut
 }
 
 // The tools that read at addresses: eval, memory_read, search_bytes and
@@ -310,7 +371,7 @@ func addressInfoTool(n *Native) (*tool.Tool, error) {
 					Version: im.Version, Delay: im.Delay, Weak: im.Weak}
 			}
 			if s, ok := v.StringAt(a); ok {
-				text, _ := v.StringText(s, 256)
+				text, _ := v.stringText(s, 256)
 				r.String = &StringAtInfo{Address: binview.Hex(s.Addr), Encoding: s.Encoding, Text: strings.ToValidUTF8(text, "\uFFFD")}
 			}
 			return r, nil

@@ -235,3 +235,37 @@ func TestPrivacyOnGluedTokens(t *testing.T) {
 		}
 	}
 }
+
+// A string's preview cut inside a token shows none of it, wherever the
+// cut falls: otherwise preview_bytes one short of the token's end shows
+// all of it but its last character, which the text pass cannot tell from
+// other text. The same holds for the string address_info shows and
+// triage's notable strings, in ASCII and UTF-16LE.
+func TestPrivacyOnCutStrings(t *testing.T) {
+	line := "https://api.example.com/v1?key=x " + testToken + " more text after it"
+	wide := make([]byte, 0, 2*len(line))
+	for _, c := range []byte(line) {
+		wide = append(wide, c, 0)
+	}
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\xc3\x00\x00\x00"), line...)
+	data = append(append(append(data, "\x00\x00\x00\x00"...), wide...), "\x00\x00\x31\xc0\xc3"...)
+	at := strings.Index(line, testToken)
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		var shown strings.Builder
+		for n := at + 4; n <= len(line); n++ {
+			shown.WriteString(call("bininspect_strings", `{"preview_bytes":`+strconv.Itoa(n)+`}`))
+			shown.WriteString(call("bininspect_strings", `{"preview_bytes":`+strconv.Itoa(2*n)+`}`))
+		}
+		shown.WriteString(call("bininspect_address_info", `{"address":"0x20"}`))
+		shown.WriteString(call("bininspect_triage", `{}`))
+		out := shown.String()
+		if leaked := strings.Contains(out, testToken[4:12]) || strings.Contains(out, testToken[len(testToken)-9:len(testToken)-1]); leaked != (mode == "off") {
+			t.Errorf("%s: token pieces leaked=%v", mode, leaked)
+		}
+		if !strings.Contains(out, "more text after it") || !strings.Contains(out, "api.example.com/v1") && mode != "strict" {
+			t.Errorf("%s: the text around the token went", mode)
+		}
+	}
+}
