@@ -43,13 +43,37 @@ var notGlued = map[string]bool{
 }
 
 var (
-	gluedOnce  sync.Once
-	gluedFirst [256]bool           // whether a glued prefix starts with this byte
-	gluedBy    map[uint16][]string // the glued prefixes by their first two bytes
+	gluedOnce sync.Once
+	// The pass finds a prefix by an anchor byte: the separator that ends
+	// it ('_', '-', '.'), then its last four bytes (sepBy); or, for a
+	// prefix of capitals and digits (AKIA), its first letter (capBy).
+	// Prose and names hold few of either, so most bytes cost one look
+	// in anchorClass.
+	anchorClass [256]uint8
+	sepPair     [1 << 16]bool // the last two bytes of a prefix in sepBy
+	sepBy       sepTable
+	capBy       [256][]string
 )
 
-// gluedPrefixes returns the prefixes the glued pass looks for, indexed.
-func gluedPrefixes() map[uint16][]string {
+const (
+	sepAnchor = 1
+	capAnchor = 2
+)
+
+// glueClass is isGlue as a table.
+var glueClass = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isGlue(byte(c))
+	}
+	return
+}()
+
+func last4(s string) uint32 {
+	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
+}
+
+// gluedPrefixes indexes the prefixes the glued pass looks for.
+func gluedPrefixes() {
 	gluedOnce.Do(func() {
 		type ruleFacts struct{ validated, identifier bool }
 		facts := map[string]ruleFacts{}
@@ -61,18 +85,51 @@ func gluedPrefixes() map[uint16][]string {
 				facts[k] = f
 			}
 		}
-		gluedBy = map[uint16][]string{}
 		for _, p := range credentialPrefixes() {
 			f := facts[p]
 			if f.identifier || notGlued[p] || !(f.validated || len(p) >= 5) {
 				continue
 			}
-			gluedFirst[p[0]] = true
-			k := uint16(p[0])<<8 | uint16(p[1])
-			gluedBy[k] = append(gluedBy[k], p)
+			if c := p[len(p)-1]; c == '_' || c == '-' || c == '.' {
+				anchorClass[c] = sepAnchor
+				sepBy.add(last4(p[len(p)-4:]), p)
+				sepPair[uint16(p[len(p)-2])<<8|uint16(c)] = true
+				continue
+			}
+			anchorClass[p[0]] = capAnchor // isPrefixKeyword: capitals and digits
+			capBy[p[0]] = append(capBy[p[0]], p)
 		}
 	})
-	return gluedBy
+}
+
+// sepTable maps the last four bytes of a prefix to the prefixes that end
+// so: an open-addressing table, a few nanoseconds a look where a map
+// takes twenty, since the pass looks at every separator of a result.
+type sepTable struct {
+	keys [sepSlots]uint32
+	vals [sepSlots][]string
+}
+
+const sepSlots = 512 // a power of two, over twice the prefixes
+
+func sepSlot(k uint32) uint32 { return (k * 0x9E3779B1) >> 23 } // 9 bits
+
+func (t *sepTable) add(k uint32, p string) {
+	for i := sepSlot(k); ; i = (i + 1) % sepSlots {
+		if t.vals[i] == nil || t.keys[i] == k {
+			t.keys[i], t.vals[i] = k, append(t.vals[i], p)
+			return
+		}
+	}
+}
+
+func (t *sepTable) get(k uint32) []string {
+	for i := sepSlot(k); t.vals[i] != nil; i = (i + 1) % sepSlots {
+		if t.keys[i] == k {
+			return t.vals[i]
+		}
+	}
+	return nil
 }
 
 // isGlue reports whether c glues a following prefix into its word: a
@@ -83,55 +140,92 @@ func isGlue(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 // credential whose prefix is glued to the word before it, and to spans,
 // when not nil, their spans.
 func (r *Redactor) gluedCuts(dst []cut, spans *[]Span, s string, tok int32) []cut {
-	by := gluedPrefixes()
-	// Windows may overlap (a second glued token inside the first one's
-	// run is scanned from its own prefix); a string made of glued
-	// prefixes must not cost a scan of a kilobyte for every five bytes,
-	// so past a budget the rest of the string is removed unscanned.
-	budget := 16*len(s) + 4*maxGluedWindow
-	n0 := len(dst)
-	for i := 1; i+4 <= len(s); i++ {
-		if !gluedFirst[s[i]] || !isGlue(s[i-1]) {
+	gluedPrefixes()
+	g := gluedScan{r: r, spans: spans, s: s, tok: tok, n0: len(dst), last: -1,
+		// Windows may overlap (a second glued token inside the first
+		// one's run is scanned from its own prefix); a string made of
+		// glued prefixes must not cost a scan of a kilobyte for every
+		// five bytes, so past a budget the rest of the string is
+		// removed unscanned.
+		budget: 16*len(s) + 4*maxGluedWindow}
+	for j := 1; j < len(s); j++ {
+		switch anchorClass[s[j]] {
+		case 0:
 			continue
-		}
-		var p string
-		for _, q := range by[uint16(s[i])<<8|uint16(s[i+1])] {
-			if strings.HasPrefix(s[i:], q) {
-				p = q
-				break
-			}
-		}
-		if p == "" || covered(dst[:n0], tok, i) {
-			continue // a cut of the main pass holds it already
-		}
-		e := i + len(p)
-		for e < len(s) && e-i < maxGluedWindow && isTokenByte(s[e]) {
-			e++
-		}
-		if e-i < len(p)+8 {
-			continue // no token after the prefix
-		}
-		if budget -= e - i; budget < 0 {
-			return unscannedCut(dst, spans, s, tok, i, len(s))
-		}
-		w := s[i:e]
-		res, err := r.scanner.Scan(context.Background(), w)
-		if err != nil || res.Truncated {
-			dst = unscannedCut(dst, spans, s, tok, i, e)
-			continue
-		}
-		for j := range res.Detections {
-			d := &res.Detections[j]
-			// Only a credential that starts at the prefix: the rest of
-			// the window is scanned where it stands already.
-			if d.Offset > len(p) || !r.redactsIn(d, w) {
+		case sepAnchor:
+			if j < 4 || !sepPair[uint16(s[j-1])<<8|uint16(s[j])] {
 				continue
 			}
-			dst = append(dst, cut{tok: tok, start: int32(i + d.Offset), end: int32(i + d.End), typ: d.Type})
-			if spans != nil {
-				*spans = append(*spans, Span{Type: d.Type, Family: d.Family, Start: i + d.Offset, End: i + d.End,
-					Length: d.ValueLength, Fingerprint: d.Fingerprint})
+			for _, p := range sepBy.get(last4(s[j-3 : j+1])) {
+				if i := j + 1 - len(p); i >= 1 && s[i:j+1] == p && glueClass[s[i-1]] {
+					if dst = g.at(dst, i, p); g.stop {
+						return dst
+					}
+				}
 			}
+		case capAnchor:
+			if !glueClass[s[j-1]] {
+				continue
+			}
+			for _, p := range capBy[s[j]] {
+				if strings.HasPrefix(s[j:], p) {
+					if dst = g.at(dst, j, p); g.stop {
+						return dst
+					}
+					break
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// gluedScan is the state of one gluedCuts call.
+type gluedScan struct {
+	r      *Redactor
+	spans  *[]Span
+	s      string
+	tok    int32
+	n0     int // cuts of the main pass end here in dst
+	last   int // the last prefix scanned from
+	budget int
+	stop   bool
+}
+
+// at scans from a prefix p glued at s[i].
+func (g *gluedScan) at(dst []cut, i int, p string) []cut {
+	s := g.s
+	if i == g.last || covered(dst[:g.n0], g.tok, i) {
+		return dst // scanned already, or a cut of the main pass holds it
+	}
+	g.last = i
+	e := i + len(p)
+	for e < len(s) && e-i < maxGluedWindow && isTokenByte(s[e]) {
+		e++
+	}
+	if e-i < len(p)+8 {
+		return dst // no token after the prefix
+	}
+	if g.budget -= e - i; g.budget < 0 {
+		g.stop = true
+		return unscannedCut(dst, g.spans, s, g.tok, i, len(s))
+	}
+	w := s[i:e]
+	res, err := g.r.scanner.Scan(context.Background(), w)
+	if err != nil || res.Truncated {
+		return unscannedCut(dst, g.spans, s, g.tok, i, e)
+	}
+	for j := range res.Detections {
+		d := &res.Detections[j]
+		// Only a credential that starts at the prefix: the rest of the
+		// window is scanned where it stands already.
+		if d.Offset > len(p) || !g.r.redactsIn(d, w) {
+			continue
+		}
+		dst = append(dst, cut{tok: g.tok, start: int32(i + d.Offset), end: int32(i + d.End), typ: d.Type})
+		if g.spans != nil {
+			*g.spans = append(*g.spans, Span{Type: d.Type, Family: d.Family, Start: i + d.Offset, End: i + d.End,
+				Length: d.ValueLength, Fingerprint: d.Fingerprint})
 		}
 	}
 	return dst
