@@ -9,16 +9,19 @@ import (
 	"github.com/warden-mcp/warden/secretscan"
 )
 
-// The glued pass: a credential whose prefix is glued to the word before
-// it. KeySweep's rules for prefixed tokens start at a word boundary
-// (`\bghp_...`), which is right for a scanner that reports what it finds:
-// "abcghp_..." may be a longer word. But in a result, a token inside an
-// identifier or after stray characters ("tok_ghp_...", "%zzghp_...",
-// "xAKIA...") is still the token, and the privacy pass must not let it
-// through. So every place where one of a few distinctive prefixes follows
-// a letter, a digit or '_' is scanned again from the prefix on, alone,
-// and a credential KeySweep finds starting there is removed like any
-// other.
+// The glued pass: a credential glued to the text around it. KeySweep's
+// rules for prefixed tokens start at a word boundary (`\bghp_...`) and
+// reject a match that a letter or digit continues, which is right for a
+// scanner that reports what it finds: "abcghp_..." may be a longer word.
+// But in a result, a token inside an identifier or among stray
+// characters ("tok_ghp_...", "%zzghp_...", "xAKIA..."), or packed against
+// the next string of a binary ("ghp_...UH"), is still the token, and the
+// privacy pass must not let it through. So every place where one of a
+// few distinctive prefixes occurs, and the main pass found nothing, is
+// scanned again from the prefix on, alone, with KeySweep's Glued
+// scanner, which also takes a match of a rule with a checksum when
+// something is glued to its end; a credential found starting at the
+// prefix is removed like any other.
 //
 // Only prefixes that do not occur in ordinary words and names qualify
 // (gluedPrefixes): those of rules that check a checksum or structure
@@ -28,7 +31,8 @@ import (
 // "api-" glued into "cachekey-<md5>" would read a hash as a credential.
 // The match itself is still KeySweep's: the prefix must be followed by a
 // token of the rule's shape and length, so "tok_ghp_" followed by a
-// short word is left alone.
+// short word is left alone, and a rule without a checksum still wants
+// its match to end where the word does.
 
 // maxGluedWindow bounds the text scanned after a glued prefix: the run
 // of token characters from it, at most this long. The longest prefixed
@@ -59,14 +63,6 @@ const (
 	sepAnchor = 1
 	capAnchor = 2
 )
-
-// glueClass is isGlue as a table.
-var glueClass = func() (t [256]bool) {
-	for c := range t {
-		t[c] = isGlue(byte(c))
-	}
-	return
-}()
 
 func last4(s string) uint32 {
 	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
@@ -132,10 +128,6 @@ func (t *sepTable) get(k uint32) []string {
 	return nil
 }
 
-// isGlue reports whether c glues a following prefix into its word: a
-// letter, a digit or '_' before it leaves no word boundary.
-func isGlue(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
-
 // gluedCuts appends to dst the cuts of s (string tok) that hold a
 // credential whose prefix is glued to the word before it, and to spans,
 // when not nil, their spans.
@@ -148,25 +140,22 @@ func (r *Redactor) gluedCuts(dst []cut, spans *[]Span, s string, tok int32) []cu
 		// five bytes, so past a budget the rest of the string is
 		// removed unscanned.
 		budget: 16*len(s) + 4*maxGluedWindow}
-	for j := 1; j < len(s); j++ {
+	for j := 0; j < len(s); j++ {
 		switch anchorClass[s[j]] {
 		case 0:
 			continue
 		case sepAnchor:
-			if j < 4 || !sepPair[uint16(s[j-1])<<8|uint16(s[j])] {
+			if j < 3 || !sepPair[uint16(s[j-1])<<8|uint16(s[j])] {
 				continue
 			}
 			for _, p := range sepBy.get(last4(s[j-3 : j+1])) {
-				if i := j + 1 - len(p); i >= 1 && s[i:j+1] == p && glueClass[s[i-1]] {
+				if i := j + 1 - len(p); i >= 0 && s[i:j+1] == p {
 					if dst = g.at(dst, i, p); g.stop {
 						return dst
 					}
 				}
 			}
 		case capAnchor:
-			if !glueClass[s[j-1]] {
-				continue
-			}
 			for _, p := range capBy[s[j]] {
 				if strings.HasPrefix(s[j:], p) {
 					if dst = g.at(dst, j, p); g.stop {
@@ -211,7 +200,7 @@ func (g *gluedScan) at(dst []cut, i int, p string) []cut {
 		return unscannedCut(dst, g.spans, s, g.tok, i, len(s))
 	}
 	w := s[i:e]
-	res, err := g.r.scanner.Scan(context.Background(), w)
+	res, err := g.r.glued.Scan(context.Background(), w)
 	if err != nil || res.Truncated {
 		return unscannedCut(dst, g.spans, s, g.tok, i, e)
 	}

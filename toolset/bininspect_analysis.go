@@ -466,6 +466,7 @@ func (c *codeTools) disassemble(ctx context.Context, call *tool.Call, in disasse
 			return DisassembleResult{}, err
 		}
 		out.Items = instructionItems(ins, fns, o, ann, base)
+		withholdSecretCode(viewPrivacy(call), v, ins, out.Items)
 		out.Count = len(out.Items)
 		if n := len(ins); n > 0 {
 			next := ins[n-1].Addr + uint64(ins[n-1].Len)
@@ -501,6 +502,7 @@ func (c *codeTools) disassemble(ctx context.Context, call *tool.Call, in disasse
 		return DisassembleResult{}, err
 	}
 	out.Items = instructionItems(ins, fns, o, ann, base)
+	withholdSecretCode(viewPrivacy(call), v, ins, out.Items)
 	out.Count, out.Total = len(out.Items), total
 	if in.Offset+len(ins) < total {
 		out.Truncated, out.NextOffset = true, in.Offset+len(ins)

@@ -12,13 +12,18 @@ import (
 	"github.com/warden-mcp/warden/tool"
 )
 
+// byteReader reads a view's memory: *binview.View and *boundView.
+type byteReader interface {
+	Bytes(addr uint64, n int) ([]byte, error)
+}
+
 // secretBytes returns the spans of b, read at addr, that hold a
 // credential in the caller's privacy mode (none in off). The credential
 // pass reads redact.ByteContext bytes either side of b too, so a
 // credential that b cuts, its start or its end outside b, is found whole
 // and every byte of it within b is removed: no sequence of small reads
 // puts one together.
-func secretBytes(r *redact.Redactor, v *boundView, addr uint64, b []byte) []redact.Span {
+func secretBytes(r *redact.Redactor, v byteReader, addr uint64, b []byte) []redact.Span {
 	if r.Mode() == redact.Off || len(b) == 0 {
 		return nil
 	}

@@ -269,3 +269,39 @@ func TestPrivacyOnCutStrings(t *testing.T) {
 		}
 	}
 }
+
+// Disassembling a token's bytes as code hands them out as each
+// instruction's bytes, and as the immediates and mnemonics decoded from
+// them: in balanced and strict an instruction whose bytes hold part of a
+// credential shows its marker instead, wherever the listing starts, and
+// the code around it is listed as it is; off lists every instruction.
+func TestPrivacyOnDisassembly(t *testing.T) {
+	code := "\x55\x48\x89\xe5\x31\xc0\x5d\xc3" // push rbp; mov rbp, rsp; xor eax, eax; pop rbp; ret
+	data := []byte(code + testToken + code)
+	at := len(code)
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		for _, start := range []int{0, at, at + 5, at + 17} {
+			out := call("bininspect_disassemble", `{"address":"`+hexAddr(start)+`","count":100}`)
+			items := structuredOf(t, out)["items"].([]any)
+			var all []byte
+			for _, it := range items {
+				m := it.(map[string]any)
+				all = append(all, decodedPieces(t, m["bytes"].(string), false)...)
+				addr, _ := strconv.ParseUint(strings.TrimPrefix(m["address"].(string), "0x"), 16, 64)
+				n := len(m["bytes"].(string)) / 2
+				over := int(addr) < at+len(testToken) && int(addr)+n > at
+				if over && mode != "off" && !strings.Contains(m["text"].(string), "[REDACTED:") {
+					t.Errorf("%s: from %#x: %v decodes token bytes: %v", mode, start, m["address"], m)
+				}
+			}
+			if leaked := leaksPiece(all, testToken, 4); leaked != (mode == "off") {
+				t.Errorf("%s: from %#x: token bytes leaked=%v: %.600s", mode, start, leaked, out)
+			}
+			if start == 0 && !strings.Contains(out, "push rbp") {
+				t.Errorf("%s: the code before the token went: %.400s", mode, out)
+			}
+		}
+	}
+}
