@@ -106,7 +106,7 @@ type functionArg struct {
 // InstructionItem is one decoded instruction.
 type InstructionItem struct {
 	Address  string   `json:"address" privacy:"plain"`
-	Bytes    string   `json:"bytes" privacy:"plain" desc:"The instruction's bytes, hex."`
+	Bytes    string   `json:"bytes" privacy:"plain" desc:"The instruction's bytes, hex. In balanced and strict privacy an instruction decoded from a credential's bytes shows its marker ([REDACTED:<type>]) here, in mnemonic and in text, and no targets."`
 	Mnemonic string   `json:"mnemonic" privacy:"plain"`
 	Operands string   `json:"operands,omitempty" privacy:"plain"`
 	Text     string   `json:"text" privacy:"plain" desc:"Full text in the chosen syntax, operands symbolised, with a trailing comment naming referenced addresses."`
