@@ -129,8 +129,9 @@ func (t *sepTable) get(k uint32) []string {
 }
 
 // gluedCuts appends to dst the cuts of s (string tok) that hold a
-// credential whose prefix is glued to the word before it, and to spans,
-// when not nil, their spans.
+// credential glued to the text around it, and to spans, when not nil,
+// their spans. dst holds the main pass's cuts of s already: a prefix
+// inside one of them is not scanned again.
 func (r *Redactor) gluedCuts(dst []cut, spans *[]Span, s string, tok int32) []cut {
 	gluedPrefixes()
 	g := gluedScan{r: r, spans: spans, s: s, tok: tok, n0: len(dst), last: -1,
