@@ -52,6 +52,87 @@ func secretBytes(r *redact.Redactor, v byteReader, addr uint64, b []byte) []reda
 	return out
 }
 
+// withoutSecretMatches drops, in balanced and strict, the matches of n
+// bytes whose bytes overlap a credential: where a pattern occurs inside
+// a token is the token, a character at a time. A match near no run of
+// text (8 characters, as bytes or UTF-16LE) cannot overlap one and costs
+// a small read; the others are checked by secretBytes over the 4 KiB
+// block that holds them, once per block.
+func withoutSecretMatches(r *redact.Redactor, v byteReader, hits []binview.Match, n int) []binview.Match {
+	if r.Mode() == redact.Off || len(hits) == 0 {
+		return hits
+	}
+	const block = 4096
+	spans := map[uint64][]redact.Span{} // by block, absolute addresses
+	overlaps := func(lo, hi uint64) bool {
+		for blk := lo &^ (block - 1); blk < hi; blk += block {
+			sp, ok := spans[blk]
+			if !ok {
+				b, _ := v.Bytes(blk, block)
+				for _, s := range secretBytes(r, v, blk, b) {
+					s.Start += int(blk)
+					s.End += int(blk)
+					sp = append(sp, s)
+				}
+				spans[blk] = sp
+			}
+			for _, s := range sp {
+				if uint64(s.Start) < hi && uint64(s.End) > lo {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	out := hits[:0:0]
+	for _, h := range hits {
+		if nearText(v, h.Addr, n) && overlaps(h.Addr, h.Addr+uint64(n)) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// nearText reports whether the n bytes at addr overlap a run of 8 text
+// characters, as bytes or as UTF-16LE: a credential needs one.
+func nearText(v byteReader, addr uint64, n int) bool {
+	const margin = 16
+	lo := addr - min(addr, margin)
+	b, err := v.Bytes(lo, n+int(addr-lo)+margin)
+	if err != nil || len(b) == 0 {
+		return true // cannot tell: check
+	}
+	st, en := int(addr-lo), min(int(addr-lo)+n, len(b))
+	isText := func(c byte) bool { return c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' || c == '\r' }
+	// Runs of text bytes, and of (text, 0) pairs at either alignment.
+	run := 0
+	for i, c := range b {
+		if isText(c) {
+			run++
+		} else {
+			run = 0
+		}
+		if run >= 8 && i >= st && i-run+1 < en {
+			return true
+		}
+	}
+	for odd := 0; odd < 2; odd++ {
+		run = 0
+		for i := odd; i+1 < len(b); i += 2 {
+			if b[i+1] == 0 && b[i] != 0 && isText(b[i]) {
+				run++
+			} else {
+				run = 0
+			}
+			if run >= 8 && i+1 >= st && i-2*(run-1) < en {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // stringText is the text of string s cut to maxBytes (StringText), less
 // the characters whose bytes hold part of a credential in the caller's
 // privacy mode, each run of them replaced by the credential's marker: a
@@ -241,7 +322,8 @@ type SearchMatch struct {
 
 func searchBytesTool(n *Native) (*tool.Tool, error) {
 	return viewTool("bininspect_search_bytes", "Search bytes",
-		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them).",
+		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them). "+
+			"In balanced and strict privacy a match whose bytes overlap a credential is not listed or counted: where a pattern occurs inside a token would spell the token out.",
 		func(ctx context.Context, call *tool.Call, v *boundView, in searchArgs) (Page[SearchMatch], error) {
 			var p binview.Pattern
 			var err error
@@ -276,6 +358,9 @@ func searchBytesTool(n *Native) (*tool.Tool, error) {
 			if cut {
 				call.Warn("truncated", "the search stopped at 10,000 matches; narrow it with start and end")
 			}
+			// Whether a pattern occurs inside a token spells the token
+			// out a character at a time: such matches are not listed.
+			hits = withoutSecretMatches(n.privacy(ctx), v, hits, p.Len())
 			q := strings.ToLower(in.Query)
 			var items []SearchMatch
 			for _, h := range hits {

@@ -112,9 +112,14 @@ func TestPrivacyOnBinaryBytes(t *testing.T) {
 		out := call("bininspect_search_bytes", `{"text":"ghp_"}`)
 		out2 := call("bininspect_search_bytes", `{"pattern":"70 5f `+strings.Repeat("?? ", 30)+`","address":"`+hexAddr(at+2)+`"}`)
 		for _, o := range []string{out, out2} {
+			// Balanced and strict list no match inside a token at all
+			// (TestPrivacyOnSearchInsideTokens).
 			items := structuredOf(t, o)["items"].([]any)
 			if len(items) == 0 {
-				t.Fatalf("%s: no match: %.400s", mode, o)
+				if mode == "off" {
+					t.Fatalf("%s: no match: %.400s", mode, o)
+				}
+				continue
 			}
 			b := decodedPieces(t, items[0].(map[string]any)["bytes"].(string), false)
 			if (mode == "off") != leaksPiece(b, testToken, 4) {
@@ -221,7 +226,11 @@ func TestPrivacyOnGluedTokens(t *testing.T) {
 			case "memory_read":
 				b = decodedPieces(t, structuredOf(t, out)["hex"].(string), false)
 			case "search_bytes":
-				b = decodedPieces(t, structuredOf(t, out)["items"].([]any)[0].(map[string]any)["bytes"].(string), false)
+				if items := structuredOf(t, out)["items"].([]any); len(items) > 0 {
+					b = decodedPieces(t, items[0].(map[string]any)["bytes"].(string), false)
+				} else if mode == "off" {
+					t.Errorf("off: search_bytes found nothing")
+				}
 			}
 			leaked := strings.Contains(out, testToken[8:16]) || leaksPiece(b, testToken, 8)
 			if name == "redact_preview" {
@@ -301,6 +310,45 @@ func TestPrivacyOnDisassembly(t *testing.T) {
 			}
 			if start == 0 && !strings.Contains(out, "push rbp") {
 				t.Errorf("%s: the code before the token went: %.400s", mode, out)
+			}
+		}
+	}
+}
+
+// Whether a pattern occurs inside a token is the token, a character at a
+// time: in balanced and strict bininspect_search_bytes lists no match
+// whose bytes overlap a credential (its count neither), as text, as
+// bytes with wildcards or as UTF-16; matches elsewhere stand. Off finds
+// them all.
+func TestPrivacyOnSearchInsideTokens(t *testing.T) {
+	wide := make([]byte, 0, 2*len(testToken))
+	for _, c := range []byte(testToken) {
+		wide = append(wide, c, 0)
+	}
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\xc3\x00tok:"), testToken...)
+	data = append(append(append(data, "\x00\x00"...), wide...), "\x00\x00wWPw5k4a elsewhere\x00\x31\xc0\xc3"...)
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		for _, c := range []struct {
+			args        string
+			off, hidden int // matches in off, and in balanced and strict
+		}{
+			{`{"text":"wWPw5k4a"}`, 2, 1},
+			{`{"text":"k4aXcaT4"}`, 1, 0},
+			{`{"text":"ghp_"}`, 1, 0},
+			{`{"text":"INUx","utf16":true}`, 1, 0},
+			{`{"pattern":"67 68 70 5f 77 ?? 50"}`, 1, 0},
+			{`{"pattern":"31 c0 c3"}`, 1, 1},
+		} {
+			out := call("bininspect_search_bytes", c.args)
+			sc := structuredOf(t, out)
+			want := c.off
+			if mode != "off" {
+				want = c.hidden
+			}
+			if n := len(sc["items"].([]any)); n != want || int(sc["total"].(float64)) != want {
+				t.Errorf("%s: %s: %d matches (total %v), want %d: %.400s", mode, c.args, n, sc["total"], want, out)
 			}
 		}
 	}
