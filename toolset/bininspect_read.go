@@ -164,7 +164,39 @@ func (bv *boundView) stringText(s binview.String, maxBytes int) (string, bool) {
 		return text, cut
 	}
 	b = b[:maxBytes]
-	wide := s.Encoding == "utf16le"
+	return textWithout(b, s.Encoding == "utf16le", spans), cut
+}
+
+// shownText is text, the first 4 KiB of string s, as the caller may see
+// it: every credential in it replaced by its marker in balanced and
+// strict (for bininspect_strings' query).
+func (bv *boundView) shownText(s binview.String, text string) string {
+	r := bv.redactor()
+	if r.Mode() == redact.Off {
+		return text
+	}
+	n := min(s.Length, 4096+redact.ByteContext)
+	b, err := bv.View.Bytes(s.Addr, n)
+	if err != nil || len(b) != n {
+		return text
+	}
+	var spans []redact.Span
+	for _, sp := range r.Bytes(b) {
+		if sp.Start < 4096 {
+			sp.End = min(sp.End, 4096)
+			spans = append(spans, sp)
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	return textWithout(b[:min(len(b), 4096)], s.Encoding == "utf16le", spans)
+}
+
+// textWithout decodes a string's bytes (ASCII, or UTF-16LE when wide)
+// with the bytes of each span replaced by its marker, widened to whole
+// UTF-16 characters.
+func textWithout(b []byte, wide bool, spans []redact.Span) string {
 	decode := func(p []byte) string {
 		if !wide {
 			return string(p)
@@ -178,7 +210,7 @@ func (bv *boundView) stringText(s binview.String, maxBytes int) (string, bool) {
 	var sb strings.Builder
 	prev := 0
 	for _, sp := range spans {
-		st, en := max(sp.Start, prev), sp.End
+		st, en := max(sp.Start, prev), min(sp.End, len(b))
 		if wide { // whole characters
 			st, en = st&^1, min((en+1)&^1, len(b))
 		}
@@ -190,7 +222,7 @@ func (bv *boundView) stringText(s binview.String, maxBytes int) (string, bool) {
 		prev = en
 	}
 	sb.WriteString(decode(b[prev:]))
-	return sb.String(), cut
+	return sb.String()
 }
 
 // The tools that read at addresses: eval, memory_read, search_bytes and

@@ -353,3 +353,33 @@ func TestPrivacyOnSearchInsideTokens(t *testing.T) {
 		}
 	}
 }
+
+// bininspect_strings' query is matched against what the listing would
+// show: in balanced and strict a string whose only match lies inside a
+// token is not listed or counted (else query ghp_w, ghp_wW... spells the
+// token out); a match outside it still lists the string. Off matches the
+// raw text.
+func TestPrivacyOnStringsQuery(t *testing.T) {
+	data := append([]byte("\x7fELF\x02\x01\x01\x00\x90\x90\xc3\x00config token "), testToken...)
+	data = append(data, "\x00\x00wWPw5k4a elsewhere\x00\x31\xc0\xc3"...)
+	for _, mode := range []string{"off", "balanced", "strict"} {
+		call := wiredServer(t, mode, "", nil)
+		openBlob(t, call, data)
+		for _, c := range []struct {
+			query       string
+			off, hidden int
+		}{
+			{"wwpw5k4a", 2, 1}, {"ghp_wWPw5", 1, 0}, {"INUX", 1, 0}, {"config token", 1, 1}, {"elsewhere", 1, 1},
+		} {
+			out := call("bininspect_strings", `{"query":"`+c.query+`"}`)
+			sc := structuredOf(t, out)
+			want := c.off
+			if mode != "off" {
+				want = c.hidden
+			}
+			if n := len(sc["items"].([]any)); n != want || int(sc["total"].(float64)) != want {
+				t.Errorf("%s: query %q: %d strings (total %v), want %d: %.400s", mode, c.query, n, sc["total"], want, out)
+			}
+		}
+	}
+}
