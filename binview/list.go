@@ -171,10 +171,22 @@ func (v *View) ListGoFunctions(q Query) Page[GoFunction] {
 // ListStrings pages the strings by address; Text matches the string's
 // text (its first 4 KiB).
 func (v *View) ListStrings(q Query) Page[String] {
+	return v.ListStringsShown(q, nil)
+}
+
+// ListStringsShown is ListStrings where q.Text is matched against what a
+// caller shows of each string: shown returns it for a string whose raw
+// text (its first 4 KiB) matches, so that a string that only matches in
+// text the caller withholds (a credential a privacy mode removes) is
+// neither listed nor counted. Nil shown: the raw text.
+func (v *View) ListStringsShown(q Query, shown func(s String, text string) string) Page[String] {
 	strs, _ := v.Strings()
 	return paginate(strs, true, q, func(s *String) uint64 { return s.Addr },
 		func(s *String, n string) bool {
 			t, _ := v.StringText(*s, 4096)
-			return containsFold(t, n)
+			if !containsFold(t, n) {
+				return false
+			}
+			return shown == nil || containsFold(shown(*s, t), n)
 		})
 }

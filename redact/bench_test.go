@@ -248,3 +248,33 @@ func BenchmarkScanFloor256K(b *testing.B) {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }
+
+// BenchmarkGluedPass256K is what the glued pass (glued.go) adds to
+// BenchmarkResult256K: gluedCuts over every string of the 128 KB
+// structured JSON, as the joint scan runs it.
+func BenchmarkGluedPass256K(b *testing.B) {
+	r := benchRedactor(b, Balanced)
+	res := benchResult(256 << 10)
+	var tz tokenizer
+	tz.src, tz.maxStrings = res.Structured, 1<<30
+	if err := tz.run(); err != nil {
+		b.Fatal(err)
+	}
+	strs := make([]string, len(tz.toks))
+	for k := range tz.toks {
+		strs[k] = string(tz.value(&tz.toks[k]))
+	}
+	b.SetBytes(int64(len(res.Structured)))
+	b.ReportAllocs()
+	var cuts []cut
+	c0 := benchcpu.Process()
+	for b.Loop() {
+		cuts = cuts[:0]
+		for k, s := range strs {
+			cuts = r.gluedCuts(cuts, nil, s, int32(k))
+		}
+	}
+	if cpu := benchcpu.Process() - c0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}

@@ -76,6 +76,7 @@ func (r *Redactor) byteCuts(b []byte, edges bool) []cut {
 			cuts = append(cuts, cut{start: int32(d.Offset), end: int32(d.End), typ: d.Type})
 		}
 	}
+	cuts = r.gluedCuts(cuts, nil, view, 0)
 	for odd := 0; odd < 2; odd++ {
 		v, ok := utf16View(b, odd)
 		if !ok {
@@ -90,6 +91,9 @@ func (r *Redactor) byteCuts(b []byte, edges bool) []cut {
 			if r.redactsIn(d, v) {
 				cuts = append(cuts, cut{start: int32(odd + 2*d.Offset), end: int32(min(len(b), odd+2*d.End)), typ: d.Type})
 			}
+		}
+		for _, c := range r.gluedCuts(nil, nil, v, 0) {
+			cuts = append(cuts, cut{start: int32(odd) + 2*c.start, end: int32(min(len(b), odd+2*int(c.end))), typ: c.typ})
 		}
 	}
 	if edges {

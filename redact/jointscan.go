@@ -384,9 +384,9 @@ func (r *Redactor) scanLines(sc *scratch, text string, la, lb int, rep *Report) 
 	return nil
 }
 
-// scanEncoded runs the bytes pass (encodedCuts) and, in Strict, the
-// identity pass (identityCuts) over every string of the scan text, each
-// read where it stands alone.
+// scanEncoded runs the glued pass (gluedCuts), the bytes pass
+// (encodedCuts) and, in Strict, the identity pass (identityCuts) over
+// every string of the scan text, each read where it stands alone.
 func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
 	toks := sc.tz.toks
 	for _, l := range sc.lines {
@@ -396,6 +396,11 @@ func (r *Redactor) scanEncoded(sc *scratch, text string, rep *Report) {
 		t := &toks[l.tok]
 		n := t.v1 - t.v0
 		v := text[l.start : l.start+n]
+		k := len(sc.cuts)
+		sc.cuts = r.gluedCuts(sc.cuts, nil, v, l.tok)
+		for _, c := range sc.cuts[k:] {
+			rep.count(c.typ)
+		}
 		if n >= minB64Run {
 			for _, c := range r.encodedCuts(v, l.tok) {
 				sc.cuts = append(sc.cuts, c)

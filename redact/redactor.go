@@ -69,6 +69,7 @@ type Options struct {
 type Redactor struct {
 	mode       Mode
 	scanner    *secretscan.Scanner
+	glued      *secretscan.Scanner // scanner.Glued(), for the glued pass
 	pseudo     *pseudonymizer
 	maxBytes   int
 	maxStrings int
@@ -101,6 +102,9 @@ func New(o *Options) (*Redactor, error) {
 	}
 	if r.scanner == nil && mode != Off {
 		r.scanner = secretscan.New(&secretscan.Options{IgnoreAllowComments: true, MaxDetections: 1 << 20})
+	}
+	if r.scanner != nil {
+		r.glued = r.scanner.Glued()
 	}
 	return r, nil
 }

@@ -218,6 +218,11 @@ func (r *Redactor) textField(s string, rep *Report) (string, error) {
 			rep.count(d.Type)
 		}
 	}
+	n := len(cuts)
+	cuts = r.gluedCuts(cuts, nil, s, 0)
+	for _, c := range cuts[n:] {
+		rep.count(c.typ)
+	}
 	for _, c := range r.encodedCuts(s, 0) {
 		cuts = append(cuts, c)
 		rep.count(c.typ)

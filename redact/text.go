@@ -175,6 +175,7 @@ func (r *Redactor) Text(s string) (string, []Span) {
 		spans = append(spans, Span{Type: d.Type, Family: d.Family, Start: d.Offset, End: d.End,
 			Length: d.ValueLength, Fingerprint: d.Fingerprint})
 	}
+	cuts = r.gluedCuts(cuts, &spans, s, 0)
 	for _, c := range r.encodedCuts(s, 0) {
 		cuts = append(cuts, c)
 		spans = append(spans, Span{Type: c.typ, Start: int(c.start), End: int(c.end), Length: utf8.RuneCountInString(s[c.start:c.end])})

@@ -83,7 +83,24 @@ type Scanner struct {
 	noAllow  bool
 	ids      bool
 	explain  bool
+	glued    bool // see Glued
 	pool     sync.Pool
+}
+
+// Glued returns a Scanner like s, sharing its rules and fingerprint key,
+// that also reports a match of a rule with a checksum or structure check
+// (RuleInfo.Validated: ghp_, npm_, xoxb-, AKIA...) where a letter or a
+// digit is glued to its end, as in a binary's packed strings
+// ("ghp_...UH"), which s rejects as part of a longer word, provided the
+// check passes: that makes the match a credential whatever follows it.
+// Rules without a check keep the word-boundary filter, so an identifier
+// such as "dckr_pat_expiry_days_..." stays silent. It is for a privacy pass,
+// which removes what it finds; reports are s's.
+func (s *Scanner) Glued() *Scanner {
+	g := &Scanner{rules: s.rules, ac: s.ac, kwUsers: s.kwUsers, key: s.key, depth: s.depth, maxDet: s.maxDet,
+		minConf: s.minConf, baseline: s.baseline, noAllow: s.noAllow, ids: s.ids, explain: s.explain, glued: true}
+	g.pool.New = func() any { return &scratch{} }
+	return g
 }
 
 var (
@@ -469,8 +486,12 @@ func (s *Scanner) runAssign(st *scanState, r *compiledRule, text string, hs []hi
 // returns the name of the filter that rejects the match, or "".
 func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match string) (candidate, string) {
 	v := text[ss:se]
+	// trail: a letter or digit continues the match, which only Glued
+	// takes, and only where the rule's check passes.
+	trail := false
 	if !r.NoBoundary {
-		if ss > 0 && isAlnum(text[ss-1]) && isAlnum(v[0]) || se < len(text) && isAlnum(text[se]) && isAlnum(v[len(v)-1]) {
+		trail = se < len(text) && isAlnum(text[se]) && isAlnum(v[len(v)-1])
+		if ss > 0 && isAlnum(text[ss-1]) && isAlnum(v[0]) || trail && !(s.glued && r.Validate != nil) {
 			return candidate{}, filterBoundary
 		}
 	}
@@ -518,6 +539,9 @@ func (s *Scanner) evaluate(r *compiledRule, text string, ss, se int, match strin
 		case checkInvalid:
 			c.conf -= 0.25
 			c.evidence = append(c.evidence, "checksum_invalid")
+		}
+		if trail && c.chk != checkValid {
+			return candidate{}, filterBoundary
 		}
 	}
 	if c.conf < 0.05 {

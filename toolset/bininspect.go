@@ -34,16 +34,16 @@ var binaryCatalog = tool.Catalog{Category: "binary", Trust: tool.TrustAuto}
 var readOnly = tool.Annotations{ReadOnly: true, Idempotent: true}
 
 func bininspectTools(deps Deps) ([]*tool.Tool, error) {
-	b := deps.Binary
-	if b == nil {
-		var err error
-		if b, err = NewBinaryViews(BinaryOptions{Logger: deps.Logger}); err != nil {
-			return nil, err
-		}
-	}
 	n := deps.Native
 	if n == nil {
 		n = &Native{}
+	}
+	b := deps.Binary
+	if b == nil {
+		var err error
+		if b, err = NewBinaryViews(BinaryOptions{Logger: deps.Logger, Privacy: n.privacy}); err != nil {
+			return nil, err
+		}
 	}
 	builders := []func() (*tool.Tool, error){
 		b.openTool, b.viewListTool, b.viewCloseTool, b.viewSetActiveTool,

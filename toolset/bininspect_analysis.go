@@ -106,7 +106,7 @@ type functionArg struct {
 // InstructionItem is one decoded instruction.
 type InstructionItem struct {
 	Address  string   `json:"address" privacy:"plain"`
-	Bytes    string   `json:"bytes" privacy:"plain" desc:"The instruction's bytes, hex."`
+	Bytes    string   `json:"bytes" privacy:"plain" desc:"The instruction's bytes, hex. In balanced and strict privacy an instruction decoded from a credential's bytes shows its marker ([REDACTED:<type>]) here, in mnemonic and in text, and no targets."`
 	Mnemonic string   `json:"mnemonic" privacy:"plain"`
 	Operands string   `json:"operands,omitempty" privacy:"plain"`
 	Text     string   `json:"text" privacy:"plain" desc:"Full text in the chosen syntax, operands symbolised, with a trailing comment naming referenced addresses."`
@@ -466,6 +466,7 @@ func (c *codeTools) disassemble(ctx context.Context, call *tool.Call, in disasse
 			return DisassembleResult{}, err
 		}
 		out.Items = instructionItems(ins, fns, o, ann, base)
+		withholdSecretCode(viewPrivacy(call), v, ins, out.Items)
 		out.Count = len(out.Items)
 		if n := len(ins); n > 0 {
 			next := ins[n-1].Addr + uint64(ins[n-1].Len)
@@ -501,6 +502,7 @@ func (c *codeTools) disassemble(ctx context.Context, call *tool.Call, in disasse
 		return DisassembleResult{}, err
 	}
 	out.Items = instructionItems(ins, fns, o, ann, base)
+	withholdSecretCode(viewPrivacy(call), v, ins, out.Items)
 	out.Count, out.Total = len(out.Items), total
 	if in.Offset+len(ins) < total {
 		out.Truncated, out.NextOffset = true, in.Offset+len(ins)

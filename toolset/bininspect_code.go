@@ -11,7 +11,9 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/binview/budget"
+	"github.com/warden-mcp/warden/binview/disasm"
 	"github.com/warden-mcp/warden/errcode"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -37,6 +39,60 @@ func binaryViewOf(call *tool.Call) (*binview.View, error) {
 		return bv.View, nil
 	}
 	return nil, errcode.New(tool.CodeNoActiveView, "no binary view is open: open one with bininspect_open first")
+}
+
+// viewPrivacy is the privacy redactor of the call's view's caller
+// (BinaryOptions.Privacy); balanced for a view bound without one.
+func viewPrivacy(call *tool.Call) *redact.Redactor {
+	if bv, ok := call.View(); ok {
+		if b, ok := bv.(*boundView); ok {
+			return b.redactor()
+		}
+	}
+	return balanced()
+}
+
+// withholdSecretCode removes from a listing what instructions decoded
+// from a credential's bytes show of them, in balanced and strict: the
+// bytes become the credential's marker, as in bininspect_memory_read,
+// and the mnemonic, operands, text and targets, which the decoder read
+// off those bytes, the marker too. The check is secretBytes', over each
+// run of contiguous instructions with the bytes either side, so a
+// listing that starts or ends inside a token withholds its part.
+func withholdSecretCode(r *redact.Redactor, v *binview.View, ins []disasm.Inst, items []InstructionItem) {
+	if r.Mode() == redact.Off || len(ins) != len(items) {
+		return
+	}
+	for a := 0; a < len(ins); {
+		e := a + 1
+		for e < len(ins) && ins[e].Addr == ins[e-1].Addr+uint64(ins[e-1].Len) {
+			e++
+		}
+		var b []byte
+		for _, in := range ins[a:e] {
+			b = append(b, in.Bytes...)
+		}
+		spans := secretBytes(r, v, ins[a].Addr, b)
+		off := 0
+		for i := a; i < e && len(spans) > 0; i++ {
+			n := len(ins[i].Bytes)
+			var local []redact.Span
+			for _, sp := range spans {
+				if st, en := max(sp.Start-off, 0), min(sp.End-off, n); st < en {
+					sp.Start, sp.End, sp.Length = st, en, en-st
+					local = append(local, sp)
+				}
+			}
+			if len(local) > 0 {
+				m := "[REDACTED:" + local[0].Type + "]"
+				it := &items[i]
+				it.Bytes = redact.HexWithout(ins[i].Bytes, local)
+				it.Mnemonic, it.Operands, it.Text, it.Targets = m, "", m, nil
+			}
+			off += n
+		}
+		a = e
+	}
 }
 
 // codeTools holds what the tools of this half of the family need.

@@ -116,8 +116,11 @@ func triageTool() (*tool.Tool, error) {
 				r.Hardening = append(r.Hardening, CheckInfo{Name: c.Name, Status: c.Status, Detail: c.Detail})
 			}
 			for _, n := range v.NotableStrings(20) {
+				// The engine cuts each to 200 bytes; a token cut there
+				// goes whole, as in the strings listing.
+				text, _ := v.stringText(n.String, 200)
 				r.Notable = append(r.Notable, NotableInfo{Kind: n.Kind, Address: binview.Hex(n.Addr), Section: n.Section,
-					Text: strings.ToValidUTF8(n.Text, "\uFFFD")})
+					Text: strings.ToValidUTF8(text, "\uFFFD")})
 			}
 			for _, w := range t.Warnings {
 				call.Warn(w.Code, w.Message)

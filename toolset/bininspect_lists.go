@@ -253,7 +253,7 @@ type stringsArgs struct {
 	Start        *tool.Address `json:"start,omitempty" desc:"Only strings at or after this address; with end or length to bound the range."`
 	End          *tool.Address `json:"end,omitempty" desc:"Only strings before this address (exclusive); with start."`
 	Length       *tool.IntExpr `json:"length,omitempty" relative:"start" desc:"The range's length from start, instead of end."`
-	Query        string        `json:"query,omitempty" maxLength:"256" desc:"Keep strings containing this, ignoring case (matched in each string's first 4 KiB)."`
+	Query        string        `json:"query,omitempty" maxLength:"256" desc:"Keep strings containing this, ignoring case (matched in each string's first 4 KiB; in balanced and strict privacy, as the text is shown, a credential replaced by its marker)."`
 	PreviewBytes int           `json:"preview_bytes" default:"64" min:"1" max:"4096" desc:"Show at most this many bytes of each string's text."`
 }
 
@@ -279,8 +279,10 @@ func stringsTool() (*tool.Tool, error) {
 				return Page[StringItem]{}, err
 			}
 			q := binview.Query{Offset: in.Offset, Limit: in.Limit, Ranged: ranged, Start: lo, End: hi, Text: in.Query}
-			return convert(v.ListStrings(q), in.Offset, func(s binview.String) StringItem {
-				text, cut := v.StringText(s, in.PreviewBytes)
+			// The query matches what the listing shows: where a query
+			// occurs inside a token would spell the token out.
+			return convert(v.ListStringsShown(q, v.shownText), in.Offset, func(s binview.String) StringItem {
+				text, cut := v.stringText(s, in.PreviewBytes)
 				return StringItem{Address: binview.Hex(s.Addr), FileOffset: s.Offset, Length: s.Chars(), Encoding: s.Encoding,
 					Section: s.Section, Text: strings.ToValidUTF8(text, "\uFFFD"), Cut: cut}
 			}), nil

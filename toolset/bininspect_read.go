@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/errcode"
@@ -11,13 +12,18 @@ import (
 	"github.com/warden-mcp/warden/tool"
 )
 
+// byteReader reads a view's memory: *binview.View and *boundView.
+type byteReader interface {
+	Bytes(addr uint64, n int) ([]byte, error)
+}
+
 // secretBytes returns the spans of b, read at addr, that hold a
 // credential in the caller's privacy mode (none in off). The credential
 // pass reads redact.ByteContext bytes either side of b too, so a
 // credential that b cuts, its start or its end outside b, is found whole
 // and every byte of it within b is removed: no sequence of small reads
 // puts one together.
-func secretBytes(r *redact.Redactor, v *boundView, addr uint64, b []byte) []redact.Span {
+func secretBytes(r *redact.Redactor, v byteReader, addr uint64, b []byte) []redact.Span {
 	if r.Mode() == redact.Off || len(b) == 0 {
 		return nil
 	}
@@ -44,6 +50,179 @@ func secretBytes(r *redact.Redactor, v *boundView, addr uint64, b []byte) []reda
 		}
 	}
 	return out
+}
+
+// withoutSecretMatches drops, in balanced and strict, the matches of n
+// bytes whose bytes overlap a credential: where a pattern occurs inside
+// a token is the token, a character at a time. A match near no run of
+// text (8 characters, as bytes or UTF-16LE) cannot overlap one and costs
+// a small read; the others are checked by secretBytes over the 4 KiB
+// block that holds them, once per block.
+func withoutSecretMatches(r *redact.Redactor, v byteReader, hits []binview.Match, n int) []binview.Match {
+	if r.Mode() == redact.Off || len(hits) == 0 {
+		return hits
+	}
+	const block = 4096
+	spans := map[uint64][]redact.Span{} // by block, absolute addresses
+	overlaps := func(lo, hi uint64) bool {
+		for blk := lo &^ (block - 1); blk < hi; blk += block {
+			sp, ok := spans[blk]
+			if !ok {
+				b, _ := v.Bytes(blk, block)
+				for _, s := range secretBytes(r, v, blk, b) {
+					s.Start += int(blk)
+					s.End += int(blk)
+					sp = append(sp, s)
+				}
+				spans[blk] = sp
+			}
+			for _, s := range sp {
+				if uint64(s.Start) < hi && uint64(s.End) > lo {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	out := hits[:0:0]
+	for _, h := range hits {
+		if nearText(v, h.Addr, n) && overlaps(h.Addr, h.Addr+uint64(n)) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// nearText reports whether the n bytes at addr overlap a run of 8 text
+// characters, as bytes or as UTF-16LE: a credential needs one.
+func nearText(v byteReader, addr uint64, n int) bool {
+	const margin = 16
+	lo := addr - min(addr, margin)
+	b, err := v.Bytes(lo, n+int(addr-lo)+margin)
+	if err != nil || len(b) == 0 {
+		return true // cannot tell: check
+	}
+	st, en := int(addr-lo), min(int(addr-lo)+n, len(b))
+	isText := func(c byte) bool { return c >= 0x20 && c < 0x7f || c == '\t' || c == '\n' || c == '\r' }
+	// Runs of text bytes, and of (text, 0) pairs at either alignment.
+	run := 0
+	for i, c := range b {
+		if isText(c) {
+			run++
+		} else {
+			run = 0
+		}
+		if run >= 8 && i >= st && i-run+1 < en {
+			return true
+		}
+	}
+	for odd := 0; odd < 2; odd++ {
+		run = 0
+		for i := odd; i+1 < len(b); i += 2 {
+			if b[i+1] == 0 && b[i] != 0 && isText(b[i]) {
+				run++
+			} else {
+				run = 0
+			}
+			if run >= 8 && i+1 >= st && i-2*(run-1) < en {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stringText is the text of string s cut to maxBytes (StringText), less
+// the characters whose bytes hold part of a credential in the caller's
+// privacy mode, each run of them replaced by the credential's marker: a
+// preview cut inside a token shows none of it, wherever the cut falls,
+// where the text pass would see the part shown as ordinary text. A
+// string is a whole run of text bounded by other bytes, so the
+// credential pass reads the rest of the string after the cut (up to
+// redact.ByteContext bytes), not the bytes around it; a string shown
+// whole is left to the text pass, which sees all of it.
+func (bv *boundView) stringText(s binview.String, maxBytes int) (string, bool) {
+	text, cut := bv.StringText(s, maxBytes)
+	r := bv.redactor()
+	if !cut || r.Mode() == redact.Off {
+		return text, cut
+	}
+	n := min(s.Length, maxBytes+redact.ByteContext)
+	b, err := bv.View.Bytes(s.Addr, n)
+	if err != nil || len(b) != n {
+		return text, cut
+	}
+	var spans []redact.Span
+	for _, sp := range r.Bytes(b) {
+		if sp.Start < maxBytes {
+			sp.End = min(sp.End, maxBytes)
+			spans = append(spans, sp)
+		}
+	}
+	if len(spans) == 0 {
+		return text, cut
+	}
+	b = b[:maxBytes]
+	return textWithout(b, s.Encoding == "utf16le", spans), cut
+}
+
+// shownText is text, the first 4 KiB of string s, as the caller may see
+// it: every credential in it replaced by its marker in balanced and
+// strict (for bininspect_strings' query).
+func (bv *boundView) shownText(s binview.String, text string) string {
+	r := bv.redactor()
+	if r.Mode() == redact.Off {
+		return text
+	}
+	n := min(s.Length, 4096+redact.ByteContext)
+	b, err := bv.View.Bytes(s.Addr, n)
+	if err != nil || len(b) != n {
+		return text
+	}
+	var spans []redact.Span
+	for _, sp := range r.Bytes(b) {
+		if sp.Start < 4096 {
+			sp.End = min(sp.End, 4096)
+			spans = append(spans, sp)
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	return textWithout(b[:min(len(b), 4096)], s.Encoding == "utf16le", spans)
+}
+
+// textWithout decodes a string's bytes (ASCII, or UTF-16LE when wide)
+// with the bytes of each span replaced by its marker, widened to whole
+// UTF-16 characters.
+func textWithout(b []byte, wide bool, spans []redact.Span) string {
+	decode := func(p []byte) string {
+		if !wide {
+			return string(p)
+		}
+		u := make([]uint16, len(p)/2)
+		for i := range u {
+			u[i] = uint16(p[2*i]) | uint16(p[2*i+1])<<8
+		}
+		return string(utf16.Decode(u))
+	}
+	var sb strings.Builder
+	prev := 0
+	for _, sp := range spans {
+		st, en := max(sp.Start, prev), min(sp.End, len(b))
+		if wide { // whole characters
+			st, en = st&^1, min((en+1)&^1, len(b))
+		}
+		if st >= en {
+			continue
+		}
+		sb.WriteString(decode(b[prev:st]))
+		sb.WriteString("[REDACTED:" + sp.Type + "]")
+		prev = en
+	}
+	sb.WriteString(decode(b[prev:]))
+	return sb.String()
 }
 
 // The tools that read at addresses: eval, memory_read, search_bytes and
@@ -175,7 +354,8 @@ type SearchMatch struct {
 
 func searchBytesTool(n *Native) (*tool.Tool, error) {
 	return viewTool("bininspect_search_bytes", "Search bytes",
-		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them).",
+		"Find a byte pattern with wildcards (48 8B ?? ??) or a text in the view's loaded bytes, in address order. At most 10,000 matches are found (warning truncated past them). "+
+			"In balanced and strict privacy a match whose bytes overlap a credential is not listed or counted: where a pattern occurs inside a token would spell the token out.",
 		func(ctx context.Context, call *tool.Call, v *boundView, in searchArgs) (Page[SearchMatch], error) {
 			var p binview.Pattern
 			var err error
@@ -210,6 +390,9 @@ func searchBytesTool(n *Native) (*tool.Tool, error) {
 			if cut {
 				call.Warn("truncated", "the search stopped at 10,000 matches; narrow it with start and end")
 			}
+			// Whether a pattern occurs inside a token spells the token
+			// out a character at a time: such matches are not listed.
+			hits = withoutSecretMatches(n.privacy(ctx), v, hits, p.Len())
 			q := strings.ToLower(in.Query)
 			var items []SearchMatch
 			for _, h := range hits {
@@ -310,7 +493,7 @@ func addressInfoTool(n *Native) (*tool.Tool, error) {
 					Version: im.Version, Delay: im.Delay, Weak: im.Weak}
 			}
 			if s, ok := v.StringAt(a); ok {
-				text, _ := v.StringText(s, 256)
+				text, _ := v.stringText(s, 256)
 				r.String = &StringAtInfo{Address: binview.Hex(s.Addr), Encoding: s.Encoding, Text: strings.ToValidUTF8(text, "\uFFFD")}
 			}
 			return r, nil

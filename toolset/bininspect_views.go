@@ -17,6 +17,7 @@ import (
 	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/errcode"
 	"github.com/warden-mcp/warden/internal/httplimit"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/tool/addrexpr"
 	"github.com/warden-mcp/warden/viewstore"
@@ -150,6 +151,13 @@ type BinaryOptions struct {
 	// reads ([...]) in every address expression are refused
 	// (read_refused). Nil: always.
 	MemoryRead func(ctx context.Context) bool
+	// Privacy returns a call's privacy redactor (its tenant's mode), for
+	// memory reads in address expressions: in balanced and strict a read
+	// whose bytes hold part of a credential is refused (read_refused),
+	// as bininspect_memory_read would replace those bytes by a marker; a
+	// number cannot carry one. The wiring gives the same function as
+	// Native.Privacy. Nil, or a nil redactor: balanced.
+	Privacy func(ctx context.Context) *redact.Redactor
 	// Principal returns a call's caller. Nil: auth.PrincipalFrom.
 	Principal func(ctx context.Context) (auth.Principal, bool)
 	// Logger receives causes that never reach a client. Nil discards.
@@ -323,15 +331,33 @@ type boundView struct {
 	// withheld: the caller may not read the file's bytes raw
 	// (BinaryOptions.MemoryRead).
 	withheld bool
+	// priv is the caller's privacy redactor (BinaryOptions.Privacy).
+	priv *redact.Redactor
 }
 
 // Read reads memory for [e] in address expressions, unless the caller
-// may not read the file's bytes raw.
+// may not read the file's bytes raw, or the bytes hold part of a
+// credential the caller's privacy mode removes: the same check, with the
+// same context either side (secretBytes), as bininspect_memory_read's,
+// so a value is refused exactly where that tool would show a marker.
 func (bv *boundView) Read(addr uint64, size int) (uint64, error) {
 	if bv.withheld {
 		return 0, addrexpr.ErrReadRefused
 	}
+	if bv.priv == nil || bv.priv.Mode() != redact.Off {
+		if b, err := bv.View.Bytes(addr, size); err == nil && len(secretBytes(bv.redactor(), bv, addr, b)) > 0 {
+			return 0, addrexpr.ErrReadSecret
+		}
+	}
 	return bv.View.Read(addr, size)
+}
+
+// redactor is the caller's privacy redactor; balanced when none was set.
+func (bv *boundView) redactor() *redact.Redactor {
+	if bv.priv != nil {
+		return bv.priv
+	}
+	return balanced()
 }
 
 // withholdBytes warns that bytes the result would show are withheld,
@@ -606,6 +632,9 @@ func (b *BinaryViews) Resolve(ctx context.Context, call *tool.Call, handle strin
 		v.overlay = o
 	}
 	v.withheld = b.o.MemoryRead != nil && !b.o.MemoryRead(ctx)
+	if b.o.Privacy != nil {
+		v.priv = b.o.Privacy(ctx)
+	}
 	b.touch(ctx, rec, now)
 	return v, warnings, nil
 }

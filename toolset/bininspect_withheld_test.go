@@ -2,8 +2,11 @@ package toolset
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/redact"
 )
 
 // TestBytesFollowMemoryRead: where bininspect_memory_read is off for the
@@ -45,6 +48,40 @@ func TestBytesFollowMemoryRead(t *testing.T) {
 		}
 		if items := search.items(); len(items) != 1 || items[0]["bytes"] != "" || items[0]["address"] != "0x1004" || !search.warned(WarnBytesWithheld) {
 			t.Errorf("read off: search_bytes: %s", search.raw)
+		}
+	}
+}
+
+// TestExpressionReadsFollowPrivacy: a memory read in an address
+// expression whose bytes hold part of a credential is refused where
+// BinaryOptions.Privacy is balanced, and where it is unset (balanced by
+// default); a privacy mode of off reads it.
+func TestExpressionReadsFollowPrivacy(t *testing.T) {
+	data := append([]byte("\x00\x01\x02\x03\x04\x05\x06\x07"), "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\x00\xc3"...)
+	blob := base64.StdEncoding.EncodeToString(data)
+	off, err := redact.New(&redact.Options{Mode: redact.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		privacy func(context.Context) *redact.Redactor
+		refused bool
+	}{
+		{"unset", nil, true},
+		{"nil redactor", func(context.Context) *redact.Redactor { return nil }, true},
+		{"off", func(context.Context) *redact.Redactor { return off }, false},
+	} {
+		s := newServer(t, newViews(t, BinaryOptions{Privacy: c.privacy}))
+		ctx := as(alice)
+		s.must(ctx, "bininspect_open", `{"data_base64":"`+blob+`","format":"raw","arch":"x86-64","base":"0x1000"}`)
+		secret := s.call(ctx, "bininspect_eval", `{"expression":"[0x1010].q"}`)
+		beside := s.call(ctx, "bininspect_eval", `{"expression":"[0x1000].q"}`)
+		if beside.code != "" || beside.str("hex") != "0x706050403020100" {
+			t.Errorf("%s: a read beside the token: %s", c.name, beside.raw)
+		}
+		if refused := secret.code != "" && strings.Contains(secret.message, "credential"); refused != c.refused {
+			t.Errorf("%s: a read of the token: %s", c.name, secret.raw)
 		}
 	}
 }

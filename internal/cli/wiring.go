@@ -11,6 +11,7 @@ import (
 	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
+	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/toolset"
@@ -118,6 +119,14 @@ func wire(o wireOptions) (*wired, error) {
 			return stages.Visible(ctx, t)
 		}
 		return gates.Status(t) == nil
+	}
+	// Memory reads in address expressions follow the caller's privacy
+	// mode, which wireNative gives native below.
+	bo.Privacy = func(ctx context.Context) *redact.Redactor {
+		if native.Privacy == nil {
+			return nil
+		}
+		return native.Privacy(ctx)
 	}
 	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
 		return nil, err

@@ -55,6 +55,15 @@ const (
 // CodeReadFailed, which blames the address.
 var ErrReadRefused = errors.New("addrexpr: memory reads are refused")
 
+// ErrReadSecret is what a Target's Read returns when the bytes asked for
+// hold part of a credential that the caller may not see (a privacy mode
+// withholds it): the expression fails with CodeReadRefused, as for
+// ErrReadRefused, with a message that says the read, not reads at all,
+// was refused. A value read from memory is a number and cannot carry a
+// marker, so the read is refused whole: no sequence of reads, however
+// small, spells the credential out.
+var ErrReadSecret = errors.New("addrexpr: the bytes hold a credential")
+
 // Error is the error returned by every function of this package.
 //
 // Code, Pos and Message are public: Message is short, names no internal

@@ -240,6 +240,10 @@ func (ev *evaluator) read(n *node) (uint64, *Error) {
 	// Addresses are address-sized even in 64-bit integer expressions.
 	addr &= widthMask(ev.asize)
 	v, rerr := ev.t.Read(addr, size)
+	if errors.Is(rerr, ErrReadSecret) {
+		return 0, &Error{Code: CodeReadRefused, Pos: int(n.pos),
+			Message: fmt.Sprintf("the %d bytes at %#x hold part of a credential, which this server's privacy mode does not show", size, addr), Err: rerr}
+	}
 	if errors.Is(rerr, ErrReadRefused) {
 		return 0, &Error{Code: CodeReadRefused, Pos: int(n.pos), Message: "memory reads ([...]) are turned off for this caller", Err: rerr}
 	}

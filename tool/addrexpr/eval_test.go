@@ -339,6 +339,35 @@ func TestEvalReadRefused(t *testing.T) {
 	}
 }
 
+// secretTarget refuses reads of the bytes at ptr (0x400008..0x400010):
+// they hold part of a credential.
+type secretTarget struct{ *fakeTarget }
+
+func (s secretTarget) Read(addr uint64, size int) (uint64, error) {
+	if addr < 0x400010 && addr+uint64(size) > 0x400008 {
+		return 0, ErrReadSecret
+	}
+	return s.fakeTarget.Read(addr, size)
+}
+
+// TestEvalReadSecret: a read the target refuses because its bytes hold a
+// credential fails with read_refused and a message that names the read,
+// not reads in general; its value never reaches the expression, so no
+// comparison can test it; other reads still work.
+func TestEvalReadSecret(t *testing.T) {
+	for _, tt := range []errCase{{"[ptr]", CodeReadRefused, 0}, {"[ptr].b == 0x67", CodeReadRefused, 0}, {"1+[ptr+7].b", CodeReadRefused, 2}} {
+		_, err := Evaluate(context.Background(), tt.in, secretTarget{newFake(8)})
+		checkErr(t, "Evaluate", tt, err)
+		var e *Error
+		if errors.As(err, &e) && (!strings.Contains(e.Message, "credential") || strings.Contains(e.Message, "turned off")) {
+			t.Errorf("%s: message %q", tt.in, e.Message)
+		}
+	}
+	if got, err := Evaluate(context.Background(), "[400000].b", secretTarget{newFake(8)}); err != nil || got != 0x11 {
+		t.Errorf("[400000].b = %#x, %v", got, err)
+	}
+}
+
 func TestEvalTargetErrors(t *testing.T) {
 	nilTests := []errCase{
 		{"main", CodeNoTarget, 0},
