@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/internal/repotest"
+	"github.com/warden-mcp/warden/privacy"
 	"github.com/warden-mcp/warden/tool"
 )
 
@@ -87,7 +88,7 @@ func TestGluedTokensAreRemoved(t *testing.T) {
 					t.Errorf("%s: Result kept %q: %s | %s", mode, word, out.Structured, out.Content[1].Text)
 				}
 				b := []byte("\x00\x01\x02" + word + "\x00\xff")
-				if v := r.Field(KindBytes, "bytes", hex.EncodeToString(b)); !hidden(string(decodedPieces(t, v)), tok) {
+				if v := r.Field(privacy.Bytes, "bytes", hex.EncodeToString(b)); !hidden(string(decodedPieces(t, v)), tok) {
 					t.Errorf("%s: bytes of %q: %s", mode, word, v)
 				}
 				if len(r.Bytes(b)) == 0 {

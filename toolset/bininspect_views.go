@@ -155,8 +155,8 @@ type BinaryOptions struct {
 	// memory reads in address expressions: in balanced and strict a read
 	// whose bytes hold part of a credential is refused (read_refused),
 	// as bininspect_memory_read would replace those bytes by a marker; a
-	// number cannot carry one. The wiring gives the same function as
-	// Native.Privacy. Nil, or a nil redactor: balanced.
+	// number cannot carry one. The wiring reads the redactor the privacy
+	// stage put in the call's context. Nil, or a nil redactor: balanced.
 	Privacy func(ctx context.Context) *redact.Redactor
 	// Principal returns a call's caller. Nil: auth.PrincipalFrom.
 	Principal func(ctx context.Context) (auth.Principal, bool)

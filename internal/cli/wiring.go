@@ -121,12 +121,12 @@ func wire(o wireOptions) (*wired, error) {
 		return gates.Status(t) == nil
 	}
 	// Memory reads in address expressions follow the caller's privacy
-	// mode, which wireNative gives native below.
+	// mode: the redactor the privacy stage put in the call's context.
 	bo.Privacy = func(ctx context.Context) *redact.Redactor {
-		if native.Privacy == nil {
-			return nil
+		if r, ok := redact.FromContext(ctx); ok {
+			return r
 		}
-		return native.Privacy(ctx)
+		return nil
 	}
 	if deps.Binary, err = toolset.NewBinaryViews(bo); err != nil {
 		return nil, err
