@@ -2,10 +2,15 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/warden-mcp/warden/mcp"
 )
+
+// ErrTracingNotBuilt is NewTracing's answer in a build without tracing
+// (TracingBuilt false).
+var ErrTracingNotBuilt = errors.New("telemetry: this warden was built without tracing; rebuild it with -tags otel to export traces over OTLP")
 
 // Telemetry joins the metrics and the tracing, either of which may be
 // nil: it is the mcp.Observer and the policy.Observer of a serving Warden.
@@ -50,4 +55,40 @@ func (t *Telemetry) Decided(ctx context.Context, control string, d time.Duration
 	if t.Metrics != nil {
 		t.Metrics.Decided(ctx, control, d)
 	}
+}
+
+// servedMethods are the JSON-RPC methods counted under their own name;
+// any other is "other", so a client cannot grow the label set.
+var servedMethods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true,
+	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "completion/complete": true,
+	"logging/setLevel": true, "subscriptions/listen": true,
+	"tasks/get": true, "tasks/update": true, "tasks/cancel": true,
+	"notifications/initialized": true, "notifications/cancelled": true,
+	"GET": true, "DELETE": true,
+}
+
+func boundMethod(m string) string {
+	switch {
+	case m == "":
+		return "none"
+	case servedMethods[m]:
+		return m
+	}
+	return "other"
+}
+
+// MetricsOptions configure NewMetrics. The zero value is a safe default.
+type MetricsOptions struct {
+	// TenantLabels adds a tenant label to the tool-call metrics. Zero:
+	// no tenant, credential or argument value in any label.
+	TenantLabels bool
+	// Stats reads what the HTTP handler holds open, for the in-flight,
+	// session and stream gauges. Nil: those gauges are not exported.
+	Stats func() mcp.HTTPStats
+	// Pending reads the audit records and slot releases waiting for the
+	// store after an outage. Nil: those gauges are not exported.
+	Pending func() (audit, releases int)
 }

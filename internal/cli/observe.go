@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -34,6 +35,9 @@ func openObservability(ctx context.Context, cfg Config, ctl *controls) (*observa
 		o.tel.Tracing = tr
 	}
 	if cfg.Metrics.Listen != "" {
+		if !telemetry.MetricsBuilt {
+			return nil, errors.New("metrics.listen: this warden was built without Prometheus metrics; rebuild it with -tags prometheus")
+		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
 		if err != nil {
 			return nil, fmt.Errorf("metrics listener: %w", err)
@@ -79,7 +83,7 @@ func (o *observability) serve(h *mcp.HTTPHandler, logger *slog.Logger) {
 	}
 	m := o.tel.Metrics
 	// The handler's gauges are read from now on.
-	m.Registry().MustRegister(telemetry.HandlerGauges(h.Stats)...)
+	m.WatchHandler(h.Stats)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("GET /healthz", h.Liveness())
