@@ -46,7 +46,7 @@ cleanup() {
 	if [ -n "${KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-if [ -n "${WARDEN_BIN:-}" ]; then cp "$WARDEN_BIN" "$work/warden"; else go build -o "$work/warden" ./cmd/warden; fi
+if [ -n "${WARDEN_BIN:-}" ]; then cp "$WARDEN_BIN" "$work/warden"; else go build -tags postgres,prometheus -o "$work/warden" ./cmd/warden; fi
 go build -o "$work/admitload" ./internal/loadtest/cmd/admitload
 urls=() metrics=()
 for i in $(seq 1 "$replicas"); do

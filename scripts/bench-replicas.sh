@@ -21,7 +21,7 @@ done
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-go build -o "$work/warden" ./cmd/warden
+go build -tags postgres -o "$work/warden" ./cmd/warden
 go build -o "$work/loadclient" ./internal/loadtest/cmd/loadclient
 schema="warden_bench_$$"
 pids=()

@@ -1,3 +1,5 @@
+//go:build prometheus
+
 package telemetry
 
 import (
@@ -12,19 +14,6 @@ import (
 
 	"github.com/warden-mcp/warden/auth"
 )
-
-// MetricsOptions configure NewMetrics. The zero value is a safe default.
-type MetricsOptions struct {
-	// TenantLabels adds a tenant label to the tool-call metrics. Zero:
-	// no tenant, credential or argument value in any label.
-	TenantLabels bool
-	// Stats reads what the HTTP handler holds open, for the in-flight,
-	// session and stream gauges. Nil: those gauges are not exported.
-	Stats func() HTTPStats
-	// Pending reads the audit records and slot releases waiting for the
-	// store after an outage. Nil: those gauges are not exported.
-	Pending func() (audit, releases int)
-}
 
 // Metrics holds Warden's Prometheus metrics in a registry of its own.
 type Metrics struct {
@@ -134,6 +123,23 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 4, Timeout: 10 * time.Second})
 }
 
+// MetricsBuilt reports whether this build serves Prometheus metrics: the
+// client library and its dependencies are built in only with the build
+// tag prometheus.
+const MetricsBuilt = true
+
+// WatchHandler exports the in-flight, session and stream gauges of an
+// HTTP handler built after the metrics.
+func (m *Metrics) WatchHandler(stats func() HTTPStats) {
+	m.reg.MustRegister(HandlerGauges(stats)...)
+}
+
+// WatchPending exports the gauges of the audit records and slot releases
+// waiting for the store, read from controls built after the metrics.
+func (m *Metrics) WatchPending(pending func() (audit, releases int)) {
+	m.reg.MustRegister(PendingGauges(pending)...)
+}
+
 // Registry is the registry the metrics live in, for tests and for
 // operators who add their own.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
@@ -173,29 +179,6 @@ func (m *Metrics) StoreError(_ context.Context, control string) {
 // Decided implements policy.Observer.
 func (m *Metrics) Decided(_ context.Context, control string, d time.Duration) {
 	m.decisionTime.WithLabelValues(control).Observe(d.Seconds())
-}
-
-// servedMethods are the JSON-RPC methods counted under their own name;
-// any other is "other", so a client cannot grow the label set.
-var servedMethods = map[string]bool{
-	"initialize": true, "ping": true, "server/discover": true,
-	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-	"resources/subscribe": true, "resources/unsubscribe": true, "completion/complete": true,
-	"logging/setLevel": true, "subscriptions/listen": true,
-	"tasks/get": true, "tasks/update": true, "tasks/cancel": true,
-	"notifications/initialized": true, "notifications/cancelled": true,
-	"GET": true, "DELETE": true,
-}
-
-func boundMethod(m string) string {
-	switch {
-	case m == "":
-		return "none"
-	case servedMethods[m]:
-		return m
-	}
-	return "other"
 }
 
 // statusLabel avoids formatting the common statuses on every request.

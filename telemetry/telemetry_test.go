@@ -1,3 +1,5 @@
+//go:build prometheus && otel
+
 package telemetry_test
 
 import (

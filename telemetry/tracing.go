@@ -1,3 +1,5 @@
+//go:build otel
+
 package telemetry
 
 import (
@@ -37,6 +39,10 @@ type TracingOptions struct {
 	// Endpoint.
 	Exporter sdktrace.SpanExporter
 }
+
+// TracingBuilt reports whether this build exports traces: OpenTelemetry
+// and its OTLP exporter are built in only with the build tag otel.
+const TracingBuilt = true
 
 // Tracing makes one span per request of the protocol endpoint and one per
 // tool call, each carrying the request's correlation id, and exports them

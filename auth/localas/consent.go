@@ -1,7 +1,6 @@
 package localas
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,15 +11,11 @@ import (
 	"errors"
 	"html/template"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ory/fosite"
 
 	"github.com/warden-mcp/warden/auth/asstore"
 )
@@ -36,89 +31,13 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	q := r.URL.Query()
-	ar, err := s.authorizeRequest(ctx, q)
-	if err != nil {
-		s.logRefusal(ctx, "authorization request refused", err)
-		s.writeAuthorizeError(ctx, w, ar, err)
+	ar, e := s.authorizeRequest(ctx, q)
+	if e != nil {
+		s.logRefusal(ctx, "authorization request refused", e)
+		s.writeAuthorizeError(w, ar, e)
 		return
 	}
 	s.renderConsent(w, r, ar, q)
-}
-
-// authorizeRequest normalizes and validates an authorization request:
-// fosite checks the client, the registered redirect URI, the response
-// type and the PKCE challenge (S256 only, required); Warden adds the
-// resource indicator and keeps only the scopes it serves.
-func (s *Server) authorizeRequest(ctx context.Context, q url.Values) (fosite.AuthorizeRequester, error) {
-	if scope := q.Get("scope"); scope != "" {
-		var keep []string
-		for _, sc := range strings.Fields(scope) {
-			if slices.Contains(s.opts.Scopes, sc) && !slices.Contains(keep, sc) {
-				keep = append(keep, sc)
-			}
-		}
-		q.Set("scope", strings.Join(keep, " "))
-		if len(keep) == 0 {
-			q.Del("scope")
-		}
-	}
-	// OAuth 2.1 leaves state to the client when PKCE binds the code,
-	// and the TypeScript SDK sends none; fosite insists on one. A client
-	// without state gets a placeholder that never leaves this server.
-	fq := url.Values(maps.Clone(q))
-	noState := fq.Get("state") == ""
-	if noState {
-		fq.Set("state", placeholderState)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.opts.Issuer+AuthorizePath+"?"+fq.Encode(), nil)
-	if err != nil {
-		return fosite.NewAuthorizeRequest(), fosite.ErrInvalidRequest.WithHint("The request is not a valid URL.")
-	}
-	ar, err := s.f.NewAuthorizeRequest(ctx, req)
-	if a, ok := ar.(*fosite.AuthorizeRequest); ok && noState {
-		a.State = ""
-	}
-	if err != nil {
-		return ar, err
-	}
-	switch {
-	case q.Get("code_challenge") == "":
-		return ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256.")
-	case q.Get("code_challenge_method") != "S256":
-		return ar, fosite.ErrInvalidRequest.WithHint("Only the S256 code_challenge_method is supported.")
-	}
-	if err := s.checkResource(q); err != nil {
-		return ar, err
-	}
-	return ar, nil
-}
-
-// placeholderState stands in, for fosite, for the state a client did
-// not send; responses carry no state then.
-const placeholderState = "warden-no-state"
-
-// writeAuthorizeError sends the client an authorization error, without
-// the empty state parameter fosite would add for a client that sent none.
-func (s *Server) writeAuthorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
-	if ar != nil && ar.GetState() == "" {
-		w = &stripState{ResponseWriter: w}
-	}
-	s.f.WriteAuthorizeError(ctx, w, ar, err)
-}
-
-// stripState removes an empty state parameter from a redirect.
-type stripState struct{ http.ResponseWriter }
-
-func (w *stripState) WriteHeader(code int) {
-	if loc, err := url.Parse(w.Header().Get("Location")); err == nil && loc.RawQuery != "" {
-		q := loc.Query()
-		if v, ok := q["state"]; ok && len(v) == 1 && v[0] == "" {
-			q.Del("state")
-			loc.RawQuery = q.Encode()
-			w.Header().Set("Location", loc.String())
-		}
-	}
-	w.ResponseWriter.WriteHeader(code)
 }
 
 // consentToken binds a consent page to one authorization request for a
@@ -192,13 +111,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusForbidden, "access_denied", "the consent page expired or was not this server's; start the connection again")
 		return
 	}
-	ar, err := s.authorizeRequest(ctx, q)
-	if err != nil {
-		s.logRefusal(ctx, "authorization request refused", err)
-		s.writeAuthorizeError(ctx, w, ar, err)
+	ar, e := s.authorizeRequest(ctx, q)
+	if e != nil {
+		s.logRefusal(ctx, "authorization request refused", e)
+		s.writeAuthorizeError(w, ar, e)
 		return
 	}
-	client := ar.GetClient().GetID()
+	client := ar.client.ID
 	// A page decides once, whatever it decides: its name is recorded
 	// until the page would have expired, and a second post finds it.
 	switch err := s.st.PutToken(ctx, asstore.Token{Kind: asstore.KindConsent, Signature: page, GrantID: page, ClientID: client,
@@ -214,26 +133,26 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.PostForm.Get("decision") != "allow" {
 		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access denied at the consent page", slog.String("client_id", client))
-		s.writeAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("Access was denied on the consent page."))
+		s.writeAuthorizeError(w, ar, &protocolError{"access_denied", "Access was denied on the consent page.", http.StatusForbidden})
 		return
 	}
-	for _, sc := range ar.GetRequestedScopes() {
-		ar.GrantScope(sc)
+	code, sig := s.tokens.generate(codePrefix)
+	g := &grant{ID: randomID(), ClientID: client, RequestedAt: time.Now(), Scopes: ar.scopes,
+		Subject: "oauth:" + client, Entitlements: []string{"*"}, RedirectURI: ar.redirectParam, Challenge: ar.challenge}
+	rec, err := s.record(asstore.KindCode, sig, g, g.RequestedAt.Add(DefaultCodeLifetime))
+	if err == nil {
+		err = s.st.PutToken(ctx, rec)
 	}
-	ar.GrantAudience(s.opts.Resource)
-	sess := &session{Subject: "oauth:" + client, Entitlements: []string{"*"}}
-	resp, err := s.f.NewAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
-		s.logRefusal(ctx, "authorization refused", err)
-		s.writeAuthorizeError(ctx, w, ar, err)
+		s.writeAuthorizeError(w, ar, s.storeFailed(ctx, err))
 		return
-	}
-	resp.AddParameter("iss", s.opts.Issuer) // RFC 9207
-	if ar.GetState() == "" {
-		resp.GetParameters().Del("state")
 	}
 	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: access granted", slog.String("client_id", client))
-	s.f.WriteAuthorizeResponse(ctx, w, ar, resp)
+	params := url.Values{"code": {code}}
+	if len(ar.scopes) > 0 {
+		params.Set("scope", strings.Join(ar.scopes, " "))
+	}
+	s.redirectWith(w, ar, params)
 }
 
 type consentView struct {
@@ -247,17 +166,13 @@ type consentView struct {
 	Refresh     string
 }
 
-func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, q url.Values) {
-	c, err := s.st.Client(r.Context(), ar.GetClient().GetID())
-	if err != nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the client cannot be read now; retry later")
-		return
-	}
+func (s *Server) renderConsent(w http.ResponseWriter, r *http.Request, ar *authRequest, q url.Values) {
+	c := ar.client
 	canonical := q.Encode()
 	v := consentView{
 		ClientName:  c.Name,
 		ClientID:    c.ID,
-		RedirectURI: ar.GetRedirectURI().String(),
+		RedirectURI: ar.redirect.String(),
 		Resource:    s.opts.Resource,
 		Request:     canonical,
 		Consent:     s.consentToken(canonical, time.Now().Add(consentLifetime)),

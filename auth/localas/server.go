@@ -11,12 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/ory/fosite"
-	foauth2 "github.com/ory/fosite/handler/oauth2"
-	"github.com/ory/fosite/handler/pkce"
-	"github.com/ory/fosite/token/hmac"
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/auth/asstore"
@@ -91,12 +87,16 @@ type Server struct {
 	opts    Options
 	host    string // the issuer's host:port
 	port    string
-	f       *fosite.Fosite
 	st      asstore.Store
-	strat   *strategy
+	tokens  opaque // codes and refresh tokens
 	csrfKey []byte
 	log     *slog.Logger
 	regRate sourceRate // registrations by source address
+	// grantMu serializes redeeming a code, rotating a refresh token and
+	// revoking, so that two requests with one code or one refresh token
+	// cannot both succeed: the second sees the first's work and is taken
+	// for reuse.
+	grantMu sync.Mutex
 }
 
 // New returns the server for opts.
@@ -135,51 +135,10 @@ func New(opts Options) (*Server, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	scopes := append([]string{}, o.Scopes...)
-	cfg := &fosite.Config{
-		AccessTokenLifespan:   o.AccessTokenLifetime,
-		RefreshTokenLifespan:  o.RefreshTokenLifetime,
-		AuthorizeCodeLifespan: DefaultCodeLifetime,
-		// PKCE on every request, S256 only.
-		EnforcePKCE:                    true,
-		EnablePKCEPlainChallengeMethod: false,
-		// Every code exchange gets a refresh token, whatever the scope.
-		RefreshTokenScopes: []string{},
-		// OAuth 2.1: with PKCE, state is the client's business; a
-		// client that sends none (the TypeScript SDK by default) must
-		// not be refused. fosite's default demands 8 characters.
-		MinParameterEntropy:        -1,
-		GlobalSecret:               o.Keys.DeriveSecret("oauth hmac"),
-		TokenURL:                   o.Issuer + TokenPath,
-		SendDebugMessagesToClients: false,
-		ScopeStrategy:              fosite.ExactScopeStrategy,
-		AudienceMatchingStrategy:   fosite.DefaultAudienceMatchingStrategy,
-	}
-	st := &storage{st: o.Store, now: time.Now, rsrc: opts.Resource, scope: scopes}
-	strat := &strategy{
-		HMACSHAStrategy: foauth2.NewHMACSHAStrategy(&hmac.HMACStrategy{Config: cfg}, cfg),
-		issuer:          o.Keys, resource: opts.Resource, tenant: o.Tenant, now: time.Now,
-	}
-	f := fosite.NewOAuth2Provider(st, cfg)
-	cfg.AuthorizeEndpointHandlers.Append(&foauth2.AuthorizeExplicitGrantHandler{
-		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, AuthorizeCodeStrategy: strat,
-		CoreStorage: st, TokenRevocationStorage: st, Config: cfg,
-	})
-	pk := &pkce.Handler{AuthorizeCodeStrategy: strat, Storage: st, Config: cfg}
-	cfg.AuthorizeEndpointHandlers.Append(pk)
-	cfg.TokenEndpointHandlers.Append(&foauth2.AuthorizeExplicitGrantHandler{
-		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, AuthorizeCodeStrategy: strat,
-		CoreStorage: st, TokenRevocationStorage: st, Config: cfg,
-	})
-	cfg.TokenEndpointHandlers.Append(&foauth2.RefreshTokenGrantHandler{
-		AccessTokenStrategy: strat, RefreshTokenStrategy: strat, TokenRevocationStorage: st, Config: cfg,
-	})
-	cfg.TokenEndpointHandlers.Append(pk)
-	cfg.RevocationHandlers.Append(&foauth2.TokenRevocationHandler{
-		TokenRevocationStorage: st, AccessTokenStrategy: strat, RefreshTokenStrategy: strat,
-	})
 	o.Scopes = scopes
 	csrf := sha256.Sum256(o.Keys.DeriveSecret("oauth consent"))
-	return &Server{opts: o, host: iss.Host, port: iss.Port(), f: f, st: o.Store, strat: strat, csrfKey: csrf[:], log: o.Logger}, nil
+	return &Server{opts: o, host: iss.Host, port: iss.Port(), st: o.Store, tokens: opaque{key: o.Keys.DeriveSecret("oauth hmac")},
+		csrfKey: csrf[:], log: o.Logger}, nil
 }
 
 // Handlers returns the authorization server's endpoints by path, to be
@@ -359,56 +318,16 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(doc)
 }
 
-// token serves the token endpoint: the authorization code grant (with the
-// PKCE verifier and the exact redirect URI) and the refresh token grant
-// (rotation; a rotated token used again revokes the grant).
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	ar, err := s.f.NewAccessRequest(ctx, r, &session{})
-	if err == nil {
-		err = s.checkResource(r.PostForm)
-	}
-	if err != nil {
-		s.logRefusal(ctx, "token request refused", err)
-		s.f.WriteAccessError(ctx, w, ar, err)
-		return
-	}
-	resp, err := s.f.NewAccessResponse(ctx, ar)
-	if err != nil {
-		s.logRefusal(ctx, "token request refused", err)
-		s.f.WriteAccessError(ctx, w, ar, err)
-		return
-	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: tokens issued", slog.String("client_id", ar.GetClient().GetID()),
-		slog.String("grant_type", strings.Join(ar.GetGrantTypes(), " ")))
-	s.f.WriteAccessResponse(ctx, w, ar, resp)
-}
-
-// revoke serves RFC 7009 revocation. Revoking either token of a grant
-// revokes the grant: its refresh tokens and its access tokens.
-func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	err := s.f.NewRevocationRequest(ctx, r)
-	if err != nil {
-		s.logRefusal(ctx, "revocation refused", err)
-	} else {
-		s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: revocation request served")
-	}
-	s.f.WriteRevocationResponse(ctx, w, err)
-}
-
 // checkResource refuses an RFC 8707 resource indicator that names
 // anything but this server's MCP endpoint; absent, it means that one.
-func (s *Server) checkResource(form url.Values) error {
+func (s *Server) checkResource(form url.Values) *protocolError {
 	vals := form["resource"]
 	if len(vals) == 0 {
 		return nil
 	}
 	if len(vals) > 1 || !sameResource(vals[0], s.opts.Resource) {
-		return &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
-			DescriptionField: "The resource parameter must name this server's MCP endpoint, " + s.opts.Resource + "."}
+		return &protocolError{"invalid_target", "The resource parameter must name this server's MCP endpoint, " + s.opts.Resource + ".",
+			http.StatusBadRequest}
 	}
 	return nil
 }
@@ -425,17 +344,6 @@ func sameResource(a, b string) bool {
 		strings.TrimSuffix(ua.EscapedPath(), "/") == strings.TrimSuffix(ub.EscapedPath(), "/")
 }
 
-func (s *Server) logRefusal(ctx context.Context, msg string, err error) {
-	var rfc *fosite.RFC6749Error
-	code := "server_error"
-	if errors.As(err, &rfc) {
-		code = rfc.ErrorField
-	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: "+msg, slog.String("error", code))
-}
-
-func writeJSONError(w http.ResponseWriter, status int, code, desc string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
+func (s *Server) logRefusal(ctx context.Context, msg string, e *protocolError) {
+	s.log.LogAttrs(ctx, slog.LevelInfo, "oauth: "+msg, slog.String("error", e.code))
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/statestore"
-	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
 	"github.com/warden-mcp/warden/viewstore"
 )
@@ -84,11 +83,7 @@ func openStore(ctx context.Context, cfg Config) (limitsStore, func(), error) {
 		}
 		return st, func() { st.Close() }, nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: cfg.Store.Schema, MaxConns: cfg.Store.MaxConns})
-		if err != nil {
-			return nil, nil, fmt.Errorf("store: %w", err)
-		}
-		return st, st.Close, nil
+		return openPostgres(ctx, cfg) // store_postgres.go, or its stand-in in a build without the tag
 	}
 	return nil, nil, errors.New("store.dsn: want a postgres:// URL, or nothing for the embedded store")
 }

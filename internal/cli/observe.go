@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -36,6 +37,9 @@ func openObservability(ctx context.Context, cfg Config) (*observability, error) 
 		o.tel.Tracing = tr
 	}
 	if cfg.Metrics.Listen != "" {
+		if !telemetry.MetricsBuilt {
+			return nil, errors.New("metrics.listen: this warden was built without Prometheus metrics; rebuild it with -tags prometheus")
+		}
 		ln, err := net.Listen("tcp", cfg.Metrics.Listen)
 		if err != nil {
 			return nil, fmt.Errorf("metrics listener: %w", err)
@@ -58,7 +62,7 @@ func (o *observability) controlsObserver() policy.Observer {
 // watch adds the gauges of what the controls hold for the store.
 func (o *observability) watch(ctl *controls) {
 	if o.tel.Metrics != nil {
-		o.tel.Metrics.Registry().MustRegister(telemetry.PendingGauges(ctl.policy.Pending)...)
+		o.tel.Metrics.WatchPending(ctl.policy.Pending)
 	}
 }
 
@@ -103,7 +107,7 @@ func (o *observability) serve(h *mcp.HTTPHandler, logger *slog.Logger) {
 	}
 	m := o.tel.Metrics
 	// The handler's gauges are read from now on.
-	m.Registry().MustRegister(telemetry.HandlerGauges(func() telemetry.HTTPStats { return telemetry.HTTPStats(h.Stats()) })...)
+	m.WatchHandler(func() telemetry.HTTPStats { return telemetry.HTTPStats(h.Stats()) })
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("GET /healthz", h.Liveness())

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/internal/repotest"
+	"github.com/warden-mcp/warden/telemetry"
 )
 
 func freePort(t *testing.T) string {
@@ -40,6 +41,9 @@ func get(t *testing.T, url string) (*http.Response, string) {
 // TestHealthOffAnswersOnlyTheDocumentedPaths); the local key's JWKS is
 // also at /.well-known/mcp-jwks.json, never cached.
 func TestServeMetricsHealthAndJWKS(t *testing.T) {
+	if !telemetry.MetricsBuilt {
+		t.Skip("built without -tags prometheus; TestOptionalWeightRefused covers this build")
+	}
 	maddr := freePort(t)
 	cfgPath := filepath.Join(t.TempDir(), "warden.yaml")
 	os.WriteFile(cfgPath, []byte("health:\n  liveness_path: \"-\"\n  readiness_path: \"-\"\n"), 0o600)

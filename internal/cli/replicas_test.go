@@ -47,7 +47,7 @@ func builtWarden(t *testing.T) string {
 			return
 		}
 		wardenBin = filepath.Join(dir, "warden")
-		out, err := exec.Command("go", "build", "-o", wardenBin, "github.com/warden-mcp/warden/cmd/warden").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", testBuildTags(), "-o", wardenBin, "github.com/warden-mcp/warden/cmd/warden").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -185,6 +185,9 @@ func TestTwoServeProcessesShareState(t *testing.T) {
 	dsn := os.Getenv("WARDEN_TEST_POSTGRES")
 	if dsn == "" {
 		t.Skip("WARDEN_TEST_POSTGRES not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	if !postgresBuilt {
+		t.Skip("built without -tags postgres")
 	}
 	if edition != "full" {
 		t.Skip("uses the website scan's approval, which the lean edition lacks")
