@@ -74,12 +74,20 @@ type sarifResult struct {
 	Level               string            `json:"level"`
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
+	RelatedLocations    []sarifRelated    `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          sarifResultProps  `json:"properties"`
 }
 
 type sarifLocation struct {
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+// sarifRelated is another place of the same finding: the key ID of a pair.
+type sarifRelated struct {
+	ID               int           `json:"id"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          sarifText     `json:"message"`
 }
 
 type sarifPhysical struct {
@@ -163,7 +171,17 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 	results := []sarifResult{}
 	for _, f := range files {
 		for _, d := range f.Result.Detections {
+			var related []sarifRelated
+			for _, p := range d.Parts {
+				if p.Offset == d.Offset {
+					continue // the result's own location
+				}
+				related = append(related, sarifRelated{ID: len(related) + 1, Message: sarifText{p.Name},
+					PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.Path},
+						Region: sarifRegion{StartLine: p.Line, StartColumn: p.Column}}})
+			}
 			results = append(results, sarifResult{
+				RelatedLocations: related,
 				RuleID: d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
 				Message: sarifText{fmt.Sprintf("%s (%s severity, confidence %.2f, %d characters)",
 					info[d.RuleID].Name, d.Severity, d.Confidence, d.ValueLength)},

@@ -170,11 +170,21 @@ type candidate struct {
 	chk        check
 	enc        string
 	evidence   []string
+	// idStart and idEnd locate the key ID of a pair rule's match (its
+	// "id" group); idEnd is 0 when there is none.
+	idStart, idEnd int
 }
 
 // Scan finds credentials in text. Output order is deterministic. The only
 // errors are cancellation (CodeCanceled).
 func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
+	return s.scanRange(ctx, text, 0, len(text))
+}
+
+// scanRange scans text but reports (and counts as suppressed) only the
+// detections that start in text[from:to]: the rest of text is context,
+// as a window of a stream carries it around the part it reports.
+func (s *Scanner) scanRange(ctx context.Context, text string, from, to int) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, errcode.Wrap(CodeCanceled, "scan canceled", err)
 	}
@@ -184,18 +194,29 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cands = dedup(cands)
+	cands = dropPairedIDs(dedup(cands))
 	res.Truncated = st.truncated
 	res.Detections = make([]Detection, 0, len(cands))
 	lt := newLineTracker(text)
 	for _, c := range cands {
+		if c.start < from || c.start >= to {
+			continue
+		}
 		if c.conf < s.minConf {
 			if st.explain {
 				st.rejected(c.r, filterMinConfidence, c.start, c.end, c.value, c.enc)
 			}
 			continue
 		}
+		var parts []Part
+		if c.idEnd > 0 {
+			il, ic := lt.at(c.idStart)
+			parts = []Part{{Name: "key_id", Line: il, Column: ic, Offset: c.idStart, End: c.idEnd}}
+		}
 		line, col := lt.at(c.start)
+		if parts != nil {
+			parts = append(parts, Part{Name: "secret", Line: line, Column: col, Offset: c.start, End: c.end})
+		}
 		if !s.noAllow && lt.allowed() {
 			res.Suppressed++
 			continue
@@ -213,7 +234,7 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 			RuleID: c.r.ID, Type: c.r.Type, Family: c.r.Family, Severity: c.sev,
 			Confidence: round2(c.conf), Fingerprint: fp, ValueLength: utf8.RuneCountInString(c.value),
 			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
-			Evidence: c.evidence, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
+			Evidence: c.evidence, Parts: parts, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
 		})
 	}
 	if st.explain {
@@ -377,6 +398,9 @@ func (s *Scanner) runPattern(st *scanState, r *compiledRule, text string, hs []h
 					st.rejected(r, filter, ws+ss, ws+se, win[ss:se], "")
 				}
 				continue
+			}
+			if r.idIdx > 0 && m[2*r.idIdx] >= 0 {
+				c.idStart, c.idEnd = ws+m[2*r.idIdx], ws+m[2*r.idIdx+1]
 			}
 			cands = append(cands, c)
 		}
@@ -620,4 +644,33 @@ func runeCount(s string) int {
 		n++
 	}
 	return n
+}
+
+// dropPairedIDs drops the candidates that lie inside the key ID of a pair
+// (an AWS key ID found with its secret): the pair reports both places, so
+// the ID alone would be the same credential twice.
+func dropPairedIDs(cs []candidate) []candidate {
+	var ids [][2]int
+	for _, c := range cs {
+		if c.idEnd > 0 {
+			ids = append(ids, [2]int{c.idStart, c.idEnd})
+		}
+	}
+	if ids == nil {
+		return cs
+	}
+	kept := cs[:0]
+	for _, c := range cs {
+		inside := false
+		for _, id := range ids {
+			if c.idEnd == 0 && c.start < id[1] && id[0] < c.end {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }

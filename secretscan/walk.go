@@ -17,7 +17,7 @@ import (
 // Skip reasons reported by ScanDir.
 const (
 	SkipIgnored    = "ignored"    // matched a .gitignore pattern
-	SkipBinary     = "binary"     // NUL byte in the first 8 KiB
+	SkipBinary     = "binary"     // NUL byte in the first 8 KiB (UTF-16 text with a byte order mark is decoded, not skipped)
 	SkipTooLarge   = "too_large"  // larger than WalkOptions.MaxFileSize
 	SkipUnreadable = "unreadable" // could not be opened or read
 	SkipSymlink    = "symlink"    // symbolic links are never followed
@@ -314,7 +314,9 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 		return o
 	}
 	text := sb.String()
-	if !includeBinary && strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
+	if IsUTF16([]byte(text[:min(len(text), 2)])) {
+		text = decodeText(text) // text, though its NUL bytes look binary
+	} else if !includeBinary && strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
 		o.skip = SkipBinary
 		return o
 	}
