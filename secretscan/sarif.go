@@ -182,7 +182,7 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 			}
 			results = append(results, sarifResult{
 				RelatedLocations: related,
-				RuleID: d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
+				RuleID:           d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
 				Message: sarifText{fmt.Sprintf("%s (%s severity, confidence %.2f, %d characters)",
 					info[d.RuleID].Name, d.Severity, d.Confidence, d.ValueLength)},
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
