@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -33,7 +34,7 @@ func (e *env) scanCommand() *cobra.Command {
 type scanSecretsFlags struct {
 	asJSON, asSARIF bool
 	failOn          string
-	maxFileSize     int64
+	maxFileSize     byteSize
 	includeIgnored  bool
 	includeBinary   bool
 	baseline        string
@@ -42,6 +43,8 @@ type scanSecretsFlags struct {
 	noProgress      bool
 	noIdentifiers   bool
 	explainFilters  bool
+	verbose         bool
+	failOnSkip      bool
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -69,14 +72,17 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print results as JSON")
 	fl.BoolVar(&f.asSARIF, "sarif", false, "print results as SARIF 2.1.0 (GitHub code scanning)")
 	fl.StringVar(&f.failOn, "fail-on", "low", "exit 1 when a finding is at or above this severity: low, medium, high, critical, or none")
-	fl.Int64Var(&f.maxFileSize, "max-file-size", secretscan.DefaultMaxFileSize, "skip files larger than this many bytes")
+	f.maxFileSize = secretscan.DefaultMaxFileSize
+	fl.Var(&f.maxFileSize, "max-file-size", "skip files larger than this: bytes, or with a unit (10MB, 512KiB; KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024); stdin has no cap")
 	fl.BoolVar(&f.includeIgnored, "include-ignored", false, "also scan what .gitignore files ignore")
 	fl.BoolVar(&f.includeBinary, "include-binary", false, "also scan files that look binary")
 	fl.StringVar(&f.baseline, "baseline", "", "baseline file of accepted fingerprints to silence (as --write-baseline writes it)")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the fingerprints of every finding to this file")
-	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
+	fl.StringVar(&f.stateDir, "state-dir", scanStateDir(), "directory holding the fingerprint key (empty: a key for this run only)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
 	fl.BoolVar(&f.noIdentifiers, "no-identifiers", false, "leave out identifiers that are not credentials (ARNs, account IDs, bucket names)")
+	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
+	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
 	return c
 }
@@ -106,11 +112,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		failOn = sev
 	}
 	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
-	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
-		opts.FingerprintKey = key
-	} else {
-		fmt.Fprintln(e.stderr, "warden: no fingerprint key (fingerprints hold for this run only):", err)
-	}
+	opts.FingerprintKey = e.scanKey(f.stateDir, paths)
 	if f.baseline != "" {
 		fh, err := os.Open(f.baseline)
 		if err != nil {
@@ -139,11 +141,12 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	}
 	for _, p := range paths {
 		if p == "-" {
-			res, err := sc.ScanReader(ctx, e.stdin, f.maxFileSize)
+			res, n, err := sc.ScanStream(ctx, e.stdin)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
 			stats.Files++
+			stats.Bytes += n
 			_ = collect(secretscan.FileResult{Path: "-", Result: res})
 			continue
 		}
@@ -152,7 +155,10 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", p, err)}
 		}
 		if !fi.IsDir() {
-			res, err := sc.ScanFile(ctx, p, f.maxFileSize)
+			res, err := sc.ScanFile(ctx, p, int64(f.maxFileSize))
+			if errors.Is(err, secretscan.ErrTooLarge) {
+				err = fmt.Errorf("%s: larger than --max-file-size (%s)", p, humanBytes(int64(f.maxFileSize)))
+			}
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -161,8 +167,14 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			_ = collect(secretscan.FileResult{Path: filepath.ToSlash(p), Result: res})
 			continue
 		}
+		root := p
 		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
-			MaxFileSize: f.maxFileSize, IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+			MaxFileSize: int64(f.maxFileSize), IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+			OnSkip: func(rel, reason string) {
+				if f.verbose {
+					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
+				}
+			},
 		}, func(fr secretscan.FileResult) error {
 			fr.Path = filepath.ToSlash(filepath.Join(p, fr.Path))
 			return collect(fr)
@@ -215,7 +227,30 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	if failOn != secretscan.SeverityNone && worst >= failOn {
 		return &exitError{code: ExitFindings}
 	}
+	if n := stats.Skipped[secretscan.SkipUnreadable] + stats.Skipped[secretscan.SkipTooLarge]; f.failOnSkip && n > 0 {
+		return &exitError{code: ExitError, err: fmt.Errorf("%d files could not be scanned (--fail-on-skip; --verbose names them)", n)}
+	}
 	return nil
+}
+
+// skipReason explains a walk's skip reason for --verbose, naming the
+// flag that changes it.
+func skipReason(reason string, maxSize int64) string {
+	switch reason {
+	case secretscan.SkipTooLarge:
+		return fmt.Sprintf("too_large (over --max-file-size %s)", humanBytes(maxSize))
+	case secretscan.SkipBinary:
+		return "binary (--include-binary scans it)"
+	case secretscan.SkipIgnored:
+		return "ignored by .gitignore (--include-ignored scans it)"
+	case secretscan.SkipSymlink:
+		return "symlink (never followed)"
+	case secretscan.SkipSpecial:
+		return "special file (device, pipe or socket)"
+	case secretscan.SkipUnreadable:
+		return "unreadable (permission denied or read error)"
+	}
+	return reason
 }
 
 func writeBaselineFile(path string, ds []secretscan.Detection) error {
@@ -329,4 +364,42 @@ func (p *progress) done() {
 		p.shown = false
 	}
 	p.on = false
+}
+
+// scanKey returns the fingerprint key kept in stateDir, or nil (the
+// scanner then draws a key for this run only) when there is no state
+// directory, or when creating one would put it inside a tree being
+// scanned.
+func (e *env) scanKey(stateDir string, paths []string) []byte {
+	const note = "warden: fingerprints hold for this run only: "
+	if stateDir == "" {
+		fmt.Fprintln(e.stderr, note+"no state directory (set --state-dir or WARDEN_STATE_DIR)")
+		return nil
+	}
+	if _, err := os.Stat(stateDir); err != nil {
+		for _, p := range paths {
+			if p != "-" && within(stateDir, p) {
+				fmt.Fprintln(e.stderr, note+"the state directory would be created inside a scanned tree (set --state-dir elsewhere)")
+				return nil
+			}
+		}
+	}
+	key, err := loadOrCreateKey(stateDir, "fingerprint.key")
+	if err != nil {
+		fmt.Fprintln(e.stderr, note+"no fingerprint key:", err)
+		return nil
+	}
+	return key
+}
+
+// within reports whether path lies inside (or is) dir, both taken from
+// the working directory.
+func within(path, dir string) bool {
+	ap, err1 := filepath.Abs(path)
+	ad, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return true // cannot tell: stay on the safe side
+	}
+	rel, err := filepath.Rel(ad, ap)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
