@@ -14,6 +14,18 @@ import (
 type FileResult struct {
 	Path   string `json:"path"`
 	Result Result `json:"result"`
+	// Commit, for a scan of a repository's history, names the commit
+	// that first added the findings, and how often they were added.
+	// Nil for files on disk.
+	Commit *Commit `json:"commit,omitempty"`
+}
+
+// Commit is where in a repository's history a finding was first added.
+type Commit struct {
+	Hash   string `json:"hash"`             // full commit hash; empty for staged changes
+	Author string `json:"author,omitempty"` // the author's name
+	Date   string `json:"date,omitempty"`   // the author date, RFC 3339
+	Count  int    `json:"count"`            // how many times the value was added
 }
 
 // SARIFOptions configures WriteSARIF. The zero value is usable.
@@ -111,6 +123,10 @@ type sarifResultProps struct {
 	ValueLength int      `json:"value_length"`
 	Encoding    string   `json:"encoding,omitempty"`
 	Evidence    []string `json:"evidence,omitempty"`
+	Commit      string   `json:"commit,omitempty"`
+	Author      string   `json:"author,omitempty"`
+	Date        string   `json:"date,omitempty"`
+	Count       int      `json:"count,omitempty"`
 }
 
 // sarifLevel maps a severity to a SARIF level.
@@ -140,7 +156,10 @@ func securitySeverity(s Severity) string {
 
 // WriteSARIF writes the detections of files as one SARIF 2.1.0 run. Only
 // rules that have a detection are listed. Results carry the keyed
-// fingerprint as partialFingerprints["keysweep/v1"], never the value.
+// fingerprint as partialFingerprints["keysweep/v1"], never the value; it
+// is the same in every commit, so a code-scanning service keeps one alert
+// per secret. A history scan's results carry the commit, author, date and
+// count as properties.
 // Output is deterministic for a given input order.
 func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 	if opts == nil {
@@ -180,6 +199,11 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 					PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.Path},
 						Region: sarifRegion{StartLine: p.Line, StartColumn: p.Column}}})
 			}
+			props := sarifResultProps{Type: d.Type, Severity: d.Severity.String(), Confidence: d.Confidence,
+				ValueLength: d.ValueLength, Encoding: d.Encoding, Evidence: d.Evidence}
+			if c := f.Commit; c != nil {
+				props.Commit, props.Author, props.Date, props.Count = c.Hash, c.Author, c.Date, c.Count
+			}
 			results = append(results, sarifResult{
 				RelatedLocations: related,
 				RuleID:           d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
@@ -190,8 +214,7 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 					Region:           sarifRegion{StartLine: d.Line, StartColumn: d.Column},
 				}}},
 				PartialFingerprints: map[string]string{"keysweep/v1": d.Fingerprint},
-				Properties: sarifResultProps{Type: d.Type, Severity: d.Severity.String(), Confidence: d.Confidence,
-					ValueLength: d.ValueLength, Encoding: d.Encoding, Evidence: d.Evidence},
+				Properties:          props,
 			})
 		}
 	}

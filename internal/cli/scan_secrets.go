@@ -45,6 +45,9 @@ type scanSecretsFlags struct {
 	explainFilters  bool
 	verbose         bool
 	failOnSkip      bool
+	git, staged     bool
+	since, rng      string
+	maxCommits      int
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -59,6 +62,9 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 			"Identifiers that are not credentials (AWS ARNs and account IDs, bucket and store\n" +
 			"host names, usernames: family \"identifier\", severity low) are reported for review\n" +
 			"but never trip --fail-on; --no-identifiers leaves them out.\n\n" +
+			"With --git, scan a repository's history instead: every line any commit added,\n" +
+			"on all refs (or --range A..B, --since DATE, --max-commits N); --staged scans\n" +
+			"what the next commit would add, for a pre-commit hook.\n\n" +
 			"Silence a known finding with a \"keysweep:allow\" comment on its line, or list its\n" +
 			"fingerprint in a baseline file (--baseline; write one with --write-baseline).",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,6 +87,11 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", scanStateDir(), "directory holding the fingerprint key (empty: a key for this run only)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
 	fl.BoolVar(&f.noIdentifiers, "no-identifiers", false, "leave out identifiers that are not credentials (ARNs, account IDs, bucket names)")
+	fl.BoolVar(&f.git, "git", false, "scan the history of the git repository at PATH (default .): every line a commit added, on all refs")
+	fl.BoolVar(&f.staged, "staged", false, "scan the changes staged in the git index (a pre-commit hook)")
+	fl.StringVar(&f.since, "since", "", "with --git: only commits more recent than this date (any form git log --since reads)")
+	fl.StringVar(&f.rng, "range", "", "with --git: only the commits of this revision range, A..B")
+	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
 	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
@@ -126,6 +137,12 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		opts.Baseline = b
 	}
 	sc := secretscan.New(opts)
+	if f.git || f.staged {
+		return e.scanSecretsGit(ctx, sc, paths, f, failOn)
+	}
+	if f.since != "" || f.rng != "" || f.maxCommits != 0 {
+		return &exitError{code: ExitError, err: fmt.Errorf("--since, --range and --max-commits need --git")}
+	}
 	prog := newProgress(e.stderr, !f.noProgress && !f.asJSON && !f.asSARIF && !f.explainFilters)
 	defer prog.done()
 
