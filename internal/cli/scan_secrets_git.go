@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/warden-mcp/warden/secretscan"
 	"github.com/warden-mcp/warden/secretscan/gitscan"

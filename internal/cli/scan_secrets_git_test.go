@@ -58,7 +58,7 @@ func TestScanSecretsGit(t *testing.T) {
 			Path, Commit, Author, Date, Fingerprint string
 			Line, Count                             int
 		} `json:"findings"`
-		Summary struct{ Total int } `json:"summary"`
+		Summary struct{ Total int }   `json:"summary"`
 		Stats   struct{ Commits int } `json:"stats"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != ExitFindings {
