@@ -26,6 +26,9 @@ const (
 	DefaultMaxDetections = 10_000
 	// AllowComment on the same line as a secret suppresses it.
 	AllowComment = "keysweep:allow"
+	// GitleaksAllowComment suppresses like AllowComment, so that a
+	// repository moving from gitleaks keeps its allowed lines.
+	GitleaksAllowComment = "gitleaks:allow"
 	// fingerprintPrefix versions the fingerprint scheme.
 	fingerprintPrefix = "ks1_"
 )
@@ -48,8 +51,9 @@ type Options struct {
 	MinConfidence float64
 	// Baseline suppresses detections whose fingerprint it lists. Nil: none.
 	Baseline *Baseline
-	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
-	// Zero: the comment suppresses detections on its line.
+	// IgnoreAllowComments disables the inline "keysweep:allow" (and
+	// "gitleaks:allow") comments. Zero: a comment suppresses the
+	// detections that start on its line.
 	IgnoreAllowComments bool
 	// ExplainFilters records in Result.Rejected each candidate that a
 	// filter turned down (at most MaxDetections per scan): the filter's
@@ -285,7 +289,8 @@ func (lt *lineTracker) allowed() bool {
 		if end < 0 {
 			end = len(lt.text) - lt.lineStart
 		}
-		lt.allow = strings.Contains(lt.text[lt.lineStart:lt.lineStart+end], AllowComment)
+		line := lt.text[lt.lineStart : lt.lineStart+end]
+		lt.allow = strings.Contains(line, AllowComment) || strings.Contains(line, GitleaksAllowComment)
 		lt.allowKnown = true
 	}
 	return lt.allow

@@ -167,3 +167,17 @@ func TestAWSPairReportedOnce(t *testing.T) {
 		t.Errorf("ID alone: %v", res.Detections)
 	}
 }
+
+// A gitleaks:allow comment suppresses like keysweep:allow, so a
+// repository that moves from gitleaks keeps its allowed lines.
+func TestGitleaksAllowComment(t *testing.T) {
+	text := "TOKEN=" + validGitHub + " # gitleaks:allow\nOTHER=" + validGitHub + "\n"
+	res := scan(t, New(nil), text)
+	if len(res.Detections) != 1 || res.Detections[0].Line != 2 || res.Suppressed != 1 {
+		t.Errorf("%v, suppressed %d", res.Detections, res.Suppressed)
+	}
+	res = scan(t, New(&Options{IgnoreAllowComments: true}), text)
+	if len(res.Detections) != 2 {
+		t.Errorf("IgnoreAllowComments: %v", res.Detections)
+	}
+}

@@ -48,6 +48,7 @@ type scanSecretsFlags struct {
 	git, staged     bool
 	since, rng      string
 	maxCommits      int
+	exclude         []string
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -92,6 +93,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.since, "since", "", "with --git: only commits more recent than this date (any form git log --since reads)")
 	fl.StringVar(&f.rng, "range", "", "with --git: only the commits of this revision range, A..B")
 	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "skip paths matching this glob, in .gitignore syntax (*.min.js, vendor/, /build); repeatable")
 	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
@@ -122,6 +124,10 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
+	exclude, err := secretscan.NewPathFilter(f.exclude...)
+	if err != nil {
+		return &exitError{code: ExitError, err: fmt.Errorf("--exclude: %w", err)}
+	}
 	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
 	opts.FingerprintKey = e.scanKey(f.stateDir, paths)
 	if f.baseline != "" {
@@ -138,7 +144,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	}
 	sc := secretscan.New(opts)
 	if f.git || f.staged {
-		return e.scanSecretsGit(ctx, sc, paths, f, failOn)
+		return e.scanSecretsGit(ctx, sc, paths, f, failOn, exclude)
 	}
 	if f.since != "" || f.rng != "" || f.maxCommits != 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--since, --range and --max-commits need --git")}
@@ -171,6 +177,13 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", p, err)}
 		}
+		if !fi.IsDir() && exclude.Excluded(filepath.ToSlash(p), false) {
+			stats.Skipped[secretscan.SkipExcluded]++
+			if f.verbose {
+				fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(p), skipReason(secretscan.SkipExcluded, 0))
+			}
+			continue
+		}
 		if !fi.IsDir() {
 			res, err := sc.ScanFile(ctx, p, int64(f.maxFileSize))
 			if errors.Is(err, secretscan.ErrTooLarge) {
@@ -187,6 +200,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		root := p
 		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
 			MaxFileSize: int64(f.maxFileSize), IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+			Exclude: exclude,
 			OnSkip: func(rel, reason string) {
 				if f.verbose {
 					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
@@ -222,7 +236,6 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	var err error
 	switch {
 	case f.asSARIF:
 		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
@@ -260,6 +273,8 @@ func skipReason(reason string, maxSize int64) string {
 		return "binary (--include-binary scans it)"
 	case secretscan.SkipIgnored:
 		return "ignored by .gitignore (--include-ignored scans it)"
+	case secretscan.SkipExcluded:
+		return "excluded by --exclude"
 	case secretscan.SkipSymlink:
 		return "symlink (never followed)"
 	case secretscan.SkipSpecial:

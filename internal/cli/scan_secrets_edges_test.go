@@ -115,3 +115,24 @@ func TestScanSecretsAWSPair(t *testing.T) {
 		t.Errorf("pair: %+v", d)
 	}
 }
+
+// --exclude is repeatable and applies to walks, named files and history.
+func TestScanSecretsExclude(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "testdata"), 0o755)
+	os.WriteFile(filepath.Join(dir, "testdata", "fixture.env"), []byte("TOKEN="+ghToken+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "app.min.js"), []byte("t='"+ghToken+"'\n"), 0o644)
+	state := t.TempDir()
+	_, errs, code := run(t, "", "scan", "secrets", "--state-dir", state, "--exclude", "testdata/", "--exclude", "*.min.js", "--verbose", dir)
+	if code != ExitOK || !strings.Contains(errs, "excluded by --exclude") || !strings.Contains(errs, "skipped 2 excluded") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+	_, _, code = run(t, "", "scan", "secrets", "--state-dir", state, "--exclude", "*.min.js", filepath.Join(dir, "app.min.js"))
+	if code != ExitOK {
+		t.Errorf("named excluded file: exit %d", code)
+	}
+	_, errs, code = run(t, "", "scan", "secrets", "--state-dir", state, "--exclude", "", dir)
+	if code != ExitError || !strings.Contains(errs, "--exclude") {
+		t.Errorf("empty glob: exit %d %q", code, errs)
+	}
+}

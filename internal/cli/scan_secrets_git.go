@@ -30,7 +30,7 @@ type gitStats struct {
 	Truncated  bool  `json:"truncated,omitempty"`
 }
 
-func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths []string, f scanSecretsFlags, failOn secretscan.Severity) error {
+func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths []string, f scanSecretsFlags, failOn secretscan.Severity, exclude *secretscan.PathFilter) error {
 	if len(paths) > 1 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--git and --staged scan one repository; got %d paths", len(paths))}
 	}
@@ -38,7 +38,7 @@ func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths 
 		return &exitError{code: ExitError, err: fmt.Errorf("--git and --staged scan a repository, not stdin")}
 	}
 	res, err := gitscan.Scan(ctx, sc, &gitscan.Options{Repo: paths[0], Since: f.since, Range: f.rng,
-		Staged: f.staged, MaxCommits: f.maxCommits})
+		Staged: f.staged, MaxCommits: f.maxCommits, Exclude: exclude})
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}

@@ -65,6 +65,8 @@ type Options struct {
 	// Workers is the number of file changes scanned at once. Zero:
 	// GOMAXPROCS.
 	Workers int
+	// Exclude skips the file changes whose path it matches. Nil: none.
+	Exclude *secretscan.PathFilter
 	// Git is the git executable. Empty: "git" from PATH.
 	Git string
 }
@@ -195,7 +197,7 @@ func Scan(ctx context.Context, s *secretscan.Scanner, opts *Options) (Result, er
 	var res Result
 	var parseErr error
 	go func() {
-		p := parser{out: chunks, maxLine: opts.MaxLineBytes, staged: opts.Staged, ctx: ctx}
+		p := parser{out: chunks, maxLine: opts.MaxLineBytes, staged: opts.Staged, exclude: opts.Exclude, ctx: ctx}
 		parseErr = p.parse(stdout)
 		res.Commits, res.Truncated = p.commits, p.truncated
 		close(chunks)

@@ -202,3 +202,21 @@ func TestErrors(t *testing.T) {
 		t.Error("cancelled scan succeeded")
 	}
 }
+
+// Excluded paths are passed over in history too; an added line that
+// looks like a diff header does not change the file being read.
+func TestHistoryExclude(t *testing.T) {
+	r := newRepo(t)
+	r.write("vendor/lib.go", "++ not a header\nTOKEN="+tokenA+"\n")
+	r.write("app.env", "TOKEN="+tokenB+"\n")
+	r.write("fixtures/keys.min.js", "k='"+tokenB+"'\n")
+	r.commit("add")
+	ex, err := secretscan.NewPathFilter("vendor/", "*.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := scanRepo(t, Options{Repo: r.dir, Exclude: ex})
+	if len(res.Findings) != 1 || res.Findings[0].Path != "app.env" || res.Findings[0].Count != 1 {
+		t.Errorf("%+v", res.Findings)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/warden-mcp/warden/secretscan"
 )
 
 // flushBytes is the most added text of one file change scanned at once;
@@ -22,6 +24,7 @@ type parser struct {
 	out     chan<- *chunk
 	maxLine int
 	staged  bool
+	exclude *secretscan.PathFilter
 
 	commits   int
 	truncated bool
@@ -30,6 +33,7 @@ type parser struct {
 	cur      *commitInfo
 	path     string
 	inHunk   bool
+	header   bool // between "diff --git" and the first hunk
 	nextLine int32
 	text     []byte
 	lines    []int32
@@ -104,9 +108,9 @@ func (p *parser) handle(line []byte) error {
 		}
 	case p.inHunk && len(line) > 0 && (line[0] == '-' || line[0] == '\\'):
 		// a removed line, or "\ No newline at end of file"
-	case bytes.HasPrefix(line, []byte("@@ ")) && p.path != "":
-		p.inHunk = false
-		if i := bytes.Index(line, []byte(" +")); i > 0 {
+	case bytes.HasPrefix(line, []byte("@@ ")):
+		p.inHunk, p.header = false, false
+		if i := bytes.Index(line, []byte(" +")); i > 0 && p.path != "" {
 			rest := line[i+2:]
 			j := 0
 			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
@@ -120,9 +124,12 @@ func (p *parser) handle(line []byte) error {
 		if err := p.flush(); err != nil {
 			return err
 		}
-		p.path, p.inHunk = "", false
-	case bytes.HasPrefix(line, []byte("+++ ")):
+		p.path, p.inHunk, p.header = "", false, true
+	case p.header && bytes.HasPrefix(line, []byte("+++ ")):
 		p.path, p.inHunk = newPath(string(line[4:])), false
+		if p.exclude.Excluded(p.path, false) {
+			p.path = "" // its hunks are passed over
+		}
 	default:
 		p.inHunk = false
 	}
