@@ -196,10 +196,12 @@ func Scan(ctx context.Context, s *secretscan.Scanner, opts *Options) (Result, er
 	}
 	var res Result
 	var parseErr error
+	var parsedCommits int
+	var parseTruncated bool
 	go func() {
 		p := parser{out: chunks, maxLine: opts.MaxLineBytes, staged: opts.Staged, exclude: opts.Exclude, ctx: ctx}
 		parseErr = p.parse(stdout)
-		res.Commits, res.Truncated = p.commits, p.truncated
+		parsedCommits, parseTruncated = p.commits, p.truncated // read after outs is closed
 		close(chunks)
 		_, _ = io.Copy(io.Discard, stdout) // let git finish if parsing stopped early
 		wg.Wait()
@@ -236,6 +238,8 @@ func Scan(ctx context.Context, s *secretscan.Scanner, opts *Options) (Result, er
 			}
 		}
 	}
+	res.Commits = parsedCommits
+	res.Truncated = res.Truncated || parseTruncated
 	waitErr := cmd.Wait()
 	if scanErr != nil {
 		return Result{}, scanErr
