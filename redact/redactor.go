@@ -99,7 +99,7 @@ func New(o *Options) (*Redactor, error) {
 		r.maxStrings = DefaultMaxStrings
 	}
 	if r.scanner == nil && mode != Off {
-		r.scanner = secretscan.New(&secretscan.Options{IgnoreAllowComments: true, MaxDetections: 1 << 20})
+		r.scanner = secretscan.New(&secretscan.Options{IgnoreAllowComments: true, MaxDetections: 1 << 20, KeepPairParts: true})
 	}
 	return r, nil
 }

@@ -71,6 +71,12 @@ type Options struct {
 	// are not identifiers: they allow offline recovery of the password,
 	// so they are always reported, as low.
 	SkipIdentifiers bool
+	// KeepPairParts also reports each part of a credential found as a
+	// pair on its own: the key ID of an AWS pair as aws_access_key_id
+	// beside the aws_credential_pair. A redactor sets it, since it must
+	// remove every span. Zero: the pair is one detection, whose Parts
+	// locate both values.
+	KeepPairParts bool
 }
 
 // Scanner finds credentials in text. It is safe for concurrent use; build
@@ -87,6 +93,7 @@ type Scanner struct {
 	noAllow  bool
 	ids      bool
 	explain  bool
+	parts    bool
 	pool     sync.Pool
 }
 
@@ -123,7 +130,8 @@ func New(opts *Options) *Scanner {
 	}
 	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
 		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
-		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers, explain: opts.ExplainFilters}
+		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers, explain: opts.ExplainFilters,
+		parts: opts.KeepPairParts}
 	if s.depth == 0 {
 		s.depth = DefaultMaxDecodeDepth
 	} else if s.depth < 0 {
@@ -198,7 +206,10 @@ func (s *Scanner) scanRange(ctx context.Context, text string, from, to int) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	cands = dropPairedIDs(dedup(cands))
+	cands = dedup(cands)
+	if !s.parts {
+		cands = dropPairedIDs(cands)
+	}
 	res.Truncated = st.truncated
 	res.Detections = make([]Detection, 0, len(cands))
 	lt := newLineTracker(text)

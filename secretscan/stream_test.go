@@ -181,3 +181,12 @@ func TestGitleaksAllowComment(t *testing.T) {
 		t.Errorf("IgnoreAllowComments: %v", res.Detections)
 	}
 }
+
+// A redactor keeps every span: with KeepPairParts the key ID is reported
+// beside the pair.
+func TestKeepPairParts(t *testing.T) {
+	res := scan(t, New(&Options{KeepPairParts: true}), pairText)
+	if len(res.Detections) != 2 || res.Detections[0].RuleID != "aws-access-key-id" || res.Detections[1].RuleID != "aws-credential-pair" {
+		t.Errorf("%v", res.Detections)
+	}
+}
