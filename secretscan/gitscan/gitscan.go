@@ -209,10 +209,9 @@ func Scan(ctx context.Context, s *secretscan.Scanner, opts *Options) (Result, er
 	}()
 
 	type agg struct {
-		f       Finding
-		seq     int
-		line    int
-		byValue string
+		f    Finding
+		seq  int // of the chunk f comes from
+		line int // f's offset in that chunk
 	}
 	found := map[string]*agg{} // by fingerprint
 	for o := range outs {
