@@ -275,7 +275,12 @@ func Scan(ctx context.Context, s *secretscan.Scanner, opts *Options) (Result, er
 // gitArgs builds git's arguments, refusing options that git would read
 // as something else.
 func gitArgs(o *Options) ([]string, error) {
-	common := []string{"-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "log.showSignature=false"}
+	// Fixed settings over whatever the repository's configuration says:
+	// unquoted paths, the a/ b/ prefixes, no signature checks (they run
+	// gpg), no file-system monitor (a configured one is a program), no
+	// pager.
+	common := []string{"--no-pager", "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+		"-c", "log.showSignature=false", "-c", "core.fsmonitor=false"}
 	diff := []string{"-p", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/"}
 	if o.Staged {
 		if o.Since != "" || o.Range != "" || o.MaxCommits != 0 {
