@@ -220,3 +220,26 @@ func TestHistoryExclude(t *testing.T) {
 		t.Errorf("%+v", res.Findings)
 	}
 }
+
+// A repository's configuration cannot make the scan run a program: git
+// diff --cached runs a configured file-system monitor unless told not to.
+func TestRepositoryConfigRunsNothing(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.commit("a")
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "monitor.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755)
+	r.git("config", "core.fsmonitor", script)
+	r.write("b.env", "TOKEN="+tokenA+"\n")
+	r.git("-c", "core.fsmonitor=false", "add", "b.env")
+	os.Remove(marker)
+	res := scanRepo(t, Options{Repo: r.dir, Staged: true})
+	if len(res.Findings) != 1 {
+		t.Errorf("staged: %+v", res.Findings)
+	}
+	scanRepo(t, Options{Repo: r.dir})
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's fsmonitor program ran")
+	}
+}
