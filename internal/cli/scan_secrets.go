@@ -66,8 +66,9 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 			"With --git, scan a repository's history instead: every line any commit added,\n" +
 			"on all refs (or --range A..B, --since DATE, --max-commits N); --staged scans\n" +
 			"what the next commit would add, for a pre-commit hook.\n\n" +
-			"Silence a known finding with a \"keysweep:allow\" comment on its line, or list its\n" +
-			"fingerprint in a baseline file (--baseline; write one with --write-baseline).",
+			"Silence a known finding with a \"keysweep:allow\" (or \"gitleaks:allow\") comment on\n" +
+			"its line, or list its fingerprint in a baseline file (--baseline; write one\n" +
+			"with --write-baseline).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -306,7 +307,7 @@ func writeSecretsText(w io.Writer, files []secretscan.FileResult) error {
 		ds := append([]secretscan.Detection(nil), fr.Result.Detections...)
 		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
 		for _, d := range ds {
-			fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%.2f\t%s\n", fr.Path, d.Line, d.Column, d.Type, d.Severity, d.Confidence, d.Fingerprint)
+			fmt.Fprintf(tw, "%s:%d:%d%s\t%s\t%s\t%.2f\t%s\n", fr.Path, d.Line, d.Column, partsNote(d), d.Type, d.Severity, d.Confidence, d.Fingerprint)
 		}
 	}
 	return tw.Flush()
@@ -434,4 +435,16 @@ func within(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(ad, ap)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// partsNote locates the other parts of a credential found as several
+// values (an AWS key pair's key ID), for the text table.
+func partsNote(d secretscan.Detection) string {
+	var b strings.Builder
+	for _, p := range d.Parts {
+		if p.Offset != d.Offset {
+			fmt.Fprintf(&b, " (%s at %d:%d)", strings.ReplaceAll(p.Name, "_", " "), p.Line, p.Column)
+		}
+	}
+	return b.String()
 }

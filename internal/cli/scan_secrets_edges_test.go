@@ -114,6 +114,10 @@ func TestScanSecretsAWSPair(t *testing.T) {
 	if d.Type != "aws_credential_pair" || len(d.Parts) != 2 || d.Parts[0].Line != 1 || d.Parts[1].Line != 2 {
 		t.Errorf("pair: %+v", d)
 	}
+	out, _, _ = run(t, in, "scan", "secrets", "--state-dir", t.TempDir(), "-")
+	if !strings.Contains(out, "-:2:25 (key id at 1:21)") || strings.Contains(out, "aws_access_key_id") {
+		t.Errorf("text:\n%s", out)
+	}
 }
 
 // --exclude is repeatable and applies to walks, named files and history.

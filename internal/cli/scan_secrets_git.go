@@ -101,7 +101,7 @@ func writeGitText(w io.Writer, fs []gitscan.Finding) error {
 			commit = f.Commit[:min(12, len(f.Commit))]
 			date = f.Date[:min(10, len(f.Date))]
 		}
-		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\t%s\t%s\t%.2f\t%d\t%s\n", printable(f.Path), f.Line, f.Column, commit, date, printable(f.Author),
+		fmt.Fprintf(tw, "%s:%d:%d%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%d\t%s\n", printable(f.Path), f.Line, f.Column, partsNote(f.Detection), commit, date, printable(f.Author),
 			f.Type, f.Severity, f.Confidence, f.Count, f.Fingerprint)
 	}
 	return tw.Flush()
