@@ -34,3 +34,15 @@ func TestMaxFileSizeFlag(t *testing.T) {
 		t.Errorf("10MB: exit %d", code)
 	}
 }
+
+// FuzzParseByteSize: any accepted size is at least one byte.
+func FuzzParseByteSize(f *testing.F) {
+	for _, s := range []string{"10MB", "0", "-1", "1.5GiB", "1e300", "0x10", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := parseByteSize(s); err == nil && n < 1 {
+			t.Fatalf("%q: %d", s, n)
+		}
+	})
+}

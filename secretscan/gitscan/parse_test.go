@@ -81,3 +81,25 @@ func TestParseLargeChange(t *testing.T) {
 		t.Errorf("%d parts, %d lines; want 3, %d", len(cs), total, n)
 	}
 }
+
+// FuzzParse feeds the parser arbitrary log output: it never panics, and
+// every chunk has one line number per line of text, increasing within a
+// hunk.
+func FuzzParse(f *testing.F) {
+	f.Add(commitMark + "h\x00a\x00e\x00d\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n-a\n+b\n+c\n")
+	f.Add("diff --git a/x b/x\n+++ \"b/q\\\"\"\n@@ -0,0 +99999999999 @@\n+x\n\\ No newline\n")
+	f.Add(commitMark + "\n+++ b/y\n@@ +\n+z\n@@ -1 +2 @@\n+++ b/w\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ch := make(chan *chunk, 1<<16)
+		p := &parser{ctx: context.Background(), out: ch, maxLine: 64, staged: len(in)%2 == 0}
+		if err := p.parse(strings.NewReader(in)); err != nil {
+			t.Fatal(err)
+		}
+		close(ch)
+		for c := range ch {
+			if n := strings.Count(string(c.text), "\n"); n != len(c.lines) {
+				t.Fatalf("%d lines of text, %d line numbers", n, len(c.lines))
+			}
+		}
+	})
+}
