@@ -184,7 +184,7 @@ func TestErrors(t *testing.T) {
 		code string
 	}{
 		"not a repository": {Options{Repo: t.TempDir()}, CodeNotARepository},
-		"option as range":  {Options{Repo: r.dir, Range: "--output=/tmp/x"}, CodeInvalidArgument},
+		"option as range":  {Options{Repo: r.dir, Range: "--output=out.txt"}, CodeInvalidArgument},
 		"range without ..": {Options{Repo: r.dir, Range: "main"}, CodeInvalidArgument},
 		"unknown revision": {Options{Repo: r.dir, Range: "nope..main"}, CodeGitFailed},
 		"since option":     {Options{Repo: r.dir, Since: "-p"}, CodeInvalidArgument},
