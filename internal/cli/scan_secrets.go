@@ -130,7 +130,11 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		return &exitError{code: ExitError, err: fmt.Errorf("--exclude: %w", err)}
 	}
 	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
-	opts.FingerprintKey = e.scanKey(f.stateDir, paths)
+	trees := paths
+	if f.git || f.staged {
+		trees = nil // history comes from git, not from files under the paths
+	}
+	opts.FingerprintKey = e.scanKey(f.stateDir, trees)
 	if f.baseline != "" {
 		fh, err := os.Open(f.baseline)
 		if err != nil {

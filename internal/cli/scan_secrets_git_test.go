@@ -143,3 +143,14 @@ func TestScanSecretsGitErrors(t *testing.T) {
 		}
 	}
 }
+
+// A history scan reads no files from the tree, so a state directory inside
+// the repository is created and the key kept (a file scan would not).
+func TestScanSecretsGitKeepsStateInRepo(t *testing.T) {
+	dir, _ := gitRepo(t)
+	state := filepath.Join(dir, "state")
+	run(t, "", "scan", "secrets", "--state-dir", state, "--git", dir)
+	if _, err := os.Stat(filepath.Join(state, "fingerprint.key")); err != nil {
+		t.Errorf("no key kept: %v", err)
+	}
+}
