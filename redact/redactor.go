@@ -101,7 +101,7 @@ func New(o *Options) (*Redactor, error) {
 		r.maxStrings = DefaultMaxStrings
 	}
 	if r.scanner == nil && mode != Off {
-		r.scanner = secretscan.New(&secretscan.Options{IgnoreAllowComments: true, MaxDetections: 1 << 20})
+		r.scanner = secretscan.New(&secretscan.Options{IgnoreAllowComments: true, MaxDetections: 1 << 20, KeepPairParts: true})
 	}
 	if r.scanner != nil {
 		r.glued = r.scanner.Glued()

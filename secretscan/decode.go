@@ -309,6 +309,7 @@ func (s *Scanner) findEncoded(ctx context.Context, st *scanState, text string, d
 				enc += "+" + c.enc
 			}
 			c.start, c.end, c.enc = sp.start, sp.end, enc
+			c.idStart, c.idEnd = 0, 0 // a part inside the decoded layer has no place in the text
 			c.evidence = append(c.evidence, "decoded")
 			cands = append(cands, c)
 		}

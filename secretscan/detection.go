@@ -43,6 +43,11 @@ type Detection struct {
 	// Evidence lists what supports the finding, e.g. "prefix",
 	// "checksum_valid", "checksum_invalid", "keyword", "entropy".
 	Evidence []string `json:"evidence,omitempty"`
+	// Parts locates each piece of a credential found as several values:
+	// an AWS key ID ("key_id") with its secret access key ("secret").
+	// Line, Column, Offset and End above are those of the secret. Empty
+	// for a credential in one piece.
+	Parts []Part `json:"parts,omitempty"`
 
 	secret *secretValue
 }
@@ -84,6 +89,16 @@ func (d Detection) LogValue() slog.Value {
 		slog.Int("value_length", d.ValueLength),
 		slog.String("fingerprint", d.Fingerprint),
 	)
+}
+
+// Part locates one piece of a credential made of several values, in the
+// coordinates of Detection.
+type Part struct {
+	Name   string `json:"name"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Offset int    `json:"offset"`
+	End    int    `json:"end"`
 }
 
 // Result is the outcome of one scan.

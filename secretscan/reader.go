@@ -14,7 +14,9 @@ const DefaultMaxFileSize = 4 << 20
 
 // ScanReader reads at most maxBytes from r and scans them. A larger input
 // is not scanned: the error has code CodeTooLarge (errors.Is(err,
-// ErrTooLarge)). maxBytes <= 0 means DefaultMaxFileSize.
+// ErrTooLarge)). maxBytes <= 0 means DefaultMaxFileSize. UTF-16 text with
+// a byte order mark is decoded before it is scanned. ScanStream takes
+// input of any size.
 func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, maxBytes int64) (Result, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileSize
@@ -26,7 +28,7 @@ func (s *Scanner) ScanReader(ctx context.Context, r io.Reader, maxBytes int64) (
 	if int64(len(data)) > maxBytes {
 		return Result{}, errcode.New(CodeTooLarge, "input larger than the size cap")
 	}
-	return s.Scan(ctx, string(data))
+	return s.Scan(ctx, decodeText(string(data)))
 }
 
 // ScanFile scans the file at path, refusing files larger than maxBytes

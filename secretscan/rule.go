@@ -102,6 +102,7 @@ type compiledRule struct {
 	re        *regexp.Regexp
 	secretIdx int // submatch index of the secret (0 = whole match)
 	userIdx   int // submatch index of a "user" group (URLs), or -1
+	idIdx     int // submatch index of an "id" group (the key ID of a pair), or -1
 }
 
 // regexp returns the rule's compiled pattern, compiling it on first use.
@@ -111,6 +112,7 @@ func (c *compiledRule) regexp() *regexp.Regexp {
 	c.compile.Do(func() {
 		re := regexp.MustCompile(c.Pattern)
 		c.userIdx = re.SubexpIndex("user")
+		c.idIdx = re.SubexpIndex("id")
 		if k := re.SubexpIndex("secret"); k > 0 {
 			c.secretIdx = k
 		} else if re.NumSubexp() >= 1 {

@@ -41,7 +41,7 @@ var cloudRules = []*rule{
 		ID: "aws-credential-pair", Type: "aws_credential_pair", Name: "AWS access key ID with its secret access key nearby",
 		Family: "cloud", Severity: SeverityCritical, Evidence: evStructure,
 		Keywords:   []string{"AKIA", "ASIA"},
-		Pattern:    `(?s)\b(?:AKIA|ASIA)[A-Z2-7]{16}(?:[^A-Za-z0-9/+]|[^A-Za-z0-9/+].{0,400}?[^A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
+		Pattern:    `(?s)\b(?P<id>(?:AKIA|ASIA)[A-Z2-7]{16})(?:[^A-Za-z0-9/+]|[^A-Za-z0-9/+].{0,400}?[^A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
 		After:      480,
 		MinEntropy: 4.0,
 		Priority:   1,

@@ -14,6 +14,18 @@ import (
 type FileResult struct {
 	Path   string `json:"path"`
 	Result Result `json:"result"`
+	// Commit, for a scan of a repository's history, names the commit
+	// that first added the findings, and how often they were added.
+	// Nil for files on disk.
+	Commit *Commit `json:"commit,omitempty"`
+}
+
+// Commit is where in a repository's history a finding was first added.
+type Commit struct {
+	Hash   string `json:"hash"`             // full commit hash; empty for staged changes
+	Author string `json:"author,omitempty"` // the author's name
+	Date   string `json:"date,omitempty"`   // the author date, RFC 3339
+	Count  int    `json:"count"`            // how many times the value was added
 }
 
 // SARIFOptions configures WriteSARIF. The zero value is usable.
@@ -74,12 +86,20 @@ type sarifResult struct {
 	Level               string            `json:"level"`
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
+	RelatedLocations    []sarifRelated    `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          sarifResultProps  `json:"properties"`
 }
 
 type sarifLocation struct {
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+// sarifRelated is another place of the same finding: the key ID of a pair.
+type sarifRelated struct {
+	ID               int           `json:"id"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          sarifText     `json:"message"`
 }
 
 type sarifPhysical struct {
@@ -103,6 +123,10 @@ type sarifResultProps struct {
 	ValueLength int      `json:"value_length"`
 	Encoding    string   `json:"encoding,omitempty"`
 	Evidence    []string `json:"evidence,omitempty"`
+	Commit      string   `json:"commit,omitempty"`
+	Author      string   `json:"author,omitempty"`
+	Date        string   `json:"date,omitempty"`
+	Count       int      `json:"count,omitempty"`
 }
 
 // sarifLevel maps a severity to a SARIF level.
@@ -132,7 +156,10 @@ func securitySeverity(s Severity) string {
 
 // WriteSARIF writes the detections of files as one SARIF 2.1.0 run. Only
 // rules that have a detection are listed. Results carry the keyed
-// fingerprint as partialFingerprints["keysweep/v1"], never the value.
+// fingerprint as partialFingerprints["keysweep/v1"], never the value; it
+// is the same in every commit, so a code-scanning service keeps one alert
+// per secret. A history scan's results carry the commit, author, date and
+// count as properties.
 // Output is deterministic for a given input order.
 func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 	if opts == nil {
@@ -163,8 +190,23 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 	results := []sarifResult{}
 	for _, f := range files {
 		for _, d := range f.Result.Detections {
+			var related []sarifRelated
+			for _, p := range d.Parts {
+				if p.Offset == d.Offset {
+					continue // the result's own location
+				}
+				related = append(related, sarifRelated{ID: len(related) + 1, Message: sarifText{p.Name},
+					PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.Path},
+						Region: sarifRegion{StartLine: p.Line, StartColumn: p.Column}}})
+			}
+			props := sarifResultProps{Type: d.Type, Severity: d.Severity.String(), Confidence: d.Confidence,
+				ValueLength: d.ValueLength, Encoding: d.Encoding, Evidence: d.Evidence}
+			if c := f.Commit; c != nil {
+				props.Commit, props.Author, props.Date, props.Count = c.Hash, c.Author, c.Date, c.Count
+			}
 			results = append(results, sarifResult{
-				RuleID: d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
+				RelatedLocations: related,
+				RuleID:           d.RuleID, RuleIndex: index[d.RuleID], Level: sarifLevel(d.Severity),
 				Message: sarifText{fmt.Sprintf("%s (%s severity, confidence %.2f, %d characters)",
 					info[d.RuleID].Name, d.Severity, d.Confidence, d.ValueLength)},
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
@@ -172,8 +214,7 @@ func WriteSARIF(w io.Writer, files []FileResult, opts *SARIFOptions) error {
 					Region:           sarifRegion{StartLine: d.Line, StartColumn: d.Column},
 				}}},
 				PartialFingerprints: map[string]string{"keysweep/v1": d.Fingerprint},
-				Properties: sarifResultProps{Type: d.Type, Severity: d.Severity.String(), Confidence: d.Confidence,
-					ValueLength: d.ValueLength, Encoding: d.Encoding, Evidence: d.Evidence},
+				Properties:          props,
 			})
 		}
 	}

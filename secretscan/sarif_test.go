@@ -1,6 +1,7 @@
 package secretscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -101,5 +102,17 @@ func TestSARIFEmpty(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `"results": []`) || !strings.Contains(b.String(), `"rules": []`) {
 		t.Errorf("empty log: %s", b.String())
+	}
+}
+
+// The key ID of an AWS pair is the result's related location.
+func TestSARIFPairRelatedLocation(t *testing.T) {
+	res := scan(t, New(nil), pairText)
+	var buf bytes.Buffer
+	if err := WriteSARIF(&buf, []FileResult{{Path: "creds", Result: res}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"relatedLocations"`) || !strings.Contains(buf.String(), `"text": "key_id"`) {
+		t.Errorf("no related location:\n%s", buf.String())
 	}
 }

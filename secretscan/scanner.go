@@ -26,6 +26,9 @@ const (
 	DefaultMaxDetections = 10_000
 	// AllowComment on the same line as a secret suppresses it.
 	AllowComment = "keysweep:allow"
+	// GitleaksAllowComment suppresses like AllowComment, so that a
+	// repository moving from gitleaks keeps its allowed lines.
+	GitleaksAllowComment = "gitleaks:allow"
 	// fingerprintPrefix versions the fingerprint scheme.
 	fingerprintPrefix = "ks1_"
 )
@@ -48,8 +51,9 @@ type Options struct {
 	MinConfidence float64
 	// Baseline suppresses detections whose fingerprint it lists. Nil: none.
 	Baseline *Baseline
-	// IgnoreAllowComments disables the inline "keysweep:allow" comment.
-	// Zero: the comment suppresses detections on its line.
+	// IgnoreAllowComments disables the inline "keysweep:allow" (and
+	// "gitleaks:allow") comments. Zero: a comment suppresses the
+	// detections that start on its line.
 	IgnoreAllowComments bool
 	// ExplainFilters records in Result.Rejected each candidate that a
 	// filter turned down (at most MaxDetections per scan): the filter's
@@ -67,6 +71,12 @@ type Options struct {
 	// are not identifiers: they allow offline recovery of the password,
 	// so they are always reported, as low.
 	SkipIdentifiers bool
+	// KeepPairParts also reports each part of a credential found as a
+	// pair on its own: the key ID of an AWS pair as aws_access_key_id
+	// beside the aws_credential_pair. A redactor sets it, since it must
+	// remove every span. Zero: the pair is one detection, whose Parts
+	// locate both values.
+	KeepPairParts bool
 }
 
 // Scanner finds credentials in text. It is safe for concurrent use; build
@@ -84,6 +94,7 @@ type Scanner struct {
 	ids      bool
 	explain  bool
 	glued    bool // see Glued
+	parts    bool
 	pool     sync.Pool
 }
 
@@ -98,7 +109,7 @@ type Scanner struct {
 // which removes what it finds; reports are s's.
 func (s *Scanner) Glued() *Scanner {
 	g := &Scanner{rules: s.rules, ac: s.ac, kwUsers: s.kwUsers, key: s.key, depth: s.depth, maxDet: s.maxDet,
-		minConf: s.minConf, baseline: s.baseline, noAllow: s.noAllow, ids: s.ids, explain: s.explain, glued: true}
+		minConf: s.minConf, baseline: s.baseline, noAllow: s.noAllow, ids: s.ids, explain: s.explain, parts: s.parts, glued: true}
 	g.pool.New = func() any { return &scratch{} }
 	return g
 }
@@ -136,7 +147,8 @@ func New(opts *Options) *Scanner {
 	}
 	s := &Scanner{rules: rules, ac: ac, kwUsers: users, depth: opts.MaxDecodeDepth,
 		maxDet: opts.MaxDetections, minConf: opts.MinConfidence, baseline: opts.Baseline,
-		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers, explain: opts.ExplainFilters}
+		noAllow: opts.IgnoreAllowComments, ids: !opts.SkipIdentifiers, explain: opts.ExplainFilters,
+		parts: opts.KeepPairParts}
 	if s.depth == 0 {
 		s.depth = DefaultMaxDecodeDepth
 	} else if s.depth < 0 {
@@ -187,11 +199,21 @@ type candidate struct {
 	chk        check
 	enc        string
 	evidence   []string
+	// idStart and idEnd locate the key ID of a pair rule's match (its
+	// "id" group); idEnd is 0 when there is none.
+	idStart, idEnd int
 }
 
 // Scan finds credentials in text. Output order is deterministic. The only
 // errors are cancellation (CodeCanceled).
 func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
+	return s.scanRange(ctx, text, 0, len(text))
+}
+
+// scanRange scans text but reports (and counts as suppressed) only the
+// detections that start in text[from:to]: the rest of text is context,
+// as a window of a stream carries it around the part it reports.
+func (s *Scanner) scanRange(ctx context.Context, text string, from, to int) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, errcode.Wrap(CodeCanceled, "scan canceled", err)
 	}
@@ -202,17 +224,31 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 		return Result{}, err
 	}
 	cands = dedup(cands)
+	if !s.parts {
+		cands = dropPairedIDs(cands)
+	}
 	res.Truncated = st.truncated
 	res.Detections = make([]Detection, 0, len(cands))
 	lt := newLineTracker(text)
 	for _, c := range cands {
+		if c.start < from || c.start >= to {
+			continue
+		}
 		if c.conf < s.minConf {
 			if st.explain {
 				st.rejected(c.r, filterMinConfidence, c.start, c.end, c.value, c.enc)
 			}
 			continue
 		}
+		var parts []Part
+		if c.idEnd > 0 {
+			il, ic := lt.at(c.idStart)
+			parts = []Part{{Name: "key_id", Line: il, Column: ic, Offset: c.idStart, End: c.idEnd}}
+		}
 		line, col := lt.at(c.start)
+		if parts != nil {
+			parts = append(parts, Part{Name: "secret", Line: line, Column: col, Offset: c.start, End: c.end})
+		}
 		if !s.noAllow && lt.allowed() {
 			res.Suppressed++
 			continue
@@ -230,7 +266,7 @@ func (s *Scanner) Scan(ctx context.Context, text string) (Result, error) {
 			RuleID: c.r.ID, Type: c.r.Type, Family: c.r.Family, Severity: c.sev,
 			Confidence: round2(c.conf), Fingerprint: fp, ValueLength: utf8.RuneCountInString(c.value),
 			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
-			Evidence: c.evidence, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
+			Evidence: c.evidence, Parts: parts, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
 		})
 	}
 	if st.explain {
@@ -281,7 +317,8 @@ func (lt *lineTracker) allowed() bool {
 		if end < 0 {
 			end = len(lt.text) - lt.lineStart
 		}
-		lt.allow = strings.Contains(lt.text[lt.lineStart:lt.lineStart+end], AllowComment)
+		line := lt.text[lt.lineStart : lt.lineStart+end]
+		lt.allow = strings.Contains(line, AllowComment) || strings.Contains(line, GitleaksAllowComment)
 		lt.allowKnown = true
 	}
 	return lt.allow
@@ -394,6 +431,9 @@ func (s *Scanner) runPattern(st *scanState, r *compiledRule, text string, hs []h
 					st.rejected(r, filter, ws+ss, ws+se, win[ss:se], "")
 				}
 				continue
+			}
+			if r.idIdx > 0 && m[2*r.idIdx] >= 0 {
+				c.idStart, c.idEnd = ws+m[2*r.idIdx], ws+m[2*r.idIdx+1]
 			}
 			cands = append(cands, c)
 		}
@@ -644,4 +684,33 @@ func runeCount(s string) int {
 		n++
 	}
 	return n
+}
+
+// dropPairedIDs drops the candidates that lie inside the key ID of a pair
+// (an AWS key ID found with its secret): the pair reports both places, so
+// the ID alone would be the same credential twice.
+func dropPairedIDs(cs []candidate) []candidate {
+	var ids [][2]int
+	for _, c := range cs {
+		if c.idEnd > 0 {
+			ids = append(ids, [2]int{c.idStart, c.idEnd})
+		}
+	}
+	if ids == nil {
+		return cs
+	}
+	kept := cs[:0]
+	for _, c := range cs {
+		inside := false
+		for _, id := range ids {
+			if c.idEnd == 0 && c.start < id[1] && id[0] < c.end {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }

@@ -17,7 +17,7 @@ import (
 // Skip reasons reported by ScanDir.
 const (
 	SkipIgnored    = "ignored"    // matched a .gitignore pattern
-	SkipBinary     = "binary"     // NUL byte in the first 8 KiB
+	SkipBinary     = "binary"     // NUL byte in the first 8 KiB (UTF-16 text with a byte order mark is decoded, not skipped)
 	SkipTooLarge   = "too_large"  // larger than WalkOptions.MaxFileSize
 	SkipUnreadable = "unreadable" // could not be opened or read
 	SkipSymlink    = "symlink"    // symbolic links are never followed
@@ -36,6 +36,9 @@ type WalkOptions struct {
 	IncludeBinary bool
 	// Workers is the number of files scanned at once. Zero: GOMAXPROCS.
 	Workers int
+	// Exclude skips the files and directories it matches (reason
+	// SkipExcluded), even with IncludeIgnored. Nil: none.
+	Exclude *PathFilter
 	// OnSkip, if set, is called (from the ScanDir goroutine) for each
 	// skipped file or directory, with a Skip* reason.
 	OnSkip func(path, reason string)
@@ -141,7 +144,7 @@ func (s *Scanner) ScanDir(ctx context.Context, root string, opts *WalkOptions, f
 				return false
 			}
 		}
-		walkErr = walkDir(ctx, root, "", nil, opts.IncludeIgnored, emit, skip)
+		walkErr = walkDir(ctx, root, "", nil, opts.IncludeIgnored, opts.Exclude, emit, skip)
 	}()
 
 	pending := map[int]walkOut{}
@@ -218,7 +221,7 @@ loop:
 }
 
 // walkDir visits dir (rel is its slash path from the root) in lexical order.
-func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnored bool,
+func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnored bool, exclude *PathFilter,
 	emit func(walkJob) bool, skip func(rel, reason string) bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -245,6 +248,12 @@ func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnor
 		childRel := path.Join(rel, name)
 		full := filepath.Join(dir, name)
 		t := e.Type()
+		if exclude.Excluded(childRel, e.IsDir()) {
+			if !skip(childRel, SkipExcluded) {
+				return ctx.Err()
+			}
+			continue
+		}
 		switch {
 		case t&fs.ModeSymlink != 0:
 			if !skip(childRel, SkipSymlink) {
@@ -260,7 +269,7 @@ func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnor
 				}
 				continue
 			}
-			if err := walkDir(ctx, full, childRel, ign, includeIgnored, emit, skip); err != nil {
+			if err := walkDir(ctx, full, childRel, ign, includeIgnored, exclude, emit, skip); err != nil {
 				return err
 			}
 		case t.IsRegular():
@@ -314,7 +323,9 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 		return o
 	}
 	text := sb.String()
-	if !includeBinary && strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
+	if IsUTF16([]byte(text[:min(len(text), 2)])) {
+		text = decodeText(text) // text, though its NUL bytes look binary
+	} else if !includeBinary && strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
 		o.skip = SkipBinary
 		return o
 	}

@@ -132,3 +132,46 @@ func TestScanReaderCap(t *testing.T) {
 		t.Errorf("ScanFile missing: %v", err)
 	}
 }
+
+// --exclude globs skip files and whole directories, with .gitignore
+// syntax, even when ignored files are included.
+func TestScanDirExclude(t *testing.T) {
+	secret := "TOKEN=" + validGitHub + "\n"
+	root := writeTree(t, map[string]string{
+		"a.txt":              secret,
+		"dist/app.min.js":    secret,
+		"src/app.min.js":     secret,
+		"vendor/x/y.go":      secret,
+		"src/vendor/z.go":    secret,
+		"build/out.txt":      secret,
+		"src/build/keep.txt": secret,
+	})
+	ex, err := NewPathFilter("*.min.js", "vendor/", "/build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var skipped []string
+	st, err := New(nil).ScanDir(context.Background(), root, &WalkOptions{Exclude: ex, IncludeIgnored: true,
+		OnSkip: func(p, r string) { skipped = append(skipped, p+":"+r) }}, func(fr FileResult) error {
+		got = append(got, fr.Path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.txt", "src/build/keep.txt"}, got); diff != "" {
+		t.Errorf("scanned (-want +got):\n%s", diff)
+	}
+	if st.Skipped[SkipExcluded] != 5 {
+		t.Errorf("skipped %v: %v", st.Skipped, skipped)
+	}
+	for _, bad := range []string{"", "  ", "!", "a\nb"} {
+		if _, err := NewPathFilter(bad); err == nil {
+			t.Errorf("pattern %q accepted", bad)
+		}
+	}
+	if !ex.Excluded("deep/vendor/lib/file.go", false) || ex.Excluded("src/vendored.go", false) {
+		t.Error("Excluded on paths")
+	}
+}

@@ -70,6 +70,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.versionCommand(),
 		e.analyzeWorkerCommand(),
 	)
+	rejectUnknownSubcommands(root)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
@@ -97,4 +98,28 @@ func describe(err error) string {
 		s += " (" + e.Cause.Error() + ")"
 	}
 	return s
+}
+
+// rejectUnknownSubcommands makes every command that only groups
+// subcommands ("warden scan") fail with ExitError on an argument that
+// names none of them ("warden scan secret ."), instead of printing its
+// help and exiting 0. Alone, such a command still prints its help.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() || !c.HasParent() {
+		return // the root already rejects unknown commands
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+		}
+		return &exitError{code: ExitError, err: errors.New(msg)}
+	}
 }

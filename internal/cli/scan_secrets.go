@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -33,7 +34,7 @@ func (e *env) scanCommand() *cobra.Command {
 type scanSecretsFlags struct {
 	asJSON, asSARIF bool
 	failOn          string
-	maxFileSize     int64
+	maxFileSize     byteSize
 	includeIgnored  bool
 	includeBinary   bool
 	baseline        string
@@ -42,6 +43,12 @@ type scanSecretsFlags struct {
 	noProgress      bool
 	noIdentifiers   bool
 	explainFilters  bool
+	verbose         bool
+	failOnSkip      bool
+	git, staged     bool
+	since, rng      string
+	maxCommits      int
+	exclude         []string
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -56,8 +63,12 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 			"Identifiers that are not credentials (AWS ARNs and account IDs, bucket and store\n" +
 			"host names, usernames: family \"identifier\", severity low) are reported for review\n" +
 			"but never trip --fail-on; --no-identifiers leaves them out.\n\n" +
-			"Silence a known finding with a \"keysweep:allow\" comment on its line, or list its\n" +
-			"fingerprint in a baseline file (--baseline; write one with --write-baseline).",
+			"With --git, scan a repository's history instead: every line any commit added,\n" +
+			"on all refs (or --range A..B, --since DATE, --max-commits N); --staged scans\n" +
+			"what the next commit would add, for a pre-commit hook.\n\n" +
+			"Silence a known finding with a \"keysweep:allow\" (or \"gitleaks:allow\") comment on\n" +
+			"its line, or list its fingerprint in a baseline file (--baseline; write one\n" +
+			"with --write-baseline).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -69,14 +80,23 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print results as JSON")
 	fl.BoolVar(&f.asSARIF, "sarif", false, "print results as SARIF 2.1.0 (GitHub code scanning)")
 	fl.StringVar(&f.failOn, "fail-on", "low", "exit 1 when a finding is at or above this severity: low, medium, high, critical, or none")
-	fl.Int64Var(&f.maxFileSize, "max-file-size", secretscan.DefaultMaxFileSize, "skip files larger than this many bytes")
+	f.maxFileSize = secretscan.DefaultMaxFileSize
+	fl.Var(&f.maxFileSize, "max-file-size", "skip files larger than this: bytes, or with a unit (10MB, 512KiB; KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024); stdin has no cap")
 	fl.BoolVar(&f.includeIgnored, "include-ignored", false, "also scan what .gitignore files ignore")
 	fl.BoolVar(&f.includeBinary, "include-binary", false, "also scan files that look binary")
 	fl.StringVar(&f.baseline, "baseline", "", "baseline file of accepted fingerprints to silence (as --write-baseline writes it)")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the fingerprints of every finding to this file")
-	fl.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory holding the fingerprint key")
+	fl.StringVar(&f.stateDir, "state-dir", scanStateDir(), "directory holding the fingerprint key (empty: a key for this run only)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress line on stderr")
 	fl.BoolVar(&f.noIdentifiers, "no-identifiers", false, "leave out identifiers that are not credentials (ARNs, account IDs, bucket names)")
+	fl.BoolVar(&f.git, "git", false, "scan the history of the git repository at PATH (default .): every line a commit added, on all refs")
+	fl.BoolVar(&f.staged, "staged", false, "scan the changes staged in the git index (a pre-commit hook)")
+	fl.StringVar(&f.since, "since", "", "with --git: only commits more recent than this date (any form git log --since reads)")
+	fl.StringVar(&f.rng, "range", "", "with --git: only the commits of this revision range, A..B")
+	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "skip paths matching this glob, in .gitignore syntax (*.min.js, vendor/, /build); repeatable")
+	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
+	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
 	return c
 }
@@ -105,12 +125,16 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
-	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
-	if key, err := loadOrCreateKey(f.stateDir, "fingerprint.key"); err == nil {
-		opts.FingerprintKey = key
-	} else {
-		fmt.Fprintln(e.stderr, "warden: no fingerprint key (fingerprints hold for this run only):", err)
+	exclude, err := secretscan.NewPathFilter(f.exclude...)
+	if err != nil {
+		return &exitError{code: ExitError, err: fmt.Errorf("--exclude: %w", err)}
 	}
+	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
+	trees := paths
+	if f.git || f.staged {
+		trees = nil // history comes from git, not from files under the paths
+	}
+	opts.FingerprintKey = e.scanKey(f.stateDir, trees)
 	if f.baseline != "" {
 		fh, err := os.Open(f.baseline)
 		if err != nil {
@@ -124,6 +148,12 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		opts.Baseline = b
 	}
 	sc := secretscan.New(opts)
+	if f.git || f.staged {
+		return e.scanSecretsGit(ctx, sc, paths, f, failOn, exclude)
+	}
+	if f.since != "" || f.rng != "" || f.maxCommits != 0 {
+		return &exitError{code: ExitError, err: fmt.Errorf("--since, --range and --max-commits need --git")}
+	}
 	prog := newProgress(e.stderr, !f.noProgress && !f.asJSON && !f.asSARIF && !f.explainFilters)
 	defer prog.done()
 
@@ -139,11 +169,12 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	}
 	for _, p := range paths {
 		if p == "-" {
-			res, err := sc.ScanReader(ctx, e.stdin, f.maxFileSize)
+			res, n, err := sc.ScanStream(ctx, e.stdin)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
 			stats.Files++
+			stats.Bytes += n
 			_ = collect(secretscan.FileResult{Path: "-", Result: res})
 			continue
 		}
@@ -151,8 +182,18 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		if err != nil {
 			return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", p, err)}
 		}
+		if !fi.IsDir() && exclude.Excluded(filepath.ToSlash(p), false) {
+			stats.Skipped[secretscan.SkipExcluded]++
+			if f.verbose {
+				fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(p), skipReason(secretscan.SkipExcluded, 0))
+			}
+			continue
+		}
 		if !fi.IsDir() {
-			res, err := sc.ScanFile(ctx, p, f.maxFileSize)
+			res, err := sc.ScanFile(ctx, p, int64(f.maxFileSize))
+			if errors.Is(err, secretscan.ErrTooLarge) {
+				err = fmt.Errorf("%s: larger than --max-file-size (%s)", p, humanBytes(int64(f.maxFileSize)))
+			}
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
@@ -161,8 +202,15 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			_ = collect(secretscan.FileResult{Path: filepath.ToSlash(p), Result: res})
 			continue
 		}
+		root := p
 		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
-			MaxFileSize: f.maxFileSize, IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+			MaxFileSize: int64(f.maxFileSize), IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
+			Exclude: exclude,
+			OnSkip: func(rel, reason string) {
+				if f.verbose {
+					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
+				}
+			},
 		}, func(fr secretscan.FileResult) error {
 			fr.Path = filepath.ToSlash(filepath.Join(p, fr.Path))
 			return collect(fr)
@@ -193,7 +241,6 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			return &exitError{code: ExitError, err: err}
 		}
 	}
-	var err error
 	switch {
 	case f.asSARIF:
 		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
@@ -215,7 +262,32 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	if failOn != secretscan.SeverityNone && worst >= failOn {
 		return &exitError{code: ExitFindings}
 	}
+	if n := stats.Skipped[secretscan.SkipUnreadable] + stats.Skipped[secretscan.SkipTooLarge]; f.failOnSkip && n > 0 {
+		return &exitError{code: ExitError, err: fmt.Errorf("%d files could not be scanned (--fail-on-skip; --verbose names them)", n)}
+	}
 	return nil
+}
+
+// skipReason explains a walk's skip reason for --verbose, naming the
+// flag that changes it.
+func skipReason(reason string, maxSize int64) string {
+	switch reason {
+	case secretscan.SkipTooLarge:
+		return fmt.Sprintf("too_large (over --max-file-size %s)", humanBytes(maxSize))
+	case secretscan.SkipBinary:
+		return "binary (--include-binary scans it)"
+	case secretscan.SkipIgnored:
+		return "ignored by .gitignore (--include-ignored scans it)"
+	case secretscan.SkipExcluded:
+		return "excluded by --exclude"
+	case secretscan.SkipSymlink:
+		return "symlink (never followed)"
+	case secretscan.SkipSpecial:
+		return "special file (device, pipe or socket)"
+	case secretscan.SkipUnreadable:
+		return "unreadable (permission denied or read error)"
+	}
+	return reason
 }
 
 func writeBaselineFile(path string, ds []secretscan.Detection) error {
@@ -239,7 +311,7 @@ func writeSecretsText(w io.Writer, files []secretscan.FileResult) error {
 		ds := append([]secretscan.Detection(nil), fr.Result.Detections...)
 		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Line < ds[j].Line })
 		for _, d := range ds {
-			fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%.2f\t%s\n", fr.Path, d.Line, d.Column, d.Type, d.Severity, d.Confidence, d.Fingerprint)
+			fmt.Fprintf(tw, "%s:%d:%d%s\t%s\t%s\t%.2f\t%s\n", fr.Path, d.Line, d.Column, partsNote(d), d.Type, d.Severity, d.Confidence, d.Fingerprint)
 		}
 	}
 	return tw.Flush()
@@ -329,4 +401,54 @@ func (p *progress) done() {
 		p.shown = false
 	}
 	p.on = false
+}
+
+// scanKey returns the fingerprint key kept in stateDir, or nil (the
+// scanner then draws a key for this run only) when there is no state
+// directory, or when creating one would put it inside a tree being
+// scanned.
+func (e *env) scanKey(stateDir string, paths []string) []byte {
+	const note = "warden: fingerprints hold for this run only: "
+	if stateDir == "" {
+		fmt.Fprintln(e.stderr, note+"no state directory (set --state-dir or WARDEN_STATE_DIR)")
+		return nil
+	}
+	if _, err := os.Stat(stateDir); err != nil {
+		for _, p := range paths {
+			if p != "-" && within(stateDir, p) {
+				fmt.Fprintln(e.stderr, note+"the state directory would be created inside a scanned tree (set --state-dir elsewhere)")
+				return nil
+			}
+		}
+	}
+	key, err := loadOrCreateKey(stateDir, "fingerprint.key")
+	if err != nil {
+		fmt.Fprintln(e.stderr, note+"no fingerprint key:", err)
+		return nil
+	}
+	return key
+}
+
+// within reports whether path lies inside (or is) dir, both taken from
+// the working directory.
+func within(path, dir string) bool {
+	ap, err1 := filepath.Abs(path)
+	ad, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return true // cannot tell: stay on the safe side
+	}
+	rel, err := filepath.Rel(ad, ap)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// partsNote locates the other parts of a credential found as several
+// values (an AWS key pair's key ID), for the text table.
+func partsNote(d secretscan.Detection) string {
+	var b strings.Builder
+	for _, p := range d.Parts {
+		if p.Offset != d.Offset {
+			fmt.Fprintf(&b, " (%s at %d:%d)", strings.ReplaceAll(p.Name, "_", " "), p.Line, p.Column)
+		}
+	}
+	return b.String()
 }

@@ -149,3 +149,29 @@ func TestEngineErrorCause(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// A mistyped subcommand under a command that only groups others fails with
+// exit 2 and names the command it probably meant; it used to print the
+// group's help and exit 0, so a typo in CI passed silently.
+func TestUnknownSubcommandExits2(t *testing.T) {
+	for _, args := range [][]string{
+		{"scan", "secret", "."},
+		{"scan", "bogus"},
+		{"credentials", "lst"},
+		{"findings", "exprt"},
+		{"bogus"},
+	} {
+		_, errs, code := run(t, "", args...)
+		if code != ExitError || !strings.Contains(errs, "unknown command") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	_, errs, _ := run(t, "", "scan", "secret", ".")
+	if !strings.Contains(errs, `"secrets"`) {
+		t.Errorf("no suggestion: %q", errs)
+	}
+	out, _, code := run(t, "", "scan")
+	if code != ExitOK || !strings.Contains(out, "secrets") {
+		t.Errorf("bare group: exit %d\n%s", code, out)
+	}
+}

@@ -131,3 +131,17 @@ func writePrivateFile(path string, b []byte) error {
 	}
 	return nil
 }
+
+// scanStateDir is the default state directory of the scan commands: the
+// usual one, or "" (a key for this run only) when neither WARDEN_STATE_DIR,
+// XDG_STATE_HOME nor HOME names a place. The usual fallback, a directory
+// under the working directory, would put state into the tree being
+// scanned, and the scan would then read its own key file.
+func scanStateDir() string {
+	if os.Getenv("WARDEN_STATE_DIR") == "" && os.Getenv("XDG_STATE_HOME") == "" {
+		if _, err := os.UserHomeDir(); err != nil {
+			return ""
+		}
+	}
+	return defaultStateDir()
+}
