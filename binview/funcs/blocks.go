@@ -237,7 +237,7 @@ func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Bu
 				break
 			}
 			s.insts[pc] = fl
-			hist.push(fl)
+			hist.push(pc, fl)
 			next := pc + uint64(fl.Len)
 			stop := false
 			switch fl.Kind {

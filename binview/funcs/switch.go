@@ -1,20 +1,24 @@
 package funcs
 
 import (
+	"encoding/binary"
+
 	"github.com/warden-mcp/warden/binview/disasm"
 )
 
 // history keeps the last few instructions of a straight-line run, for
 // recognising the code in front of an indirect jump.
 type history struct {
-	buf [8]disasm.Flow
+	buf [12]disasm.Flow
+	pc  [12]uint64
 	n   int
 }
 
 func (h *history) reset() { h.n = 0 }
 
-func (h *history) push(f disasm.Flow) {
+func (h *history) push(pc uint64, f disasm.Flow) {
 	h.buf[h.n%len(h.buf)] = f
+	h.pc[h.n%len(h.buf)] = pc
 	h.n++
 }
 
@@ -26,15 +30,22 @@ func (h *history) at(i int) (disasm.Flow, bool) {
 	return h.buf[(h.n-1-i)%len(h.buf)], true
 }
 
+// pcAt returns the address of the i-th most recent instruction.
+func (h *history) pcAt(i int) uint64 { return h.pc[(h.n-1-i)%len(h.buf)] }
+
 const maxCases = 1024
 
 // jumpTable recognises the jump tables compilers emit for switch
-// statements on x86 and returns the case targets that stay in f:
+// statements (and computed gotos) on x86 and returns the case targets
+// that stay in f:
 //
 //	cmp idx, N ; ja default ; lea base, [rip+T] ; movsxd r, [base+idx*4] ; add r, base ; jmp r
 //	cmp idx, N ; ja default ; jmp [idx*8+T]
+//	cmp idx, N ; ja default ; mov r, [idx*8+T] ; jmp r
+//	lea base, [rip+T] ; mov r, [base+idx*8] ; jmp r
 //
-// The bound comes from the compare before the conditional jump; without
+// The first holds offsets from T, the others absolute pointers. The
+// bound comes from the compare before the conditional jump; without
 // one, entries are read until one leaves the function (at most 1024).
 func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
@@ -45,13 +56,23 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 	if jmp.HasTable {
 		base = jmp.Table
 	} else {
+		pointers := false // a load of pointer-sized, pointer-scaled entries
 		for i := 1; i < len(h.buf); i++ {
 			p, ok := h.at(i)
 			if !ok {
 				break
 			}
+			code, _ := a.mem.code(h.pcAt(i))
+			if t, ok := x86TableLoad(code, a.arch == disasm.X86_64); ok {
+				pointers = true
+				if t != 0 && !a.mem.isExec(t) && a.mem.mapped(t) {
+					base = t // mov r, [idx*8+T]: the table is the displacement
+					break
+				}
+				continue
+			}
 			if p.HasRef && !a.mem.isExec(p.Ref) && a.mem.mapped(p.Ref) {
-				base, relative = p.Ref, true
+				base, relative = p.Ref, !pointers
 				break
 			}
 			if p.Kind != disasm.Plain {
@@ -109,4 +130,43 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 		out = append(out, t)
 	}
 	return out
+}
+
+// x86TableLoad recognises a load of a pointer-sized entry from a table
+// indexed by a register scaled by the pointer size: mov r64, [b+i*8+d]
+// (x86-64) or mov r32, [b+i*4+d] (x86). It returns the displacement, 0
+// when the table's address is in a base register instead.
+func x86TableLoad(code []byte, x64 bool) (uint64, bool) {
+	if x64 {
+		if len(code) < 4 || code[0]&0xf8 != 0x48 { // REX.W
+			return 0, false
+		}
+		code = code[1:]
+	}
+	if len(code) < 3 || code[0] != 0x8b {
+		return 0, false
+	}
+	modrm, sib := code[1], code[2]
+	mod, rm := modrm>>6, modrm&7
+	scale := uint(2) // *4
+	if x64 {
+		scale = 3 // *8
+	}
+	if rm != 4 || uint(sib>>6) != scale || sib>>3&7 == 4 {
+		return 0, false // no SIB, another scale, or no index
+	}
+	switch {
+	case mod == 0 && sib&7 == 5: // [idx*s+disp32], no base
+		if len(code) < 7 {
+			return 0, false
+		}
+		d := binary.LittleEndian.Uint32(code[3:])
+		if x64 {
+			return uint64(int64(int32(d))), true
+		}
+		return uint64(d), true
+	case mod == 0: // [base+idx*s]
+		return 0, true
+	}
+	return 0, false
 }
