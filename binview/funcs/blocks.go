@@ -238,6 +238,9 @@ func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Bu
 			}
 			s.insts[pc] = fl
 			hist.push(pc, fl)
+			if a.arch == disasm.X86_64 {
+				hist.noteLea(code, pc)
+			}
 			next := pc + uint64(fl.Len)
 			stop := false
 			switch fl.Kind {

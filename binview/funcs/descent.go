@@ -104,6 +104,9 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 			a.visited.add(pc)
 			a.covered.addRange(pc, fl.Len)
 			hist.push(pc, fl)
+			if a.arch == disasm.X86_64 {
+				hist.noteLea(code, pc)
+			}
 			stop := false
 			switch fl.Kind {
 			case disasm.Call:

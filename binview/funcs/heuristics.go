@@ -457,7 +457,7 @@ func (a *Analyzer) gapFill(ctx context.Context, cet bool) int {
 			switch {
 			case a.prologueAt(t):
 				src = SourcePrologue
-			case a.afterPadding(t) || j > i:
+			case a.afterPadding(t) || j > i || i > 0 && bits.has(i-1) && a.endsFlow(r.Addr+uint64(i)):
 				src = SourceGap
 			}
 			if src != "" && a.plausibleStart(t, cet) && a.add(t, src, "", 0) {
@@ -470,4 +470,22 @@ func (a *Analyzer) gapFill(ctx context.Context, cet bool) int {
 		}
 	}
 	return added
+}
+
+// endsFlow reports whether the walked instruction that ends right before
+// t cannot fall through into t: a return, a jump or a trap (at -Os
+// compilers put the next function straight after it, with no padding).
+func (a *Analyzer) endsFlow(t uint64) bool {
+	for n := uint64(1); n <= 15 && n <= t; n++ {
+		if !a.visited.has(t - n) {
+			continue
+		}
+		code, _ := a.mem.code(t - n)
+		if code == nil {
+			return false
+		}
+		fl := a.dec.Flow(code, t-n)
+		return uint64(fl.Len) == n && !fl.FallThrough
+	}
+	return false
 }

@@ -12,6 +12,11 @@ type history struct {
 	buf [12]disasm.Flow
 	pc  [12]uint64
 	n   int
+	// lea holds, per x86-64 register, the last address a
+	// lea r, [rip+d] anywhere in the function's walk put in it (0:
+	// none): compilers load a jump table's base once, far from the
+	// jumps that use it (clang's computed gotos).
+	lea [16]uint64
 }
 
 func (h *history) reset() { h.n = 0 }
@@ -28,6 +33,15 @@ func (h *history) at(i int) (disasm.Flow, bool) {
 		return disasm.Flow{}, false
 	}
 	return h.buf[(h.n-1-i)%len(h.buf)], true
+}
+
+// noteLea records a lea r64, [rip+d] at pc.
+func (h *history) noteLea(code []byte, pc uint64) {
+	if len(code) < 7 || code[0]&0xfb != 0x48 || code[1] != 0x8d || code[2]&0xc7 != 0x05 {
+		return
+	}
+	r := int(code[2]>>3&7) | int(code[0]&4)<<1
+	h.lea[r] = pc + 7 + uint64(int64(int32(binary.LittleEndian.Uint32(code[3:]))))
 }
 
 // pcAt returns the address of the i-th most recent instruction.
@@ -55,6 +69,8 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 	relative := false
 	if jmp.HasTable {
 		base = jmp.Table
+	} else if code, _ := a.mem.code(h.pcAt(0)); a.arch == disasm.X86_64 && h.viaLea(code) != 0 {
+		base = h.viaLea(code) // jmp [b+idx*8], b loaded by a lea
 	} else {
 		pointers := false // a load of pointer-sized, pointer-scaled entries
 		for i := 1; i < len(h.buf); i++ {
@@ -65,6 +81,9 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 			code, _ := a.mem.code(h.pcAt(i))
 			if t, ok := x86TableLoad(code, a.arch == disasm.X86_64); ok {
 				pointers = true
+				if t == 0 && a.arch == disasm.X86_64 {
+					t = h.viaLea(code) // mov r, [b+idx*8], b loaded by a lea
+				}
 				if t != 0 && !a.mem.isExec(t) && a.mem.mapped(t) {
 					base = t // mov r, [idx*8+T]: the table is the displacement
 					break
@@ -169,4 +188,45 @@ func x86TableLoad(code []byte, x64 bool) (uint64, bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// viaLea returns the table address of an x86-64 jmp [b+idx*8(+d8)] or
+// mov r, [b+idx*8(+d8)] whose base register b a lea of the function
+// loaded, 0 when code is neither or b is unknown.
+func (h *history) viaLea(code []byte) uint64 {
+	rexB := 0
+	if len(code) > 0 && code[0]&0xf0 == 0x40 {
+		rexB = int(code[0]&1) << 3
+		code = code[1:]
+	}
+	if len(code) < 3 {
+		return 0
+	}
+	switch {
+	case code[0] == 0xff && code[1]>>3&7 == 4: // jmp r/m
+	case code[0] == 0x8b: // mov r, r/m
+	default:
+		return 0
+	}
+	modrm, sib := code[1], code[2]
+	mod := modrm >> 6
+	if modrm&7 != 4 || sib>>6 != 3 || sib>>3&7 == 4 || sib&7 == 5 && mod == 0 {
+		return 0
+	}
+	var disp uint64
+	switch mod {
+	case 0:
+	case 1:
+		if len(code) < 4 {
+			return 0
+		}
+		disp = uint64(int64(int8(code[3])))
+	default:
+		return 0
+	}
+	b := h.lea[int(sib&7)|rexB]
+	if b == 0 {
+		return 0
+	}
+	return b + disp
 }
