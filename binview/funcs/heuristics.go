@@ -263,6 +263,7 @@ const minTableRun = 3
 func (a *Analyzer) codeTables(ps []Pointer) []Pointer {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].At < ps[j].At })
 	step := uint64(a.arch.PtrSize())
+	indexed := a.indexedTables()
 	out := ps[:0:0]
 	for i := 0; i < len(ps); {
 		j := i + 1
@@ -270,6 +271,12 @@ func (a *Analyzer) codeTables(ps []Pointer) []Pointer {
 			j++
 		}
 		run := ps[i:j]
+		for k := range run {
+			if indexed[run[k].At] {
+				run = run[:k] // a jump table starts here: the rest is its
+				break
+			}
+		}
 		if len(run) >= minTableRun {
 			distinct := map[uint64]bool{}
 			starts := 0
@@ -488,4 +495,44 @@ func (a *Analyzer) endsFlow(t uint64) bool {
 		return uint64(fl.Len) == n && !fl.FallThrough
 	}
 	return false
+}
+
+// indexedTables finds, by their bytes, the x86 instructions that index a
+// table of pointers at a fixed address (jmp [idx*8+T], mov r, [idx*8+T];
+// *4 on x86) anywhere in the executable code, and returns the set of
+// those T: in a position-dependent program these are switch tables,
+// whose entries are blocks. Reading bytes rather than walked code finds
+// the tables of functions not found yet.
+func (a *Analyzer) indexedTables() map[uint64]bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		return nil
+	}
+	x64 := a.arch == disasm.X86_64
+	scale := byte(3)
+	if !x64 {
+		scale = 2
+	}
+	out := map[uint64]bool{}
+	for _, ri := range a.mem.exec {
+		d := a.mem.regions[ri].Data
+		for i := 0; i+7 <= len(d); i++ {
+			// jmp [idx*s+disp32] (ff 24 SIB) or mov r, [idx*s+disp32]
+			// (8b modrm SIB).
+			op, modrm, sib := d[i], d[i+1], d[i+2]
+			if !(op == 0xff && modrm == 0x24 || op == 0x8b && modrm&0xc7 == 0x04) {
+				continue
+			}
+			if sib>>6 != scale || sib&7 != 5 || sib>>3&7 == 4 {
+				continue
+			}
+			t := uint64(binary.LittleEndian.Uint32(d[i+3:]))
+			if x64 {
+				t = uint64(int64(int32(uint32(t))))
+			}
+			if a.mem.mapped(t) && !a.mem.isExec(t) && a.bud.Take(budget.Bytes, 48) == nil {
+				out[t] = true
+			}
+		}
+	}
+	return out
 }
