@@ -90,6 +90,10 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 				}
 				continue
 			}
+			if t := h.viaLeaRel(code); t != 0 && a.arch == disasm.X86_64 && !a.mem.isExec(t) && a.mem.mapped(t) {
+				base, relative = t, true // movsxd r, [b+idx*4], b loaded by a lea
+				break
+			}
 			if p.HasRef && !a.mem.isExec(p.Ref) && a.mem.mapped(p.Ref) {
 				base, relative = p.Ref, !pointers
 				break
@@ -193,7 +197,13 @@ func x86TableLoad(code []byte, x64 bool) (uint64, bool) {
 // viaLea returns the table address of an x86-64 jmp [b+idx*8(+d8)] or
 // mov r, [b+idx*8(+d8)] whose base register b a lea of the function
 // loaded, 0 when code is neither or b is unknown.
-func (h *history) viaLea(code []byte) uint64 {
+func (h *history) viaLea(code []byte) uint64 { return h.leaBased(code, false) }
+
+// viaLeaRel is viaLea for movsxd r64, [b+idx*4]: a table of 32-bit
+// offsets from its own start.
+func (h *history) viaLeaRel(code []byte) uint64 { return h.leaBased(code, true) }
+
+func (h *history) leaBased(code []byte, rel bool) uint64 {
 	rexB := 0
 	if len(code) > 0 && code[0]&0xf0 == 0x40 {
 		rexB = int(code[0]&1) << 3
@@ -202,7 +212,12 @@ func (h *history) viaLea(code []byte) uint64 {
 	if len(code) < 3 {
 		return 0
 	}
+	scale := byte(3)
 	switch {
+	case rel && code[0] == 0x63: // movsxd r, r/m32
+		scale = 2
+	case rel:
+		return 0
 	case code[0] == 0xff && code[1]>>3&7 == 4: // jmp r/m
 	case code[0] == 0x8b: // mov r, r/m
 	default:
@@ -210,7 +225,7 @@ func (h *history) viaLea(code []byte) uint64 {
 	}
 	modrm, sib := code[1], code[2]
 	mod := modrm >> 6
-	if modrm&7 != 4 || sib>>6 != 3 || sib>>3&7 == 4 || sib&7 == 5 && mod == 0 {
+	if modrm&7 != 4 || sib>>6 != scale || sib>>3&7 == 4 || sib&7 == 5 && mod == 0 {
 		return 0
 	}
 	var disp uint64
