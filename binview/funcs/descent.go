@@ -191,7 +191,7 @@ func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
 		return append(stack, t)
 	}
 	f.returns = true
-	if f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
+	if f.block || f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
 		// A jump back from a function of unknown extent into code
 		// already walked, or to a spot no compiler would start a
 		// function at: a jump into a cold part, not a tail call.

@@ -136,7 +136,7 @@ type candidate struct {
 // table's entries come up); then starts in the gaps that remain.
 func (a *Analyzer) heuristics(ctx context.Context, drain func() error) error {
 	cet := a.cet()
-	cands := a.pointerCandidates(ctx)
+	cands, blocks := a.pointerCandidates(ctx)
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].score != cands[j].score {
 			return cands[i].score > cands[j].score
@@ -156,6 +156,22 @@ func (a *Analyzer) heuristics(ctx context.Context, drain func() error) error {
 		}
 	}
 	a.bud.Give(budget.Bytes, 24*int64(len(cands)))
+	// The entries of jump tables no walk resolved (a computed goto
+	// through a stack slot) are blocks: walk them as such, so that the
+	// gap heuristic does not take them for functions.
+	for i, t := range blocks {
+		if i&0xff == 0 {
+			if err := a.stop(ctx); err != nil {
+				return err
+			}
+		}
+		if !a.covered.has(t) && !a.starts.has(t) && a.mem.isExec(t) && !a.isExcluded(t) {
+			a.walk(ctx, &fn{Function: Function{Addr: t}, block: true}, 1)
+		}
+	}
+	if err := drain(); err != nil {
+		return err
+	}
 	for a.gapFill(ctx, cet) > 0 {
 		if err := drain(); err != nil {
 			return err
@@ -165,10 +181,10 @@ func (a *Analyzer) heuristics(ctx context.Context, drain func() error) error {
 }
 
 // pointerCandidates collects the addresses of code that instructions
-// take (lea rdi, [rip+f]; mov edi, f) or data holds, scored.
-func (a *Analyzer) pointerCandidates(ctx context.Context) []candidate {
+// take (lea rdi, [rip+f]; mov edi, f) or data holds, scored, and the
+// entries of the jump tables found in data (blocks, not functions).
+func (a *Analyzer) pointerCandidates(ctx context.Context) (out []candidate, blocks []uint64) {
 	seen := map[uint64]int{}
-	var out []candidate
 	push := func(t uint64, src Source) {
 		if !a.mem.isExec(t) || a.isExcluded(t) || a.starts.has(t) {
 			return
@@ -193,10 +209,10 @@ func (a *Analyzer) pointerCandidates(ctx context.Context) []candidate {
 		bits := a.visited.bits[ri]
 		for i := bits.nextSet(0, len(r.Data)); i < len(r.Data); i = bits.nextSet(i+1, len(r.Data)) {
 			if !a.budget() {
-				return out
+				return out, nil
 			}
 			if i&0xffff == 0 && a.stop(ctx) != nil {
-				return out
+				return out, nil
 			}
 			pc := r.Addr + uint64(i)
 			fl := run.Flow(r.Data[i:], pc)
@@ -214,10 +230,14 @@ func (a *Analyzer) pointerCandidates(ctx context.Context) []candidate {
 	if len(ptrs) == 0 {
 		ptrs = a.dataWords(ctx)
 	}
-	for _, p := range a.codeTables(ptrs) {
+	kept, dropped := a.codeTables(ptrs)
+	for _, p := range kept {
 		push(p.To, SourceDataPointer)
 	}
-	return out
+	for _, p := range dropped {
+		blocks = append(blocks, p.To)
+	}
+	return out, blocks
 }
 
 // dataWords returns the aligned pointer-sized words of the non-executable
@@ -260,11 +280,10 @@ const minTableRun = 3
 // pointers of which fewer than half of the distinct targets look like a
 // function's start (startScore) points at blocks, not functions. Arrays
 // of function pointers (vtables, dispatch tables) keep theirs.
-func (a *Analyzer) codeTables(ps []Pointer) []Pointer {
+func (a *Analyzer) codeTables(ps []Pointer) (kept, dropped []Pointer) {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].At < ps[j].At })
 	step := uint64(a.arch.PtrSize())
 	indexed := a.indexedTables()
-	out := ps[:0:0]
 	for i := 0; i < len(ps); {
 		j := i + 1
 		for j < len(ps) && ps[j].At == ps[j-1].At+step {
@@ -273,7 +292,9 @@ func (a *Analyzer) codeTables(ps []Pointer) []Pointer {
 		run := ps[i:j]
 		for k := range run {
 			if indexed[run[k].At] {
-				run = run[:k] // a jump table starts here: the rest is its
+				// A jump table starts here: the rest is its.
+				dropped = append(dropped, run[k:]...)
+				run = run[:k]
 				break
 			}
 		}
@@ -289,14 +310,15 @@ func (a *Analyzer) codeTables(ps []Pointer) []Pointer {
 				}
 			}
 			if 2*starts < len(distinct) {
+				dropped = append(dropped, run...)
 				i = j
 				continue
 			}
 		}
-		out = append(out, run...)
+		kept = append(kept, run...)
 		i = j
 	}
-	return out
+	return kept, dropped
 }
 
 // startScore is what the bytes around t say for a function starting
