@@ -270,19 +270,55 @@ func (a *Analyzer) endbrAt(addr uint64) bool {
 	return len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3]&0xfe == 0xfa
 }
 
-// afterPadding reports whether the byte before t is padding or ends a
-// return or jump (x86: c3, cc, 90, or the last byte of a multi-byte nop
-// is not checked).
+// afterPadding reports whether t follows padding or the end of a
+// return: on x86 a ret, an int3, a one- or multi-byte nop as compilers
+// and assemblers pad with, or four zero bytes (a lone 00 also ends jmp
+// rel32 forwards, mov eax, 0 and the like); elsewhere c3, cc, 90 or 00.
 func (a *Analyzer) afterPadding(t uint64) bool {
 	code, _ := a.mem.code(t - 1)
 	if len(code) == 0 {
 		return true
 	}
-	switch code[0] {
-	case 0xc3, 0xcc, 0x90, 0x00:
-		return true
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		switch code[0] {
+		case 0xc3, 0xcc, 0x90, 0x00:
+			return true
+		}
+		return false
 	}
-	return false
+	switch code[0] {
+	case 0xc3, 0xcc, 0x90:
+		return true
+	case 0x00:
+	default:
+		return false
+	}
+	for _, nop := range x86Nops {
+		if a.bytesBefore(t, nop) {
+			return true
+		}
+	}
+	return a.bytesBefore(t, []byte{0, 0, 0, 0})
+}
+
+// x86Nops are the tails of the multi-byte nops that end in 00 (longer
+// forms add 66 or 2e prefixes in front of the last one).
+var x86Nops = [][]byte{
+	{0x0f, 0x1f, 0x00},
+	{0x0f, 0x1f, 0x40, 0x00},
+	{0x0f, 0x1f, 0x44, 0x00, 0x00},
+	{0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+	{0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
+// bytesBefore reports whether the bytes just before t are b.
+func (a *Analyzer) bytesBefore(t uint64, b []byte) bool {
+	n := uint64(len(b))
+	if t < n {
+		return false
+	}
+	code, _ := a.mem.code(t - n)
+	return len(code) >= len(b) && string(code[:n]) == string(b)
 }
 
 func (a *Analyzer) afterInt3(t uint64) bool {
