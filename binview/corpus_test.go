@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -60,8 +61,9 @@ func discoveryCorpus(t *testing.T) []corpusBuild {
 }
 
 // corpusFloors are the F1 floors the corpus holds, per variant: every
-// build of every project must reach them.
-var corpusFloors = map[string]float64{"strip": 0, "noeh": 0}
+// build of every project must reach them. The target is 0.95;
+// the held-out zlib at -Os (gcc and clang) is at 0.92 (docs/bininspect.md).
+var corpusFloors = map[string]float64{"strip": 0.92, "noeh": 0.92}
 
 // TestDiscoveryCorpus measures function discovery on real C projects
 // built without unwind tables (scripts/discovery-corpus.sh): precision,
@@ -86,7 +88,14 @@ func TestDiscoveryCorpus(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				truth := bintest.Truth(t, b.full)
 				v, st := codeFunctions(t, path)
-				s := bintest.Compare(starts(v.Functions(st, nil), nil), truth, nil)
+				fns := v.Functions(st, nil)
+				s := bintest.Compare(starts(fns, nil), truth, nil)
+				if main, ok := openFile(t, b.full, nil).SymbolByName("main"); ok {
+					i := sort.Search(len(fns), func(i int) bool { return fns[i].Addr >= main.Addr })
+					if i == len(fns) || fns[i].Addr != main.Addr || fns[i].Name != "main" || !slices.Contains(fns[i].Sources, "start_call") {
+						t.Errorf("main at %#x is not named from the start-up call", main.Addr)
+					}
+				}
 				rows = append(rows, row{name, s})
 				key := b.project + "." + variant
 				if w, ok := worst[key]; !ok || s.F1 < w {
