@@ -124,7 +124,14 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 				}
 			case disasm.Jump:
 				if fl.HasTarget {
-					stack = a.jumpTarget(f, fl.Target, stack)
+					if a.tailJump(f, pc, fl) {
+						f.returns = true
+						if !a.starts.has(fl.Target) && !a.isExcluded(fl.Target) {
+							a.add(fl.Target, SourceTailCall, "", 0)
+						}
+					} else {
+						stack = a.jumpTarget(f, fl.Target, stack)
+					}
 				}
 				stop = true
 			case disasm.CondJump:
@@ -319,6 +326,61 @@ func (a *Analyzer) bytesBefore(t uint64, b []byte) bool {
 	}
 	code, _ := a.mem.code(t - n)
 	return len(code) >= len(b) && string(code[:n]) == string(b)
+}
+
+// tailJump recognises, on x86, a forward jump out of a function whose end
+// is unknown that jumpTarget would take for a jump inside it: a jump to a
+// compiler's prologue that no fall-through reaches (a return, a jump or
+// padding before it), or that is the very next instruction (a tail call
+// to the function placed next, as at -Os; clang -O0 jumps to the next
+// block too, but blocks do not open with a prologue).
+func (a *Analyzer) tailJump(f *fn, pc uint64, fl disasm.Flow) bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 || f.End != 0 || f.block {
+		return false
+	}
+	t := fl.Target
+	if t <= f.Addr || t < pc || a.covered.has(t) {
+		return false
+	}
+	if _, ok := a.extentOf(t); ok {
+		return false
+	}
+	return a.prologueAt(t) && (t == pc+uint64(fl.Len) || a.afterFlowEnd(t))
+}
+
+// afterFlowEnd reports whether the bytes before t end a ret, an int3, a
+// jmp (eb rel8 or e9 rel32) or a nop: t is not reached by falling
+// through.
+func (a *Analyzer) afterFlowEnd(t uint64) bool {
+	c, _ := a.mem.code(t - 1)
+	if len(c) > 0 && (c[0] == 0xc3 || c[0] == 0xcc) {
+		return true
+	}
+	if t >= 2 {
+		if c, _ := a.mem.code(t - 2); len(c) > 0 && c[0] == 0xeb {
+			return true
+		}
+	}
+	if t >= 5 {
+		if c, _ := a.mem.code(t - 5); len(c) > 0 && c[0] == 0xe9 {
+			return true
+		}
+	}
+	return a.afterNop(t)
+}
+
+// afterNop reports whether t follows an x86 nop (0x90 or a multi-byte
+// form), as compilers pad before an aligned function.
+func (a *Analyzer) afterNop(t uint64) bool {
+	if a.bytesBefore(t, []byte{0x90}) {
+		return true
+	}
+	for _, nop := range x86Nops {
+		if a.bytesBefore(t, nop) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Analyzer) afterInt3(t uint64) bool {

@@ -236,3 +236,24 @@ func TestFunctionDecodedByAnotherWalkMayReturn(t *testing.T) {
 		t.Error("the code after the call to B was cut: B was judged never to return")
 	}
 }
+
+// TestTailJumpToThePrologueNext: at -Os a function can end with a jump
+// to the function placed straight after it, or to one behind a return;
+// a jump forwards to a prologue that no fall-through reaches is a tail
+// call, while clang -O0's jumps to the next block stay inside.
+func TestTailJumpToThePrologueNext(t *testing.T) {
+	const base = 0x1000
+	code := []byte{0x31, 0xc0, 0xeb, 0x00}      // 0x1000 f: xor eax, eax; jmp 0x1004
+	code = append(code, 0x41, 0x56, 0x53)       // 0x1004 g: push r14; push rbx
+	code = append(code, 0x5b, 0x41, 0x5e, 0xc3) // pop rbx; pop r14; ret
+	code = append(code, 0xeb, 0x00)             // 0x100b h: jmp 0x100d (the next block)
+	code = append(code, 0x31, 0xc0, 0xc3)       // 0x100d: xor eax, eax; ret
+	img := &Image{Arch: "x86-64", Entries: []uint64{base, 0x100b}, Regions: []Region{{Name: ".text", Addr: base, Data: code, Exec: true}}}
+	_, r := runDescent(t, img, HeuristicsOff)
+	if f := findFn(r, 0x1004); f == nil || f.Source != SourceTailCall {
+		t.Errorf("the function jumped to after f is not a tail call: %+v", r.Functions)
+	}
+	if findFn(r, 0x100d) != nil {
+		t.Error("a jump to the next block, which opens with no prologue, was taken for a tail call")
+	}
+}
