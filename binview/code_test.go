@@ -70,7 +70,7 @@ func TestFunctionDiscoveryThroughTheView(t *testing.T) {
 			func(t *testing.T) string { return bintest.Build(t, bintest.Static) }, 0.995, 0.99, true},
 		{"gcc -O2 -static -fcf-protection=none stripped, unwind tables removed",
 			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCETNoEH) },
-			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, 0.72, 0.65, true},
+			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, 0.86, 0.9, true},
 		{"go stripped (-s -w)",
 			func(t *testing.T) string { return goFixture(t, "go-linux-amd64-stripped", "linux", "amd64", "-s -w") },
 			func(t *testing.T) string { return goFixture(t, "go-linux-amd64", "linux", "amd64", "") }, 0.999, 0.999, false},
