@@ -369,3 +369,22 @@ func TestReferencesRunOnlyWhenAskedFor(t *testing.T) {
 		t.Fatalf("asked for references: stage %s, err %v/%v", st.Stage, err, st.Err)
 	}
 }
+
+// TestStrippedStartUpNames: a stripped C executable names its start-up
+// functions without symbols: _start (the ELF entry), _init and _fini
+// (DT_INIT, DT_FINI) and main (the start-up call).
+func TestStrippedStartUpNames(t *testing.T) {
+	v, st := codeFunctions(t, bintest.Build(t, bintest.DynamicNoEH))
+	truth := openFile(t, bintest.Build(t, bintest.Dynamic), nil)
+	for _, name := range []string{"_start", "_init", "_fini", "main"} {
+		want, ok := truth.SymbolByName(name)
+		if !ok {
+			t.Fatalf("the unstripped build has no %s", name)
+		}
+		fns := v.Functions(st, nil)
+		i := slices.IndexFunc(fns, func(f Function) bool { return f.Addr == want.Addr })
+		if i < 0 || fns[i].Name != name {
+			t.Errorf("%s at %#x not named so", name, want.Addr)
+		}
+	}
+}

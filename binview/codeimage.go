@@ -107,6 +107,16 @@ func (v *View) FuncImage() (*funcs.Image, error) {
 	for _, e := range a.Entries {
 		if e.Addr != 0 || a.Format == FormatRaw {
 			img.Entries = append(img.Entries, e.Addr)
+			// Name what the format names (_init, _fini, TLS
+			// callbacks) and an executable's entry point, _start by
+			// the C runtime's convention; a symbol's name wins.
+			name := e.Name
+			if name == "" && e.Kind == "entry" && a.Format == FormatELF && (a.Kind == "executable" || a.Kind == "pie") {
+				name = "_start"
+			}
+			if name != "" {
+				img.Hints = append(img.Hints, funcs.Seed{Addr: e.Addr, Name: name, Source: funcs.SourceEntry})
+			}
 		}
 	}
 	for _, s := range a.Symbols {
