@@ -47,7 +47,7 @@ fetch() {
 			Components: main
 			Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 		EOF
-		local o=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt" -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
+		local o=(-o APT::Sandbox::User=root -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt" -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
 		if ! ls "$apt"/lists/*Sources* >/dev/null 2>&1; then
 			apt-get "${o[@]}" -qq update
 		fi
