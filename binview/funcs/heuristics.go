@@ -482,6 +482,16 @@ func (a *Analyzer) gapFill(ctx context.Context, cet bool) int {
 				continue
 			}
 			t := r.Addr + uint64(j)
+			if f := a.fns[t]; f != nil {
+				// A start found meanwhile (the tail call of a function
+				// this pass walked): walk it now, or its own bytes
+				// would come up as candidates.
+				if !f.walked {
+					a.walk(ctx, f, 0)
+				}
+				i = j
+				continue
+			}
 			src := Source("")
 			switch {
 			case a.prologueAt(t):

@@ -257,3 +257,23 @@ func TestTailJumpToThePrologueNext(t *testing.T) {
 		t.Error("a jump to the next block, which opens with no prologue, was taken for a tail call")
 	}
 }
+
+// TestGapWalksTheTailCallItFound: a function the gap heuristic finds
+// tail-jumps to the next one; that one must be walked before the pass
+// reaches it, or its second instruction (push r15 after push rbp) is
+// taken for a prologue of its own.
+func TestGapWalksTheTailCallItFound(t *testing.T) {
+	const base = 0x1000
+	code := []byte{0xb9, 0xff, 0x00, 0x00, 0x00, 0xeb, 0x09}                  // mov ecx, 0xff; jmp 0x1010
+	code = append(code, 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00, 0x90, 0x90) // nops to 0x1010
+	code = append(code, 0x55, 0x41, 0x57, 0x41, 0x56)                         // push rbp; push r15; push r14
+	code = append(code, 0x41, 0x5e, 0x41, 0x5f, 0x5d, 0xc3)                   // pops; ret
+	img := &Image{Arch: "x86-64", Regions: []Region{{Name: ".text", Addr: base, Data: code, Exec: true}}}
+	_, r := runDescent(t, img, HeuristicsAuto)
+	if findFn(r, 0x1010) == nil {
+		t.Fatalf("the tail-called function is missing: %+v", r.Functions)
+	}
+	if f := findFn(r, 0x1011); f != nil {
+		t.Errorf("its second instruction was taken for a function: %+v", *f)
+	}
+}
