@@ -70,7 +70,7 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		hist.reset()
+		hist.resetAt(pc)
 		for {
 			if a.visited.has(pc) {
 				// Code another walk decoded: assume it may return.
@@ -136,6 +136,7 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 				stop = true
 			case disasm.CondJump:
 				if fl.HasTarget {
+					hist.noteCond(fl.Target, code)
 					stack = a.jumpTarget(f, fl.Target, stack)
 				}
 			case disasm.IndirectJump:

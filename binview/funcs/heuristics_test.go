@@ -277,3 +277,41 @@ func TestGapWalksTheTailCallItFound(t *testing.T) {
 		t.Errorf("its second instruction was taken for a function: %+v", *f)
 	}
 }
+
+// TestJumpTableBoundAcrossTheBranch: gcc -Os guards a table with
+// cmp eax, N; jbe L and puts the table code at L, so the compare is not in
+// the straight-line history of the jump; its bound must still hold, or
+// the walk reads on into the next table and walks whatever that points at.
+func TestJumpTableBoundAcrossTheBranch(t *testing.T) {
+	const base, table = 0x1000, 0x3000
+	code := []byte{0x83, 0xf8, 0x02, 0x76, 0x03} // cmp eax, 2; jbe +3
+	code = append(code, 0x31, 0xc0, 0xc3)        // xor eax, eax; ret
+	leaAt := uint64(base + len(code))
+	code = le32(append(code, 0x48, 0x8d, 0x15), uint32(table-(leaAt+7))) // lea rdx, [rip+table]
+	code = append(code, 0x48, 0x63, 0x04, 0x82)                          // movsxd rax, [rdx+rax*4]
+	code = append(code, 0x48, 0x01, 0xd0, 0xff, 0xe0)                    // add rax, rdx; jmp rax
+	cases := []uint64{0x1040, 0x1050, 0x1060}
+	for _, c := range cases {
+		code = padWith(code, base, c, 0x90)
+		code = append(code, 0x31, 0xc0, 0xc3)
+	}
+	code = padWith(code, base, 0x1070, 0x90)
+	code = append(code, 0xb8, 0x11, 0x11, 0x11, 0x11, 0xc3) // code no case reaches
+	var data []byte
+	for _, c := range append(cases, 0x1071) { // the next table's entry lands mid-instruction
+		data = le32(data, uint32(c-table))
+	}
+	img := &Image{Arch: "x86-64", Entries: []uint64{base}, Regions: []Region{
+		{Name: ".text", Addr: base, Data: code, Exec: true},
+		{Name: ".rodata", Addr: table, Data: data},
+	}}
+	a, _ := runDescent(t, img, HeuristicsOff)
+	for _, c := range cases {
+		if !a.visited.has(c) {
+			t.Errorf("case %#x not walked", c)
+		}
+	}
+	if a.visited.has(0x1071) {
+		t.Error("the walk read past the table's bound")
+	}
+}

@@ -17,9 +17,47 @@ type history struct {
 	// none): compilers load a jump table's base once, far from the
 	// jumps that use it (clang's computed gotos).
 	lea [16]uint64
+	// bounds maps the target of a conditional jump that follows a
+	// compare with a constant to that constant plus one: the bound of a
+	// table whose code the jump enters (cmp eax, 6; jbe L; L: lea ...).
+	// bound is that of the path being walked.
+	bounds map[uint64]int
+	bound  int
 }
 
-func (h *history) reset() { h.n = 0 }
+// resetAt starts a new straight-line path at pc.
+func (h *history) resetAt(pc uint64) {
+	h.n = 0
+	h.bound = h.bounds[pc]
+}
+
+// noteCond records, for the x86 conditional jump just pushed (code is
+// its bytes), the bound the compare before it sets on the code it jumps
+// to: jbe (below or equal, N+1 cases) and jb (below, N) enter the range;
+// other conditions leave it.
+func (h *history) noteCond(target uint64, code []byte) {
+	c, ok := h.at(1)
+	if !ok || !c.HasImm || c.Imm >= maxCases || len(code) < 2 {
+		return
+	}
+	op := code[0]
+	if op == 0x0f {
+		op = code[1] - 0x10 // 0f 86 / 0f 82: the rel32 forms of 76 / 72
+	}
+	n := int(c.Imm)
+	switch op {
+	case 0x76: // jbe
+		n++
+	case 0x72: // jb
+	default:
+		return
+	}
+	if h.bounds == nil {
+		h.bounds = map[uint64]int{}
+	}
+	h.bounds[target] = n
+}
+
 
 func (h *history) push(pc uint64, f disasm.Flow) {
 	h.buf[h.n%len(h.buf)] = f
@@ -107,6 +145,9 @@ func (a *Analyzer) jumpTable(f *fn, jmp disasm.Flow, h *history) []uint64 {
 		return nil
 	}
 	n := maxCases
+	if h.bound > 0 {
+		n = h.bound // the compare guarded the jump into this path
+	}
 	for i := 1; i+1 < len(h.buf); i++ {
 		p, ok := h.at(i)
 		if !ok {
