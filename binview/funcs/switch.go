@@ -58,7 +58,6 @@ func (h *history) noteCond(target uint64, code []byte) {
 	h.bounds[target] = n
 }
 
-
 func (h *history) push(pc uint64, f disasm.Flow) {
 	h.buf[h.n%len(h.buf)] = f
 	h.pc[h.n%len(h.buf)] = pc
