@@ -70,7 +70,7 @@ func TestFunctionDiscoveryThroughTheView(t *testing.T) {
 			func(t *testing.T) string { return bintest.Build(t, bintest.Static) }, 0.995, 0.99, true},
 		{"gcc -O2 -static -fcf-protection=none stripped, unwind tables removed",
 			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCETNoEH) },
-			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, 0.72, 0.65, true},
+			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, 0.86, 0.9, true},
 		{"go stripped (-s -w)",
 			func(t *testing.T) string { return goFixture(t, "go-linux-amd64-stripped", "linux", "amd64", "-s -w") },
 			func(t *testing.T) string { return goFixture(t, "go-linux-amd64", "linux", "amd64", "") }, 0.999, 0.999, false},
@@ -367,5 +367,24 @@ func TestReferencesRunOnlyWhenAskedFor(t *testing.T) {
 	st, err := v.WaitCode(context.Background(), CodeReferences)
 	if err != nil || st.Stage != CodeReferences || st.Graph == nil {
 		t.Fatalf("asked for references: stage %s, err %v/%v", st.Stage, err, st.Err)
+	}
+}
+
+// TestStrippedStartUpNames: a stripped C executable names its start-up
+// functions without symbols: _start (the ELF entry), _init and _fini
+// (DT_INIT, DT_FINI) and main (the start-up call).
+func TestStrippedStartUpNames(t *testing.T) {
+	v, st := codeFunctions(t, bintest.Build(t, bintest.DynamicNoEH))
+	truth := openFile(t, bintest.Build(t, bintest.Dynamic), nil)
+	for _, name := range []string{"_start", "_init", "_fini", "main"} {
+		want, ok := truth.SymbolByName(name)
+		if !ok {
+			t.Fatalf("the unstripped build has no %s", name)
+		}
+		fns := v.Functions(st, nil)
+		i := slices.IndexFunc(fns, func(f Function) bool { return f.Addr == want.Addr })
+		if i < 0 || fns[i].Name != name {
+			t.Errorf("%s at %#x not named so", name, want.Addr)
+		}
 	}
 }

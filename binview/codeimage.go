@@ -107,6 +107,16 @@ func (v *View) FuncImage() (*funcs.Image, error) {
 	for _, e := range a.Entries {
 		if e.Addr != 0 || a.Format == FormatRaw {
 			img.Entries = append(img.Entries, e.Addr)
+			// Name what the format names (_init, _fini, TLS
+			// callbacks) and an executable's entry point, _start by
+			// the C runtime's convention; a symbol's name wins.
+			name := e.Name
+			if name == "" && e.Kind == "entry" && a.Format == FormatELF && (a.Kind == "executable" || a.Kind == "pie") {
+				name = "_start"
+			}
+			if name != "" {
+				img.Hints = append(img.Hints, funcs.Seed{Addr: e.Addr, Name: name, Source: funcs.SourceEntry})
+			}
 		}
 	}
 	for _, s := range a.Symbols {
@@ -159,6 +169,7 @@ func (v *View) FuncImage() (*funcs.Image, error) {
 		img.Hints = append(img.Hints, funcs.Seed{Addr: g.Entry, Name: g.Name, Size: size, Source: funcs.SourcePclntab})
 	}
 	img.Hints = append(img.Hints, v.initArrays()...)
+	img.DataPointers = v.relativeTargets()
 
 	// Call-frame sections.
 	for _, s := range a.Sections {
@@ -268,4 +279,48 @@ func (v *View) initArrays() []funcs.Seed {
 		}
 	}
 	return out
+}
+
+// relativeTargets returns the addresses that ELF R_*_RELATIVE
+// relocations write into the image, in the executable sections only:
+// the function pointers of a position-independent file's data. The
+// addend is the target (RELA), or the word at the relocated address
+// (REL).
+func (v *View) relativeTargets() []funcs.Pointer {
+	if v.a.Format != FormatELF {
+		return nil
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if v.a.Endian == "big" {
+		bo = binary.BigEndian
+	}
+	ps := uint64(v.AddressSize())
+	var out []funcs.Pointer
+	for _, r := range v.a.Relocations {
+		if !strings.HasSuffix(r.Type, "_RELATIVE") {
+			continue
+		}
+		t := uint64(r.Addend)
+		if t == 0 {
+			b, ok := v.fileSpan(r.Addr, ps)
+			if !ok {
+				continue
+			}
+			if ps == 4 {
+				t = uint64(bo.Uint32(b))
+			} else {
+				t = bo.Uint64(b)
+			}
+		}
+		if v.isExecAddr(t) {
+			out = append(out, funcs.Pointer{At: r.Addr, To: t})
+		}
+	}
+	return out
+}
+
+// isExecAddr reports whether addr is inside a mapped executable section.
+func (v *View) isExecAddr(addr uint64) bool {
+	r, ok := v.regionAt(addr)
+	return ok && r.perm&PermX != 0
 }

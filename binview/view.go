@@ -2,7 +2,9 @@ package binview
 
 import (
 	"context"
+	"fmt"
 	"path"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -78,7 +80,14 @@ func Open(ctx context.Context, name string, data []byte, opts *Options) (*View, 
 // of bytes of another length (invalid_snapshot). data and a are
 // retained and must not be modified. opts supplies the read and string
 // limits; nil means the defaults.
-func New(name string, data []byte, a *Analysis, opts *Options) (*View, error) {
+func New(name string, data []byte, a *Analysis, opts *Options) (v *View, err error) {
+	// Indexing trusts nothing it was given: a fault in it refuses the
+	// file rather than crash the caller.
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, errAnalysisFailed(fmt.Errorf("index: panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
 	if a == nil || a.Version != EngineVersion {
 		return nil, errcode.New(CodeInvalidSnapshot, "the analysis is missing or from another engine version")
 	}
@@ -88,7 +97,7 @@ func New(name string, data []byte, a *Analysis, opts *Options) (*View, error) {
 	if err := a.validate(); err != nil {
 		return nil, err
 	}
-	v := &View{name: baseName(name), data: data, a: a, o: opts.withDefaults()}
+	v = &View{name: baseName(name), data: data, a: a, o: opts.withDefaults()}
 	v.index()
 	return v, nil
 }
@@ -185,7 +194,9 @@ func mergeGoSymbols(syms []Symbol, fns []GoFunction) []Symbol {
 
 func (v *View) addDemangled(name string, i int32) {
 	if j, ok := v.demangled[name]; ok {
-		if j != i && v.syms[j].Addr != v.syms[i].Addr {
+		// -1 marks a name already known to be ambiguous: it stays so,
+		// and is never an index.
+		if j >= 0 && j != i && v.syms[j].Addr != v.syms[i].Addr {
 			v.demangled[name] = -1
 		}
 		return

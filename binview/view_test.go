@@ -266,3 +266,22 @@ func TestViewConcurrentUse(t *testing.T) {
 		t.Error("no strings")
 	}
 }
+
+// TestDemangledNameSharedThreeTimes: a demangled name that three symbols
+// at different addresses share (gdb and libstdc++ have many) stays
+// ambiguous, without indexing with the ambiguity mark.
+func TestDemangledNameSharedThreeTimes(t *testing.T) {
+	v := &View{a: &Analysis{Symbols: []Symbol{
+		{Name: "_ZN2ns1fEv", Demangled: "ns::f()", Addr: 0x1000, Kind: SymFunction},
+		{Name: "_ZN2ns1fEv.cold", Demangled: "ns::f()", Addr: 0x2000, Kind: SymFunction},
+		{Name: "_ZN2ns1fEv.part.0", Demangled: "ns::f()", Addr: 0x3000, Kind: SymFunction},
+		{Name: "_ZN2ns1gEv", Demangled: "ns::g()", Addr: 0x4000, Kind: SymFunction},
+	}}}
+	v.index()
+	if _, ok := v.Symbol("ns::f()"); ok {
+		t.Error("an ambiguous demangled name resolved")
+	}
+	if a, ok := v.Symbol("ns::g"); !ok || a != 0x4000 {
+		t.Errorf("ns::g = %#x, %v", a, ok)
+	}
+}

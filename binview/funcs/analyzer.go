@@ -124,6 +124,7 @@ type fn struct {
 	walking bool // the walk is in progress (recursion)
 	returns bool // some path reaches a return or leaves the function
 	cut     bool // the walk stopped on a budget
+	block   bool // not a function: a jump table's block, walked for coverage
 }
 
 type extent struct {

@@ -49,6 +49,13 @@ func BenchmarkFullStatic(b *testing.B) {
 	benchStage(b, elfImage(b, bintest.Build(b, bintest.StaticStrip)), StageBlocks)
 }
 
+// BenchmarkDescentStaticNoUnwind is the function list of a stripped
+// static gcc build without unwind tables or CET landing pads: descent and
+// every heuristic, over glibc's code.
+func BenchmarkDescentStaticNoUnwind(b *testing.B) {
+	benchStage(b, elfImage(b, bintest.Build(b, bintest.StaticNoCETNoEH)), StageDescent)
+}
+
 // BenchmarkDescentCompile is the function list of the Go compiler from
 // pclntab hints and recursive descent.
 func BenchmarkDescentCompile(b *testing.B) {

@@ -210,7 +210,7 @@ func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Bu
 	for len(s.stack) > 0 && !truncated {
 		pc := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
-		hist.reset()
+		hist.resetAt(pc)
 		for {
 			if _, ok := s.insts[pc]; ok {
 				s.leaders[pc] = true
@@ -237,7 +237,10 @@ func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Bu
 				break
 			}
 			s.insts[pc] = fl
-			hist.push(fl)
+			hist.push(pc, fl)
+			if a.arch == disasm.X86_64 {
+				hist.noteLea(code, pc)
+			}
 			next := pc + uint64(fl.Len)
 			stop := false
 			switch fl.Kind {
@@ -251,6 +254,9 @@ func (a *Analyzer) cfg(ctx context.Context, f *fn, s *cfgScratch, bud *budget.Bu
 				}
 				stop = !fl.FallThrough
 			case disasm.Jump, disasm.CondJump:
+				if fl.Kind == disasm.CondJump && fl.HasTarget {
+					hist.noteCond(fl.Target, code)
+				}
 				if fl.HasTarget && a.internal(f, fl.Target) {
 					s.leaders[fl.Target] = true
 					s.stack = append(s.stack, fl.Target)

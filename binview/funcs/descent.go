@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/warden-mcp/warden/binview/budget"
 	"github.com/warden-mcp/warden/binview/disasm"
 )
 
@@ -30,6 +29,7 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 		}
 		return a.stop(ctx)
 	}
+	a.startCall()
 	if err := drain(); err != nil {
 		return err
 	}
@@ -43,15 +43,9 @@ func (a *Analyzer) descentStage(ctx context.Context) error {
 			}
 		}
 	}
-	if a.opts.Heuristics == HeuristicsOn || a.opts.Heuristics == HeuristicsAuto && !a.metadata {
-		a.pointerScan(ctx)
-		if err := drain(); err != nil {
+	if a.opts.Heuristics == HeuristicsOn || a.opts.Heuristics == HeuristicsAuto && a.unexplained() {
+		if err := a.heuristics(ctx, drain); err != nil {
 			return err
-		}
-		for a.gapFill(ctx) > 0 {
-			if err := drain(); err != nil {
-				return err
-			}
 		}
 	}
 	return a.stop(ctx)
@@ -76,13 +70,15 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		hist.reset()
+		hist.resetAt(pc)
 		for {
 			if a.visited.has(pc) {
 				// Code another walk decoded: assume it may return.
-				if pc != f.Addr || depth == 0 {
-					f.returns = true
-				}
+				// That holds for the function's own first instruction
+				// too: another walk that ran on past a call it could
+				// not yet judge (a noreturn callee still being walked)
+				// decoded it, which says nothing of whether it returns.
+				f.returns = true
 				break
 			}
 			if pc != f.Addr && a.starts.has(pc) {
@@ -107,7 +103,10 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 			}
 			a.visited.add(pc)
 			a.covered.addRange(pc, fl.Len)
-			hist.push(fl)
+			hist.push(pc, fl)
+			if a.arch == disasm.X86_64 {
+				hist.noteLea(code, pc)
+			}
 			stop := false
 			switch fl.Kind {
 			case disasm.Call:
@@ -125,11 +124,19 @@ func (a *Analyzer) walk(ctx context.Context, f *fn, depth int) {
 				}
 			case disasm.Jump:
 				if fl.HasTarget {
-					stack = a.jumpTarget(f, fl.Target, stack)
+					if a.tailJump(f, pc, fl) {
+						f.returns = true
+						if !a.starts.has(fl.Target) && !a.isExcluded(fl.Target) {
+							a.add(fl.Target, SourceTailCall, "", 0)
+						}
+					} else {
+						stack = a.jumpTarget(f, fl.Target, stack)
+					}
 				}
 				stop = true
 			case disasm.CondJump:
 				if fl.HasTarget {
+					hist.noteCond(fl.Target, code)
 					stack = a.jumpTarget(f, fl.Target, stack)
 				}
 			case disasm.IndirectJump:
@@ -192,7 +199,7 @@ func (a *Analyzer) jumpTarget(f *fn, t uint64, stack []uint64) []uint64 {
 		return append(stack, t)
 	}
 	f.returns = true
-	if f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
+	if f.block || f.End == 0 && (a.covered.has(t) || t%16 != 0 && !a.afterPadding(t)) {
 		// A jump back from a function of unknown extent into code
 		// already walked, or to a spot no compiler would start a
 		// function at: a jump into a cold part, not a tail call.
@@ -271,158 +278,108 @@ func (a *Analyzer) endbrAt(addr uint64) bool {
 	return len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3]&0xfe == 0xfa
 }
 
-// plausibleStart filters heuristic candidates: executable, not inside
-// code already walked, not a known start, and with CET an ENDBR.
-func (a *Analyzer) plausibleStart(t uint64, cet bool) bool {
-	if !a.mem.isExec(t) || a.isExcluded(t) || a.starts.has(t) || a.covered.has(t) {
-		return false
-	}
-	if cet && !a.endbrAt(t) {
-		return false
-	}
-	return a.decodesCleanly(t, 4)
-}
-
-// decodesCleanly reports whether n instructions from t decode without a
-// bad byte before a return or jump ends the run.
-func (a *Analyzer) decodesCleanly(t uint64, n int) bool {
-	for i := 0; i < n; i++ {
-		code, _ := a.mem.code(t)
-		if code == nil || !a.budget() {
-			return false
-		}
-		fl := a.dec.Flow(code, t)
-		if fl.Kind == disasm.Invalid {
-			return false
-		}
-		if !fl.FallThrough {
-			return true
-		}
-		t += uint64(fl.Len)
-	}
-	return true
-}
-
-// pointerScan is the pointer heuristic: addresses of code taken by
-// instructions (lea rdi, [rip+main]) or stored in data.
-func (a *Analyzer) pointerScan(ctx context.Context) {
-	cet := a.cet()
-	// Code operands: decode the walked instructions again for their
-	// references.
-	var cands []uint64
-	run := a.dec.Run() // in address order: ARM64's adrp+add pairs count
-	for _, ri := range a.mem.exec {
-		r := &a.mem.regions[ri]
-		bits := a.visited.bits[ri]
-		for i := bits.nextSet(0, len(r.Data)); i < len(r.Data); i = bits.nextSet(i+1, len(r.Data)) {
-			if !a.budget() {
-				return
-			}
-			if i&0xffff == 0 && a.stop(ctx) != nil {
-				return
-			}
-			pc := r.Addr + uint64(i)
-			fl := run.Flow(r.Data[i:], pc)
-			if fl.HasRef && a.mem.isExec(fl.Ref) && a.bud.Take(budget.Bytes, 8) == nil {
-				cands = append(cands, fl.Ref)
-			}
-			if fl.HasImm && fl.Imm > 0xfff && a.mem.isExec(fl.Imm) && a.bud.Take(budget.Bytes, 8) == nil {
-				cands = append(cands, fl.Imm)
-			}
-		}
-	}
-	for _, t := range cands {
-		if a.plausibleStart(t, cet) {
-			a.add(t, SourceCodePointer, "", 0)
-		}
-	}
-	a.bud.Give(budget.Bytes, 8*int64(len(cands)))
-	// Pointers in data.
-	ps := a.arch.PtrSize()
-	if ps < 4 {
-		return
-	}
-	for i := range a.mem.regions {
-		r := &a.mem.regions[i]
-		if r.Exec {
-			continue
-		}
-		for off := 0; off+ps <= len(r.Data); off += ps {
-			if off&0x3ffff == 0 && a.stop(ctx) != nil {
-				return
-			}
-			var v uint64
-			if ps == 4 {
-				v = uint64(a.byteOrder().Uint32(r.Data[off:]))
-			} else {
-				v = a.byteOrder().Uint64(r.Data[off:])
-			}
-			if v != 0 && a.mem.isExec(v) && a.plausibleStart(v, cet) {
-				a.add(v, SourceDataPointer, "", 0)
-			}
-		}
-	}
-}
-
-// gapFill is the gap heuristic: the first instruction after padding in
-// executable bytes no walk reached starts a function.
-func (a *Analyzer) gapFill(ctx context.Context) int {
-	added := 0
-	cet := a.cet()
-	for _, ri := range a.mem.exec {
-		r := &a.mem.regions[ri]
-		bits := a.covered.bits[ri]
-		n := len(r.Data)
-		for i := bits.nextClear(0, n); i < n; i = bits.nextClear(i+1, n) {
-			if a.stop(ctx) != nil {
-				return added
-			}
-			// Skip padding.
-			j := i
-			for j < n && !bits.has(j) {
-				b := r.Data[j]
-				if b == 0x00 && (a.arch == disasm.X86_64 || a.arch == disasm.X86) || b == 0xcc || b == 0x90 {
-					j++
-					continue
-				}
-				if !a.budget() {
-					return added
-				}
-				fl := a.dec.Flow(r.Data[j:], r.Addr+uint64(j))
-				if fl.Nop || fl.Kind == disasm.Trap {
-					j += fl.Len
-					continue
-				}
-				break
-			}
-			if j >= n || bits.has(j) {
-				i = j
-				continue
-			}
-			t := r.Addr + uint64(j)
-			if a.plausibleStart(t, cet) && a.add(t, SourceGap, "", 0) {
-				added++
-				a.walk(ctx, a.fns[t], 0)
-			}
-			// Accepted, its code is now covered; refused, try the next
-			// byte.
-			i = j
-		}
-	}
-	return added
-}
-
-// afterPadding reports whether the byte before t is padding or ends a
-// return or jump (x86: c3, cc, 90, or the last byte of a multi-byte nop
-// is not checked).
+// afterPadding reports whether t follows padding or the end of a
+// return: on x86 a ret, an int3, a one- or multi-byte nop as compilers
+// and assemblers pad with, or four zero bytes (a lone 00 also ends jmp
+// rel32 forwards, mov eax, 0 and the like); elsewhere c3, cc, 90 or 00.
 func (a *Analyzer) afterPadding(t uint64) bool {
 	code, _ := a.mem.code(t - 1)
 	if len(code) == 0 {
 		return true
 	}
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 {
+		switch code[0] {
+		case 0xc3, 0xcc, 0x90, 0x00:
+			return true
+		}
+		return false
+	}
 	switch code[0] {
-	case 0xc3, 0xcc, 0x90, 0x00:
+	case 0xc3, 0xcc, 0x90:
 		return true
+	case 0x00:
+	default:
+		return false
+	}
+	for _, nop := range x86Nops {
+		if a.bytesBefore(t, nop) {
+			return true
+		}
+	}
+	return a.bytesBefore(t, []byte{0, 0, 0, 0})
+}
+
+// x86Nops are the tails of the multi-byte nops that end in 00 (longer
+// forms add 66 or 2e prefixes in front of the last one).
+var x86Nops = [][]byte{
+	{0x0f, 0x1f, 0x00},
+	{0x0f, 0x1f, 0x40, 0x00},
+	{0x0f, 0x1f, 0x44, 0x00, 0x00},
+	{0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+	{0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
+// bytesBefore reports whether the bytes just before t are b.
+func (a *Analyzer) bytesBefore(t uint64, b []byte) bool {
+	n := uint64(len(b))
+	if t < n {
+		return false
+	}
+	code, _ := a.mem.code(t - n)
+	return len(code) >= len(b) && string(code[:n]) == string(b)
+}
+
+// tailJump recognises, on x86, a forward jump out of a function whose end
+// is unknown that jumpTarget would take for a jump inside it: a jump to a
+// compiler's prologue that no fall-through reaches (a return, a jump or
+// padding before it), or that is the very next instruction (a tail call
+// to the function placed next, as at -Os; clang -O0 jumps to the next
+// block too, but blocks do not open with a prologue).
+func (a *Analyzer) tailJump(f *fn, pc uint64, fl disasm.Flow) bool {
+	if a.arch != disasm.X86_64 && a.arch != disasm.X86 || f.End != 0 || f.block {
+		return false
+	}
+	t := fl.Target
+	if t <= f.Addr || t < pc || a.covered.has(t) {
+		return false
+	}
+	if _, ok := a.extentOf(t); ok {
+		return false
+	}
+	return a.prologueAt(t) && (t == pc+uint64(fl.Len) || a.afterFlowEnd(t))
+}
+
+// afterFlowEnd reports whether the bytes before t end a ret, an int3, a
+// jmp (eb rel8 or e9 rel32) or a nop: t is not reached by falling
+// through.
+func (a *Analyzer) afterFlowEnd(t uint64) bool {
+	c, _ := a.mem.code(t - 1)
+	if len(c) > 0 && (c[0] == 0xc3 || c[0] == 0xcc) {
+		return true
+	}
+	if t >= 2 {
+		if c, _ := a.mem.code(t - 2); len(c) > 0 && c[0] == 0xeb {
+			return true
+		}
+	}
+	if t >= 5 {
+		if c, _ := a.mem.code(t - 5); len(c) > 0 && c[0] == 0xe9 {
+			return true
+		}
+	}
+	return a.afterNop(t)
+}
+
+// afterNop reports whether t follows an x86 nop (0x90 or a multi-byte
+// form), as compilers pad before an aligned function.
+func (a *Analyzer) afterNop(t uint64) bool {
+	if a.bytesBefore(t, []byte{0x90}) {
+		return true
+	}
+	for _, nop := range x86Nops {
+		if a.bytesBefore(t, nop) {
+			return true
+		}
 	}
 	return false
 }

@@ -56,7 +56,7 @@ func TestDiscoveryF1(t *testing.T) {
 		{"gcc -O2 -fcf-protection=none stripped, no .eh_frame", func(t *testing.T) string { return bintest.Build(t, bintest.NoCETNoEH) },
 			func(t *testing.T) string { return bintest.Build(t, bintest.NoCET) }, StageDescent, 0.98, 0.98},
 		{"gcc -O2 -static -fcf-protection=none stripped, no .eh_frame", func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCETNoEH) },
-			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, StageDescent, 0.72, 0.65},
+			func(t *testing.T) string { return bintest.Build(t, bintest.StaticNoCET) }, StageDescent, 0.86, 0.9},
 		{"gcc -O2 -static stripped", func(t *testing.T) string { return bintest.Build(t, bintest.StaticStrip) },
 			func(t *testing.T) string { return bintest.Build(t, bintest.Static) }, StageDescent, 0.995, 0.99},
 		{"libc.so.6 metadata", func(t *testing.T) string { return libcPath },

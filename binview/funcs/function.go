@@ -19,6 +19,8 @@ const (
 	SourceCodePointer    Source = "code_pointer"    // heuristic: an instruction operand pointing at code
 	SourceDataPointer    Source = "data_pointer"    // heuristic: a pointer in data pointing at code
 	SourceGap            Source = "gap"             // heuristic: code in a gap between functions
+	SourceStartCall      Source = "start_call"      // main, as the start-up code hands it to __libc_start_main
+	SourcePrologue       Source = "prologue"        // heuristic: a compiler's prologue in code nothing reached
 )
 
 // Confidence is how sure a source is that an address starts a function.
@@ -28,6 +30,8 @@ func (s Source) Confidence() float64 {
 		return 1
 	case SourceEntry, SourceFunctionStarts:
 		return 0.99
+	case SourceStartCall:
+		return 0.97
 	case SourceEHFrame, SourceDebugFrame:
 		return 0.98
 	case SourceCall:
@@ -42,6 +46,8 @@ func (s Source) Confidence() float64 {
 		return 0.6
 	case SourceGap:
 		return 0.5
+	case SourcePrologue:
+		return 0.55
 	}
 	return 0.9 // a caller's hint of another kind
 }
@@ -59,7 +65,7 @@ func (s Source) comprehensive() bool {
 // Heuristic reports whether the source is a guess rather than a fact of
 // the file or of the code.
 func (s Source) Heuristic() bool {
-	return s == SourceCodePointer || s == SourceDataPointer || s == SourceGap
+	return s == SourceCodePointer || s == SourceDataPointer || s == SourceGap || s == SourcePrologue
 }
 
 // Function is one discovered function.

@@ -30,6 +30,13 @@ type Image struct {
 	// when the end is known. A hint's Name is used when no symbol names
 	// the address.
 	Hints []Seed
+	// DataPointers are the pointers into code the loader writes into
+	// data: the ELF R_*_RELATIVE relocations whose targets are in
+	// executable sections. When the image has any, the data-pointer
+	// heuristic takes them instead of reading every aligned word (a
+	// position-independent file's small addresses look like text and
+	// integers).
+	DataPointers []Pointer
 	// Excluded ranges hold no functions (.plt, .plt.got, .plt.sec).
 	Excluded []Range
 	// EHFrame, EHFrameHdr and DebugFrame are the raw call-frame sections,
@@ -58,6 +65,9 @@ type Seed struct {
 	Size   uint64 // 0: unknown
 	Source Source // see Image.Symbols and Image.Hints
 }
+
+// Pointer is a pointer stored in data: at address At, it holds To.
+type Pointer struct{ At, To uint64 }
 
 // Range is a half-open address range [Start, End).
 type Range struct{ Start, End uint64 }
