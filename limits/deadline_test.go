@@ -32,6 +32,19 @@ func oneConnection(per time.Duration) func(ctx context.Context) error {
 	}
 }
 
+// stall makes the fake store take d for each call, or until the call's
+// context ends.
+func stall(d time.Duration) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // A store that is slow but answering is waited for: 16 concurrent
 // decisions queued on one connection that takes 20 ms each wait up to
 // 320 ms, three times the 100 ms quiet period, and every one is
@@ -166,16 +179,6 @@ func TestQuietPeriodLearnsAStall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		l, _ := newTestLimiter(t, f, Config{TransportTimeout: 100 * time.Millisecond})
-		stall := func(d time.Duration) func(ctx context.Context) error {
-			return func(ctx context.Context) error {
-				select {
-				case <-time.After(d):
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-		}
 		f.delay = stall(150 * time.Millisecond)
 		if _, err := l.AllowRequest(t.Context(), "cred-a"); !errors.Is(err, ErrRateLimitUnavailable) {
 			t.Fatalf("a first 150 ms stall: %v, want refused after 100 ms", err)
@@ -303,16 +306,6 @@ func TestUnavailableCauseLoggedOncePerBurst(t *testing.T) {
 // rate_limit_unavailable, and warden_status then showed no limits, on a
 // loaded machine.
 func TestUsageReadWaitsForASlowStore(t *testing.T) {
-	stall := func(d time.Duration) func(ctx context.Context) error {
-		return func(ctx context.Context) error {
-			select {
-			case <-time.After(d):
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-	}
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.delay = stall(2 * time.Second)
