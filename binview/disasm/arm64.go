@@ -1,6 +1,7 @@
 package disasm
 
 import (
+	"strconv"
 	"strings"
 
 	"golang.org/x/arch/arm64/arm64asm"
@@ -66,6 +67,9 @@ func (b arm64Backend) flow(code []byte, addr uint64) Flow {
 		if _, _, ok := lse(le32(code)); ok {
 			return Flow{Len: 4, Kind: Plain, FallThrough: true}
 		}
+		if le32(code)>>16 == 0 {
+			return Flow{Len: 4, Kind: Trap} // udf, as decode says
+		}
 		return Flow{Len: 4, Kind: Invalid}
 	}
 	return b.facts(&inst, addr)
@@ -83,6 +87,13 @@ func (b arm64Backend) decode(code []byte, addr uint64, syn Syntax, sym Symbolize
 	if err != nil {
 		if mn, ops, ok := lse(le32(code)); ok {
 			return mn, ops, Flow{Len: 4, Kind: Plain, FallThrough: true}
+		}
+		if w := le32(code); w>>16 == 0 {
+			// UDF #imm16, the permanently undefined instruction, which
+			// x/arch does not decode: compilers pad with it (a zero word
+			// is udf #0) and put it after calls that never return. It
+			// traps, as objdump prints it.
+			return "udf", "#" + strconv.Itoa(int(w&0xffff)), Flow{Len: 4, Kind: Trap}
 		}
 		return "(bad)", "", Flow{Len: 4, Kind: Invalid}
 	}

@@ -272,6 +272,25 @@ func TestARM64Atomics(t *testing.T) {
 	}
 }
 
+// The permanently undefined instruction prints as objdump prints it (a
+// zero word, the padding between Go's functions, is udf #0) and traps;
+// it was "(bad)", 6,499 times in one Go binary's listing.
+func TestARM64Udf(t *testing.T) {
+	d, err := New(ARM64, &Options{Syntax: GNU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, want := range map[uint32]string{0x00000000: "udf #0", 0x0000beef: "udf #48879", 0x00010000: "(bad)"} {
+		in := d.Decode(words(w), 0x1000)
+		if in.Text != want {
+			t.Errorf("%#08x: %q, want %q", w, in.Text, want)
+		}
+		if want != "(bad)" && (in.Kind != Trap || in.FallThrough || in.Len != 4) {
+			t.Errorf("%#08x: kind %v, falls through %v, length %d", w, in.Kind, in.FallThrough, in.Len)
+		}
+	}
+}
+
 // An A32 literal-pool load lists and names the address its slot holds.
 func TestARMLiteralLoad(t *testing.T) {
 	sym := func(a uint64) (string, uint64, bool) {
