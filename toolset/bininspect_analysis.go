@@ -59,7 +59,7 @@ type FunctionsResult struct {
 	Items      []FunctionItem `json:"items"`
 	Count      int            `json:"count"`
 	Total      int            `json:"total"`
-	NextOffset int            `json:"next_offset"`
+	NextOffset int            `json:"next_offset,omitempty"`
 	Truncated  bool           `json:"truncated"`
 	Stage      string         `json:"stage" privacy:"plain" desc:"The code-analysis stage the list reflects: metadata, functions or references."`
 }
@@ -121,7 +121,7 @@ type DisassembleResult struct {
 	Items       []InstructionItem `json:"items"`
 	Count       int               `json:"count"`
 	Total       int               `json:"total,omitempty" desc:"In function mode: the function's instructions."`
-	NextOffset  int               `json:"next_offset,omitempty" desc:"In function mode: the offset of the next page, 0 when none."`
+	NextOffset  int               `json:"next_offset,omitempty" desc:"In function mode: the offset of the next page, absent when none."`
 	Truncated   bool              `json:"truncated"`
 	NextAddress string            `json:"next_address,omitempty" privacy:"plain" desc:"In address mode: where the next page starts."`
 	Function    string            `json:"function,omitempty" privacy:"plain" desc:"In function mode: the function's name."`
@@ -160,7 +160,7 @@ type BasicBlocksResult struct {
 	Count      int         `json:"count"`
 	Total      int         `json:"total"`
 	Edges      int         `json:"edges"`
-	NextOffset int         `json:"next_offset"`
+	NextOffset int         `json:"next_offset,omitempty"`
 	Truncated  bool        `json:"truncated"`
 }
 
@@ -186,7 +186,7 @@ type XrefsResult struct {
 	Items      []XrefItem `json:"items"`
 	Count      int        `json:"count"`
 	Total      int        `json:"total"`
-	NextOffset int        `json:"next_offset"`
+	NextOffset int        `json:"next_offset,omitempty"`
 	Truncated  bool       `json:"truncated"`
 }
 

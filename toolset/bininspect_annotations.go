@@ -82,7 +82,7 @@ type AnnotationsResult struct {
 	Items      []AnnotationItem `json:"items"`
 	Count      int              `json:"count"`
 	Total      int              `json:"total"`
-	NextOffset int              `json:"next_offset"`
+	NextOffset int              `json:"next_offset,omitempty"`
 	Truncated  bool             `json:"truncated"`
 }
 

@@ -21,8 +21,9 @@ type Page[T any] struct {
 	Count int `json:"count" desc:"Items in this page."`
 	// Total counts every item that matches.
 	Total int `json:"total" desc:"Items that match, on every page."`
-	// NextOffset is offset + count: the offset of the next page.
-	NextOffset int `json:"next_offset" desc:"Offset of the next page (offset + count); call again with it while truncated is true."`
+	// NextOffset is the offset of the next page (offset + count), and
+	// absent when there is none.
+	NextOffset int `json:"next_offset,omitempty" desc:"Offset of the next page (offset + count), absent on the last page; call again with it while truncated is true."`
 	// Truncated reports that more items follow.
 	Truncated bool `json:"truncated" desc:"More items follow this page."`
 }
@@ -35,7 +36,11 @@ func pageOf[T any](items []T, offset, limit int) Page[T] {
 	lo := min(offset, total)
 	hi := min(lo+limit, total)
 	page := append([]T{}, items[lo:hi]...)
-	return Page[T]{Items: page, Count: len(page), Total: total, NextOffset: offset + len(page), Truncated: hi < total}
+	p := Page[T]{Items: page, Count: len(page), Total: total, Truncated: hi < total}
+	if p.Truncated {
+		p.NextOffset = offset + len(page)
+	}
+	return p
 }
 
 func clampLimit(limit int) int {
@@ -55,7 +60,9 @@ func convert[T, U any](p binview.Page[T], offset int, f func(T) U) Page[U] {
 		out.Items = append(out.Items, f(it))
 	}
 	out.Count = len(out.Items)
-	out.NextOffset = max(offset, 0) + out.Count
+	if out.Truncated {
+		out.NextOffset = max(offset, 0) + out.Count
+	}
 	return out
 }
 
