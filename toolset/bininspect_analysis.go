@@ -191,8 +191,8 @@ type XrefsResult struct {
 }
 
 type xrefsArgs struct {
-	Address   tool.Address `json:"address" desc:"The address referred to (direction to) or the referring instruction (direction from)."`
-	Direction string       `json:"direction" default:"to" enum:"to,from" desc:"to: what refers to the address; from: what the instruction at the address refers to."`
+	Address   tool.Address `json:"address" desc:"The address referred to (direction to), or the referring instruction or function (direction from)."`
+	Direction string       `json:"direction" default:"to" enum:"to,from" desc:"to: what refers to the address; from: what the instruction at the address refers to, or, at a function's start, every reference the function's instructions make."`
 	Kind      string       `json:"kind" default:"any" enum:"call,jump,data,any"`
 	Offset    int          `json:"offset" default:"0" min:"0" max:"100000000"`
 	Limit     int          `json:"limit" default:"100" min:"1" max:"1000"`
@@ -586,7 +586,13 @@ func (c *codeTools) xrefs(ctx context.Context, call *tool.Call, in xrefsArgs) (X
 	addr := uint64(in.Address)
 	var xs []funcs.Xref
 	if in.Direction == "from" {
-		xs = st.Graph.XrefsFrom(addr)
+		// From a function's start: every reference its instructions
+		// make; from any other address, the instruction's own.
+		if f, ok := st.Graph.Function(addr); ok {
+			xs = st.Graph.XrefsFromFunction(f)
+		} else {
+			xs = st.Graph.XrefsFrom(addr)
+		}
 	} else {
 		xs = st.Graph.XrefsTo(addr)
 	}

@@ -266,6 +266,20 @@ func TestFunctionInfoBlocksXrefsCallgraph(t *testing.T) {
 	if from.Total < 1 || from.Items[0].To != info.Start {
 		t.Errorf("from the call: %+v", from)
 	}
+	// From a function: every reference its instructions make, here
+	// main's calls to classify and checksum among them.
+	var fromMain XrefsResult
+	h.mustCall("t1", "bininspect_xrefs", `{"address":"main","direction":"from","kind":"call"}`, &fromMain)
+	callees := map[string]bool{}
+	for _, it := range fromMain.Items {
+		callees[it.ToName] = true
+		if it.FromFunction != "main" {
+			t.Errorf("a reference from main's instructions named %q as its function", it.FromFunction)
+		}
+	}
+	if !callees["classify"] || !callees["checksum"] {
+		t.Errorf("calls from main: %+v", fromMain)
+	}
 	var data XrefsResult
 	h.mustCall("t1", "bininspect_xrefs", `{"address":"twice","kind":"data"}`, &data)
 	if data.Total < 1 {

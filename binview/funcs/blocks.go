@@ -138,6 +138,19 @@ func (g *Graph) XrefsFrom(addr uint64) []Xref {
 	return out
 }
 
+// XrefsFromFunction returns every reference the instructions of f's
+// blocks make, ordered by the referring instruction.
+func (g *Graph) XrefsFromFunction(f *FuncInfo) []Xref {
+	var out []Xref
+	for _, b := range f.Blocks {
+		i := sort.Search(len(g.byFrom), func(i int) bool { return g.Xrefs[g.byFrom[i]].From >= b.Start })
+		for ; i < len(g.byFrom) && g.Xrefs[g.byFrom[i]].From < b.End; i++ {
+			out = append(out, g.Xrefs[g.byFrom[i]])
+		}
+	}
+	return out
+}
+
 // Graph runs every stage and returns blocks, cross-references and the
 // call graph.
 func (a *Analyzer) Graph(ctx context.Context) (*Graph, error) {
