@@ -386,5 +386,10 @@ func TestStrippedStartUpNames(t *testing.T) {
 		if i < 0 || fns[i].Name != name {
 			t.Errorf("%s at %#x not named so", name, want.Addr)
 		}
+		// Address expressions resolve the name too ("unknown symbol
+		// main" on stripped C before).
+		if got, ok := v.Symbol(name); !ok || got != want.Addr {
+			t.Errorf("Symbol(%q) = %#x, %v; want %#x", name, got, ok, want.Addr)
+		}
 	}
 }

@@ -13,7 +13,8 @@ import (
 // stub or IAT/GOT slot; "name@plt" is the stub and "__imp_name" the
 // slot), an automatic name (sub_401000, data_4010a0,
 // loc_401005: any mapped address), then a demangled C++ or Rust name
-// when exactly one address has it ('ns::f(int)' or 'ns::f').
+// when exactly one address has it ('ns::f(int)' or 'ns::f'), then a name
+// the code analysis gave a function (main on stripped C) when one has it.
 func (v *View) Symbol(name string) (uint64, bool) {
 	if i, ok := v.symByName[name]; ok {
 		return v.syms[i].Addr, true
@@ -48,6 +49,20 @@ func (v *View) Symbol(name string) (uint64, bool) {
 	}
 	if i, ok := v.demangled[name]; ok && i >= 0 {
 		return v.syms[i].Addr, true
+	}
+	// Last, a name the code analysis gave a function the file does not
+	// name (main found from the start-up code of a stripped C program,
+	// _start, _init, _fini), once the function stages have run and when
+	// exactly one function has it.
+	var at uint64
+	n := 0
+	for _, f := range v.CodeState().Functions {
+		if f.Name == name {
+			at, n = f.Addr, n+1
+		}
+	}
+	if n == 1 {
+		return at, true
 	}
 	return 0, false
 }
