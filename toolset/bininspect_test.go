@@ -698,3 +698,16 @@ func TestIdenticalOpensShareOneAnalysis(t *testing.T) {
 		t.Errorf("%d analyses, %d admissions, %d answers from the cache; want 1, 1, 1", runs.Load(), admitted.Load(), cached)
 	}
 }
+
+// A name that does not resolve says what to do next: which tools list
+// the file's names, and which start-up names a stripped file has.
+func TestUnknownSymbolSaysWhereNamesAre(t *testing.T) {
+	dir := rootWith(t, "go-linux-stripped")
+	s := newServer(t, newViews(t, BinaryOptions{Roots: []string{dir}}))
+	ctx := as(alice)
+	s.must(ctx, "bininspect_open", `{"path":"go-linux-stripped"}`)
+	r := s.call(ctx, "bininspect_address_info", `{"address":"no_such_name + 4"}`)
+	if !strings.Contains(r.message, "unknown symbol") || !strings.Contains(r.message, "bininspect_functions") || !strings.Contains(r.message, "sub_<hex>") {
+		t.Errorf("unknown name: %s: %s", r.code, r.message)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -376,6 +377,26 @@ func (bv *boundView) Symbol(name string) (uint64, bool) {
 		return a, true
 	}
 	return bv.View.Symbol(name)
+}
+
+// SymbolHint says, for an expression's name that does not resolve, which
+// names a stripped file still has and which tools list them. Only the
+// names the analysis gives (start-up names, sub_<hex>) are quoted: the
+// file's own names are read through the listing tools, whose results
+// pass the privacy stage, never echoed in an error.
+func (bv *boundView) SymbolHint(string) string {
+	var names []string
+	for _, f := range bv.View.CodeState().Functions {
+		switch f.Name {
+		case "_start", "main", "_init", "_fini":
+			names = append(names, f.Name)
+		}
+	}
+	hint := "bininspect_functions and bininspect_symbols list the names this file has; sub_<hex> names any address"
+	if len(names) > 0 {
+		hint = "this file has " + strings.Join(names, ", ") + " among its functions; " + hint
+	}
+	return hint
 }
 
 // flight is one analysis in progress, which concurrent opens of the same

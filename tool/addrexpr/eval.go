@@ -160,6 +160,11 @@ func (ev *evaluator) name(n *node) (uint64, *Error) {
 	if strings.HasPrefix(name, ".") {
 		return 0, errorf(CodeUnknownSection, int(n.pos), "unknown section %s", echo(name))
 	}
+	if h, ok := ev.t.(SymbolHinter); ok {
+		if hint := h.SymbolHint(name); hint != "" {
+			return 0, errorf(CodeUnknownSymbol, int(n.pos), "unknown symbol %s: %s", echo(name), hint)
+		}
+	}
 	return 0, errorf(CodeUnknownSymbol, int(n.pos), "unknown symbol %s", echo(name))
 }
 

@@ -33,6 +33,14 @@ type Target interface {
 	AddressSize() int
 }
 
+// SymbolHinter is an optional interface of a Target: when a name does not
+// resolve, the error's message ends with SymbolHint's sentence, which
+// says what names the target has and how to list them (the SDK does not
+// know the tools that do).
+type SymbolHinter interface {
+	SymbolHint(name string) string
+}
+
 // widthMask returns the mask for an address size in bytes.
 func widthMask(size int) uint64 {
 	switch size {
