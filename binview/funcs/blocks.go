@@ -513,6 +513,17 @@ func (a *Analyzer) literal(fl disasm.Flow) (uint64, bool) {
 // dataPointers records pointers stored in data that point at a known
 // function start.
 func (a *Analyzer) dataPointers(ctx context.Context, g *Graph, xref func(Xref)) {
+	a.eachDataWord(ctx, func(at, v uint64) {
+		if a.starts.has(v) {
+			xref(Xref{at, v, XrefData})
+		}
+	})
+}
+
+// eachDataWord calls fn with the address and value of every aligned,
+// non-zero pointer-sized word of the non-executable regions, until ctx
+// ends (checked every 256 KiB); nothing on 8- and 16-bit targets.
+func (a *Analyzer) eachDataWord(ctx context.Context, fn func(at, v uint64)) {
 	ps := a.arch.PtrSize()
 	if ps < 4 {
 		return
@@ -533,8 +544,8 @@ func (a *Analyzer) dataPointers(ctx context.Context, g *Graph, xref func(Xref)) 
 			} else {
 				v = order.Uint64(r.Data[off:])
 			}
-			if v != 0 && a.starts.has(v) {
-				xref(Xref{r.Addr + uint64(off), v, XrefData})
+			if v != 0 {
+				fn(r.Addr+uint64(off), v)
 			}
 		}
 	}

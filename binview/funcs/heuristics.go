@@ -243,31 +243,12 @@ func (a *Analyzer) pointerCandidates(ctx context.Context) (out []candidate, bloc
 // dataWords returns the aligned pointer-sized words of the non-executable
 // regions that point into executable code.
 func (a *Analyzer) dataWords(ctx context.Context) []Pointer {
-	ps := a.arch.PtrSize()
-	if ps < 4 {
-		return nil
-	}
 	var out []Pointer
-	for i := range a.mem.regions {
-		r := &a.mem.regions[i]
-		if r.Exec {
-			continue
+	a.eachDataWord(ctx, func(at, v uint64) {
+		if a.mem.isExec(v) && a.bud.Take(budget.Bytes, 16) == nil {
+			out = append(out, Pointer{At: at, To: v})
 		}
-		for off := 0; off+ps <= len(r.Data); off += ps {
-			if off&0x3ffff == 0 && a.stop(ctx) != nil {
-				return out
-			}
-			var v uint64
-			if ps == 4 {
-				v = uint64(a.byteOrder().Uint32(r.Data[off:]))
-			} else {
-				v = a.byteOrder().Uint64(r.Data[off:])
-			}
-			if v != 0 && a.mem.isExec(v) && a.bud.Take(budget.Bytes, 16) == nil {
-				out = append(out, Pointer{At: r.Addr + uint64(off), To: v})
-			}
-		}
-	}
+	})
 	return out
 }
 
