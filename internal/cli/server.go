@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/mcp"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 // server is one warden serve: openServer builds it in dependency order
