@@ -49,6 +49,7 @@ type scanSecretsFlags struct {
 	since, rng      string
 	maxCommits      int
 	exclude         []string
+	config          string
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -94,6 +95,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.since, "since", "", "with --git: only commits more recent than this date (any form git log --since reads)")
 	fl.StringVar(&f.rng, "range", "", "with --git: only the commits of this revision range, A..B")
 	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
+	fl.StringVar(&f.config, "config", "", "repository configuration (default: .keysweep.yaml in the scanned directory, if any): exclusions, disabled rules, allowed values, custom rules")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "skip paths matching this glob, in .gitignore syntax (*.min.js, vendor/, /build); repeatable")
 	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
@@ -106,6 +108,47 @@ type secretsReport struct {
 	Files   []fileFindings       `json:"files"`
 	Summary secretscan.Summary   `json:"summary"`
 	Stats   secretscan.WalkStats `json:"stats"`
+	// Baseline says how the baseline (--baseline, or the configuration's)
+	// was used; absent without one.
+	Baseline *baselineUse `json:"baseline,omitempty"`
+}
+
+// baselineUse is how many of a baseline's entries suppressed a finding.
+type baselineUse struct {
+	Entries   int  `json:"entries"`
+	Matched   int  `json:"matched"`
+	Unmatched int  `json:"unmatched"`
+	Portable  bool `json:"portable"`
+}
+
+func baselineSummary(b *secretscan.Baseline) *baselineUse {
+	if b == nil {
+		return nil
+	}
+	return &baselineUse{Entries: b.Len(), Matched: b.Matched(), Unmatched: b.Len() - b.Matched(), Portable: b.Portable()}
+}
+
+// warnBaseline says on stderr when baseline entries matched nothing (the
+// secret was removed, or the baseline is another scan's), and when a
+// version 1 baseline will not work on another machine.
+func warnBaseline(w io.Writer, b *secretscan.Baseline) {
+	u := baselineSummary(b)
+	if u == nil {
+		return
+	}
+	if u.Unmatched > 0 {
+		fmt.Fprintf(w, "warning: %d of %d baseline entries matched no finding (fixed, or from another scan); --write-baseline writes a current one\n", u.Unmatched, u.Entries)
+	}
+	if !u.Portable && u.Entries > 0 {
+		fmt.Fprintf(w, "warning: the baseline is version 1, keyed to one machine; --write-baseline writes a portable one\n")
+	}
+}
+
+func suppressedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d suppressed by allow comments, allowed values or the baseline)", n)
 }
 
 type fileFindings struct {
@@ -125,11 +168,33 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
-	exclude, err := secretscan.NewPathFilter(f.exclude...)
+	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
+	root := ""
+	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() && paths[0] != "-" {
+		root = paths[0]
+	}
+	cfg, cfgPath, err := loadKeysweepConfig(f.config, root)
+	if err != nil {
+		return &exitError{code: ExitError, err: fmt.Errorf("configuration: %w", err)}
+	}
+	globs := slices.Clone(f.exclude)
+	if cfg != nil {
+		if err := cfg.apply(cfgPath, opts, &globs); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		if f.config == "" {
+			// The configuration holds its rules' examples: it is not
+			// scanned, as gitleaks does not scan its own.
+			globs = append(globs, "/"+keysweepConfigName)
+		}
+		if f.baseline == "" && cfg.Baseline != "" {
+			f.baseline = filepath.Join(filepath.Dir(cfgPath), cfg.Baseline)
+		}
+	}
+	exclude, err := secretscan.NewPathFilter(globs...)
 	if err != nil {
 		return &exitError{code: ExitError, err: fmt.Errorf("--exclude: %w", err)}
 	}
-	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
 	trees := paths
 	if f.git || f.staged {
 		trees = nil // history comes from git, not from files under the paths
@@ -147,9 +212,16 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		opts.Baseline = b
 	}
-	sc := secretscan.New(opts)
+	sc, err := secretscan.Build(opts)
+	if err != nil {
+		where := "--config"
+		if cfgPath != "" {
+			where = cfgPath
+		}
+		return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", where, err)}
+	}
 	if f.git || f.staged {
-		return e.scanSecretsGit(ctx, sc, paths, f, failOn, exclude)
+		return e.scanSecretsGit(ctx, sc, opts.Baseline, paths, f, failOn, exclude)
 	}
 	if f.since != "" || f.rng != "" || f.maxCommits != 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--since, --range and --max-commits need --git")}
@@ -229,6 +301,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	var all secretscan.Result
 	worst := secretscan.SeverityNone
 	for _, fr := range files {
+		all.Suppressed += fr.Result.Suppressed
 		all.Detections = append(all.Detections, fr.Result.Detections...)
 		for _, d := range fr.Result.Detections {
 			if d.Severity > worst && d.Family != secretscan.FamilyIdentifier {
@@ -245,7 +318,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	case f.asSARIF:
 		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
 	case f.asJSON:
-		rep := secretsReport{Files: make([]fileFindings, 0, len(files)), Summary: all.Summarize(), Stats: stats}
+		rep := secretsReport{Files: make([]fileFindings, 0, len(files)), Summary: all.Summarize(), Stats: stats, Baseline: baselineSummary(opts.Baseline)}
 		for _, fr := range files {
 			rep.Files = append(rep.Files, fileFindings{Path: fr.Path, Detections: fr.Result.Detections})
 		}
@@ -254,8 +327,9 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		err = enc.Encode(rep)
 	default:
 		err = writeSecretsText(e.stdout, files)
-		fmt.Fprintf(e.stderr, "scanned %d files (%s); %d findings%s\n", stats.Files, humanBytes(stats.Bytes), len(all.Detections), skippedNote(stats.Skipped))
+		fmt.Fprintf(e.stderr, "scanned %d files (%s); %d findings%s%s\n", stats.Files, humanBytes(stats.Bytes), len(all.Detections), suppressedNote(all.Suppressed), skippedNote(stats.Skipped))
 	}
+	warnBaseline(e.stderr, opts.Baseline)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
