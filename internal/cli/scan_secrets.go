@@ -50,6 +50,7 @@ type scanSecretsFlags struct {
 	maxCommits      int
 	exclude         []string
 	config          string
+	archives        bool
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -97,6 +98,7 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
 	fl.StringVar(&f.config, "config", "", "repository configuration (default: .keysweep.yaml in the scanned directory, if any): exclusions, disabled rules, allowed values, custom rules")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "skip paths matching this glob, in .gitignore syntax (*.min.js, vendor/, /build); repeatable")
+	fl.BoolVar(&f.archives, "archives", false, "also scan inside zip, jar, tar, tar.gz and gzip files (nested up to 3 deep; at most 10,000 entries and 256 MiB expanded per archive, 64 MiB per archive file; entries are named archive.zip!path)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
@@ -261,6 +263,27 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			}
 			continue
 		}
+		var archives *secretscan.ArchiveOptions
+		if f.archives {
+			archives = &secretscan.ArchiveOptions{}
+		}
+		onSkip := func(root string) func(rel, reason string) {
+			return func(rel, reason string) {
+				if f.verbose {
+					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
+				}
+			}
+		}
+		if !fi.IsDir() && f.archives {
+			st, ok, err := sc.ScanArchiveFile(ctx, p, int64(f.maxFileSize), archives, f.includeBinary, collect, onSkip(""))
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if ok {
+				addStats(&stats, st)
+				continue
+			}
+		}
 		if !fi.IsDir() {
 			res, err := sc.ScanFile(ctx, p, int64(f.maxFileSize))
 			if errors.Is(err, secretscan.ErrTooLarge) {
@@ -277,12 +300,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		root := p
 		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
 			MaxFileSize: int64(f.maxFileSize), IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
-			Exclude: exclude,
-			OnSkip: func(rel, reason string) {
-				if f.verbose {
-					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
-				}
-			},
+			Exclude: exclude, Archives: archives, OnSkip: onSkip(root),
 		}, func(fr secretscan.FileResult) error {
 			fr.Path = filepath.ToSlash(filepath.Join(p, fr.Path))
 			return collect(fr)
@@ -290,11 +308,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
-		stats.Files += st.Files
-		stats.Bytes += st.Bytes
-		for k, v := range st.Skipped {
-			stats.Skipped[k] += v
-		}
+		addStats(&stats, st)
 	}
 	prog.done()
 
@@ -360,8 +374,20 @@ func skipReason(reason string, maxSize int64) string {
 		return "special file (device, pipe or socket)"
 	case secretscan.SkipUnreadable:
 		return "unreadable (permission denied or read error)"
+	case secretscan.SkipArchiveLimit:
+		return "archive_limit (the archive's entries, expanded size or nesting ran past the bounds of --archives)"
+	case secretscan.SkipArchiveCorrupt:
+		return "archive_corrupt (the archive, or the rest of it, could not be read)"
 	}
 	return reason
+}
+
+func addStats(to *secretscan.WalkStats, st secretscan.WalkStats) {
+	to.Files += st.Files
+	to.Bytes += st.Bytes
+	for k, v := range st.Skipped {
+		to.Skipped[k] += v
+	}
 }
 
 func writeBaselineFile(path string, ds []secretscan.Detection) error {
