@@ -235,7 +235,7 @@ type listPage struct {
 // callers copy it into the response and never write to it.
 func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte, *Error) {
 	all, version := s.reg.Tools()
-	shared, era := s.opts.Visible == nil, 0
+	shared, era := s.opts.Visible == nil && !needsClient(all), 0
 	if x.modern {
 		era = 1
 	}
@@ -245,10 +245,10 @@ func (s *Server) toolsList(ctx context.Context, x *exchange, p *params) ([]byte,
 		}
 	}
 	tools := all
-	if s.opts.Visible != nil {
+	if !shared {
 		tools = make([]*tool.Tool, 0, len(all))
 		for _, t := range all {
-			if s.visible(ctx, t) {
+			if s.visible(ctx, t) && x.caps.meets(t.ClientNeeds) {
 				tools = append(tools, t)
 			}
 		}
@@ -380,4 +380,15 @@ func quoteName(s string) string {
 		s = s[:64] + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// needsClient reports whether a tool is listed only to clients with some
+// capability (Def.ClientNeeds), so that listings differ between clients.
+func needsClient(tools []*tool.Tool) bool {
+	for _, t := range tools {
+		if len(t.ClientNeeds) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -45,6 +45,16 @@ func (c clientCaps) supports(name string) bool {
 	return false
 }
 
+// meets reports whether the client declared every capability in needs.
+func (c clientCaps) meets(needs []string) bool {
+	for _, n := range needs {
+		if !c.supports(n) {
+			return false
+		}
+	}
+	return true
+}
+
 // hasMember reports whether the JSON object obj has a member whose quoted
 // key is key.
 func hasMember(obj []byte, key string) bool {

@@ -215,7 +215,7 @@ func (s *Server) Retire() { s.retireOnce.Do(s.stopBeat) }
 func (s *Server) Logger() *slog.Logger { return s.log }
 
 func (s *Server) cacheScope() string {
-	if s.opts.Visible != nil {
+	if all, _ := s.reg.Tools(); s.opts.Visible != nil || needsClient(all) {
 		return "private"
 	}
 	return "public"

@@ -105,6 +105,11 @@ type Def struct {
 	Scope       Scope
 	// Tasks says whether the tool can run as a task. Zero: never.
 	Tasks TaskSupport
+	// ClientNeeds are client capabilities ("roots", "sampling",
+	// "elicitation") without which the tool cannot work: a client that
+	// did not declare them is not shown it in tools/list. Nil: listed to
+	// every client.
+	ClientNeeds []string
 	// Meta adds members to the tool's _meta in listings, for clients
 	// and gateways that read them. Keys take the MCP form
 	// "prefix/name" (a reverse-DNS prefix is recommended); the
@@ -118,6 +123,9 @@ type Def struct {
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// clientCapabilities are those a tool may need (Def.ClientNeeds).
+var clientCapabilities = map[string]bool{"roots": true, "sampling": true, "elicitation": true}
 
 func (d *Def) check() error {
 	if !nameRE.MatchString(d.Name) {
@@ -135,6 +143,11 @@ func (d *Def) check() error {
 	}
 	if strings.TrimSpace(d.Catalog.Category) == "" {
 		return fmt.Errorf("tool %s: catalog category required", d.Name)
+	}
+	for _, c := range d.ClientNeeds {
+		if !clientCapabilities[c] {
+			return fmt.Errorf("tool %s: unknown client capability %q in ClientNeeds (roots, sampling or elicitation)", d.Name, c)
+		}
 	}
 	for k := range d.Meta {
 		if !metaKeyRE.MatchString(k) || k == catalogMetaKey || reservedMetaPrefix(k) {

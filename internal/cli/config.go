@@ -80,6 +80,17 @@ type Config struct {
 	// Bininspect configures binary views: where files may be opened from
 	// and the limits of the bininspect_ tools.
 	Bininspect BininspectConfig `yaml:"bininspect"`
+	// Keysweep configures the secret-scanning tools.
+	Keysweep KeysweepConfig `yaml:"keysweep"`
+}
+
+// KeysweepConfig is the keysweep block.
+type KeysweepConfig struct {
+	// Workspace are directories keysweep_scan_path may read, for every
+	// caller. A local server also reads under the roots its client
+	// declares; a hosted one only here. None and hosted: the tool is not
+	// offered.
+	Workspace []string `yaml:"workspace"`
 }
 
 // BininspectConfig is the bininspect block. Zero values take the

@@ -93,7 +93,10 @@ func wire(o wireOptions) (*wired, error) {
 	}
 	reg := tool.NewRegistry()
 	native := &toolset.Native{Version: Version(), Edition: string(edition)}
-	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: gates.InScope}
+	deps := toolset.Deps{Logger: o.logger, Native: native, InScope: gates.InScope, Workspace: o.cfg.Keysweep.Workspace}
+	// The client's roots name the client's machine: only a local server,
+	// which shares it, reads under them.
+	deps.ClientRoots = o.controls == nil || o.controls.profile == profileLocal
 	if o.controls != nil {
 		// Annotations on binaries live in the same store as the
 		// limits: per tenant, across restarts and replicas.

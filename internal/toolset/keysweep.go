@@ -85,7 +85,14 @@ func keysweepTools(deps Deps) ([]*tool.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*tool.Tool{t}, nil
+	if len(deps.Workspace) == 0 && !deps.ClientRoots {
+		return []*tool.Tool{t}, nil // no directory it could read
+	}
+	p, err := keysweepPathTool(sc, deps)
+	if err != nil {
+		return nil, err
+	}
+	return []*tool.Tool{t, p}, nil
 }
 
 // scanTextResult shapes an engine result into the tool's contract.

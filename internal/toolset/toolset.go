@@ -59,6 +59,14 @@ type Deps struct {
 	// the field pass lacks; nil there is balanced.
 	Native *Native
 
+	// Workspace are the directories keysweep_scan_path may read, from the
+	// operator's configuration (keysweep.workspace).
+	Workspace []string
+	// ClientRoots lets keysweep_scan_path read under the roots the client
+	// declares: a local server only, whose client shares its machine.
+	// Without it and without a Workspace, the tool is not registered.
+	ClientRoots bool
+
 	// registry is the registry being filled, for warden_status.
 	registry *tool.Registry
 }
