@@ -129,7 +129,7 @@ func TestFamilyResolvesViews(t *testing.T) {
 	if r := Invoke(context.Background(), c).Result; text(r) != "stage" {
 		t.Errorf("stage resolver: %+v", r)
 	}
-	if r := Invoke(context.Background(), NewCall(outside, nil, CallEnv{})).Result; r.ErrorCode != CodeNoActiveView || !strings.Contains(text(r), "no binary view") {
+	if r := Invoke(context.Background(), NewCall(outside, nil, CallEnv{})).Result; r.ErrorCode != CodeNoActiveView || !strings.Contains(text(r), "no view is open") {
 		t.Errorf("outside the family: %+v", r)
 	}
 }

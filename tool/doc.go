@@ -87,10 +87,11 @@
 // knows only the vocabulary of kinds, package privacy), the protocol in
 // package mcp. Views are the SDK's because a handler reads one
 // (Call.View); which views exist is the family's that opens them
-// (Family.ResolveViews). Two product names remain in the SDK for now,
-// because clients already read them: the no_active_binary_view code of a
-// call without a view, and the view parameter's description, which names
-// Warden's bininspect_open.
+// (Family.ResolveViews), and so are the words that send a caller to
+// the tool that opens one: the SDK's own messages and the view parameter's
+// description name no server's tools. One product name remains, because
+// clients already read it: the code of a call without a view,
+// no_active_binary_view (CodeNoActiveView), kept as a wire contract.
 //
 // # For servers
 //

@@ -77,14 +77,14 @@ func (t *Tool) resolveView(ctx context.Context, call *Call, resolve ViewResolver
 		return t.errorResult(&Error{Code: CodeInvalidParams, Message: err.Error()})
 	}
 	if resolve == nil {
-		return t.errorResult(&Error{Code: CodeNoActiveView, Message: "no binary view is open: open one with bininspect_open first"})
+		return t.errorResult(&Error{Code: CodeNoActiveView, Message: noViewMessage})
 	}
 	v, warnings, err := resolve(ctx, call, handle)
 	if err != nil {
 		return t.shapeError(ctx, call, err).Result
 	}
 	if v == nil {
-		return t.errorResult(&Error{Code: CodeNoActiveView, Message: "no binary view is open: open one with bininspect_open first"})
+		return t.errorResult(&Error{Code: CodeNoActiveView, Message: noViewMessage})
 	}
 	call.view = v
 	for _, w := range warnings {
@@ -164,3 +164,8 @@ func (t *Tool) shapeError(ctx context.Context, call *Call, err error) Outcome {
 		slog.String("tool", t.Name), slog.String("cause", err.Error()))
 	return Outcome{Result: t.errorResult(internalError())}
 }
+
+// noViewMessage is the SDK's refusal of a view-scoped call when no
+// resolver found a view; a family's resolver says more (which tool opens
+// one) with its own error.
+const noViewMessage = "no view is open: open one first with the server's tool for it"

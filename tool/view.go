@@ -19,7 +19,7 @@ type View interface {
 // view-scoped tool's own arguments may not use the name.
 const ViewParam = "view"
 
-const viewParamDesc = "Handle of the open view to act on (from bininspect_open or bininspect_view_list). " +
+const viewParamDesc = "Handle of the open view to act on, as the tool that opened it or a listing of open views returned it. " +
 	"Optional: without it the session's active view, or the caller's only open view, is used."
 
 // reserveViewParam adds the view parameter to a view-scoped tool's
