@@ -204,6 +204,7 @@ type CallgraphNode struct {
 	Name      string `json:"name" privacy:"plain"`
 	Depth     int    `json:"depth"`
 	Direction string `json:"direction" privacy:"plain" desc:"caller or callee (of the root, at that depth)."`
+	Import    bool   `json:"import,omitempty" desc:"An imported function (its PLT stub or import thunk, named by the import): a leaf, called but not analysed."`
 }
 
 // CallgraphEdge is a call (or tail call) from one function to another.
@@ -680,12 +681,53 @@ func (c *codeTools) callgraph(ctx context.Context, call *tool.Call, in callgraph
 		}
 	}
 	if in.Direction != "callers" {
-		walk("callee", func(fi *funcs.FuncInfo) []uint64 { return fi.Callees }, false)
+		_, o, _ := c.functionsOf(ctx, call, v, st)
+		sym := v.Symbolizer(o, fns)
+		imported := map[uint64]string{}
+		walk("callee", func(fi *funcs.FuncInfo) []uint64 {
+			return append(slices.Clone(fi.Callees), importCalls(st.Graph, fi, sym, imported)...)
+		}, false)
+		byHex := make(map[string]string, len(imported))
+		for a, n := range imported {
+			byHex[codeHex(a)] = n
+		}
+		for i := range out.Nodes {
+			if n, ok := byHex[out.Nodes[i].Address]; ok {
+				out.Nodes[i].Name, out.Nodes[i].Import = n, true
+			}
+		}
 	}
 	if in.Direction != "callees" {
 		walk("caller", func(fi *funcs.FuncInfo) []uint64 { return fi.Callers }, true)
 	}
 	return out, nil
+}
+
+// importCalls lists the imported functions fi calls: targets of its call
+// (and tail-jump) references that are no function of the graph and lie in
+// no function's code, but that a symbol names at exactly that address (a
+// PLT stub "puts@plt", an import thunk). Their names go into names.
+func importCalls(g *funcs.Graph, fi *funcs.FuncInfo, sym func(uint64) (string, uint64, bool), names map[uint64]string) []uint64 {
+	var out []uint64
+	for _, x := range g.XrefsFromFunction(fi) {
+		if x.Kind == funcs.XrefData {
+			continue
+		}
+		if _, ok := g.Function(x.To); ok {
+			continue
+		}
+		if _, ok := g.Containing(x.To); ok {
+			continue // a jump within code
+		}
+		n, base, ok := sym(x.To)
+		if !ok || base != x.To || n == "" {
+			continue
+		}
+		names[x.To] = n
+		out = append(out, x.To)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (c *codeTools) functionGraph(ctx context.Context, call *tool.Call, in functionGraphArgs) (FunctionGraphResult, error) {

@@ -298,6 +298,16 @@ func TestFunctionInfoBlocksXrefsCallgraph(t *testing.T) {
 	if !names["classify"] || !names["checksum"] || len(cg.Edges) != len(cg.Nodes) {
 		t.Errorf("main's callees: %+v", cg)
 	}
+	// Imported functions are leaves named by their import.
+	imports := map[string]bool{}
+	for _, n := range cg.Nodes {
+		if n.Import {
+			imports[strings.TrimSuffix(n.Name, "@plt")] = true
+		}
+	}
+	if !imports["printf"] && !imports["__printf_chk"] {
+		t.Errorf("main's call to printf is not an import leaf: %+v", cg.Nodes)
+	}
 	h.mustCall("t1", "bininspect_callgraph", `{"function":"classify","direction":"callers"}`, &cg)
 	if len(cg.Nodes) == 0 || cg.Nodes[0].Name != "main" || cg.Edges[0].To != info.Start {
 		t.Errorf("classify's callers: %+v", cg)
