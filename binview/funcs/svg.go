@@ -254,6 +254,7 @@ func (g *svgLayout) order() {
 func (g *svgLayout) place() {
 	nodes := g.nodes
 	y := svgMargin
+	wmax := 0.0 // the widest layer, packed
 	for _, l := range g.layers {
 		h := 0.0
 		x := svgMargin
@@ -262,7 +263,41 @@ func (g *svgLayout) place() {
 			x += nodes[v].w + svgGapX
 			h = max(h, nodes[v].h)
 		}
+		wmax = max(wmax, x-svgGapX-svgMargin)
 		y += h + svgGapY
+	}
+	// fit keeps a layer within the widest layer's width, so that pulling
+	// layers towards their neighbours never widens the drawing past its
+	// widest rank (a browser shows the entry, not white space): a layer
+	// spread wider than that is packed again around its centre, then
+	// moved inside.
+	fit := func(l []int) {
+		if len(l) == 0 {
+			return
+		}
+		first, last := &nodes[l[0]], &nodes[l[len(l)-1]]
+		if span := last.x + last.w - first.x; span > wmax {
+			mid := first.x + span/2
+			packed := -svgGapX
+			for _, v := range l {
+				packed += nodes[v].w + svgGapX
+			}
+			x := mid - packed/2
+			for _, v := range l {
+				nodes[v].x = x
+				x += nodes[v].w + svgGapX
+			}
+		}
+		shift := 0.0
+		if over := last.x + last.w - (svgMargin + wmax); over > 0 {
+			shift = -over
+		}
+		if under := svgMargin - (first.x + shift); under > 0 {
+			shift += under
+		}
+		for _, v := range l {
+			nodes[v].x += shift
+		}
 	}
 	pull := func(l []int, nb [][]int) {
 		for _, v := range l {
@@ -281,6 +316,7 @@ func (g *svgLayout) place() {
 				cur.x = prev.x + prev.w + svgGapX
 			}
 		}
+		fit(l)
 	}
 	for li := 1; li < len(g.layers); li++ {
 		pull(g.layers[li], g.preds)
@@ -317,7 +353,7 @@ func (c *FuncCFG) WriteSVG(w io.Writer) error {
 		height = max(height, nd.y+nd.h+svgMargin)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="12">`+"\n",
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" preserveAspectRatio="xMinYMin meet" font-family="monospace" font-size="12">`+"\n",
 		width, height, width, height)
 	b.WriteString("<defs>\n")
 	kinds := []EdgeKind{EdgeFallThrough, EdgeTaken, EdgeNotTaken, EdgeUnconditional, EdgeSwitch}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,4 +89,58 @@ func maxLayer(ns []svgNode) int {
 		m = max(m, n.layer)
 	}
 	return m
+}
+
+// A dispatch-style function (a switch whose last case fans out again, as
+// an interpreter's dispatch does) draws no wider than its widest rank,
+// with the entry on the first row: the picture a browser opens shows
+// code, not white space.
+func TestSVGWidthStaysNearTheWidestRank(t *testing.T) {
+	const cases, fan = 40, 30
+	c := &FuncCFG{Function: Function{Addr: 0x1000, Name: "dispatch"}}
+	block := func(start uint64, succs ...uint64) {
+		b := CFGBlock{Block: Block{Start: start, End: start + 4, Insts: 1}}
+		for _, s := range succs {
+			b.Succs = append(b.Succs, Edge{To: s})
+		}
+		b.Insts = []disasm.Inst{{Addr: start, Text: "nop"}}
+		c.Blocks = append(c.Blocks, b)
+	}
+	var caseStarts, fanStarts []uint64
+	for i := range cases {
+		caseStarts = append(caseStarts, 0x2000+uint64(i)*0x10)
+	}
+	for i := range fan {
+		fanStarts = append(fanStarts, 0x5000+uint64(i)*0x10)
+	}
+	block(0x1000, caseStarts...)
+	for i, s := range caseStarts {
+		if i == cases-1 {
+			block(s, fanStarts...) // the last case fans out again
+		} else {
+			block(s, 0x9000)
+		}
+	}
+	for _, s := range fanStarts {
+		block(s, 0x9000)
+	}
+	block(0x9000)
+	slices.SortFunc(c.Blocks, func(a, b CFGBlock) int { return cmpU64(a.Start, b.Start) })
+	nodes, idx := c.layout()
+	widest := map[int]float64{}
+	right, entryY := 0.0, nodes[idx[0x1000]].y
+	for _, n := range nodes {
+		widest[n.layer] += n.w + svgGapX
+		right = max(right, n.x+n.w)
+		if n.y < entryY {
+			t.Errorf("a block above the entry")
+		}
+	}
+	wmax := 0.0
+	for _, w := range widest {
+		wmax = max(wmax, w-svgGapX)
+	}
+	if right > svgMargin+wmax+1 {
+		t.Errorf("drawing %.0f wide, its widest rank %.0f", right-svgMargin, wmax)
+	}
 }
