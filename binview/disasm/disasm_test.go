@@ -213,3 +213,21 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// SSE compares read as the assembler writes them: the predicate in the
+// mnemonic (objdump -M intel prints cmpltsd xmm0,xmm1).
+func TestX86ComparePredicates(t *testing.T) {
+	b := x86Backend{mode: 64}
+	for code, want := range map[string]string{
+		"\xf2\x0f\xc2\xc1\x01":     "cmpltsd xmm0, xmm1",
+		"\xf3\x0f\xc2\xc1\x05":     "cmpnltss xmm0, xmm1",
+		"\x66\x0f\xc2\xc1\x02":     "cmplepd xmm0, xmm1",
+		"\x0f\xc2\xc1\x07":         "cmpordps xmm0, xmm1",
+		"\xf2\x0f\xc2\x41\x08\x04": "cmpneqsd xmm0, qword ptr [rcx+0x8]",
+	} {
+		mn, ops, _ := b.decode([]byte(code), 0x1000, Intel, nil)
+		if got := mn + " " + ops; got != want {
+			t.Errorf("% x: %q, want %q", code, got, want)
+		}
+	}
+}

@@ -277,6 +277,17 @@ func (b x86Backend) objdumpStyle(inst *x86asm.Inst, mn, ops string) (string, str
 		if _, rel := inst.Args[0].(x86asm.Rel); !rel && hasPrefix(inst, x86asm.PrefixDS) && !strings.Contains(pre, "notrack") {
 			pre += "notrack "
 		}
+	case x86asm.CMPSD_XMM, x86asm.CMPSS, x86asm.CMPPD, x86asm.CMPPS:
+		// The assembler's spelling: the predicate in the mnemonic
+		// (cmpltsd xmm0, xmm1), as objdump and the manuals print it.
+		suffix := strings.TrimSuffix(strings.TrimPrefix(last, "cmp"), "_xmm")
+		if imm, ok := inst.Args[2].(x86asm.Imm); ok && imm < 8 {
+			if i := strings.LastIndex(ops, ", "); i >= 0 {
+				last, ops = "cmp"+cmpPredicates[imm]+suffix, ops[:i]
+			}
+		} else {
+			last = "cmp" + suffix
+		}
 	}
 	ops = strings.TrimPrefix(ops, "ptr ")
 	ops = strings.ReplaceAll(ops, ", ptr [", ", [")
@@ -305,6 +316,9 @@ func (b x86Backend) objdumpStyle(inst *x86asm.Inst, mn, ops string) (string, str
 	}
 	return pre + last, ops
 }
+
+// cmpPredicates are the SSE compare predicates of an immediate 0 to 7.
+var cmpPredicates = [8]string{"eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord"}
 
 func isImm(a x86asm.Arg) bool {
 	_, ok := a.(x86asm.Imm)
