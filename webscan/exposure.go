@@ -33,24 +33,24 @@ type exposureRule struct {
 }
 
 var (
-	reGitCore = regexp.MustCompile(`(?m)^\s*\[core\]`)
-	reGitHead = regexp.MustCompile(`^(ref: refs/[\w./-]{1,200}|[0-9a-f]{40}|[0-9a-f]{64})$`)
-	reEnvLine = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,63})\s*=`)
+	reGitCore = lazyRegexp(`(?m)^\s*\[core\]`)
+	reGitHead = lazyRegexp(`^(ref: refs/[\w./-]{1,200}|[0-9a-f]{40}|[0-9a-f]{64})$`)
+	reEnvLine = lazyRegexp(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,63})\s*=`)
 	// reEnvSecretLine is one NAME=value line that holds a credential: a
 	// name ending in URL, DSN, KEY, SECRET, TOKEN, PASSWORD or PASS with a
 	// non-empty value, or any value that is a URL with a scheme.
-	reEnvSecretLine = regexp.MustCompile(`(?m)^\s*(?:export\s+)?(?:[A-Z][A-Z0-9_]{0,62}(?:URL|DSN|KEY|SECRET|TOKEN|PASSWORD|PASS)\s*=\s*\S|[A-Z][A-Z0-9_]{1,63}\s*=\s*["']?[a-z][a-z0-9+.-]{1,20}://\S)`)
-	reSQL           = regexp.MustCompile(`(?i)\b(CREATE TABLE|INSERT INTO|DROP TABLE|LOCK TABLES)\b`)
-	rePrivateKey    = regexp.MustCompile(`-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY)-----`)
-	reAWSKey        = regexp.MustCompile(`(?mi)^\s*aws_access_key_id\s*=`)
-	reCompose       = regexp.MustCompile(`(?m)^services:\s*$`)
-	reComposeSvc    = regexp.MustCompile(`(?m)^\s+(image|build):`)
-	reHtpasswd      = regexp.MustCompile(`^[^:\s]{1,64}:(\$apr1\$|\$2[aby]\$|\{SHA\}|\$5\$|\$6\$|[./0-9A-Za-z]{13}$)`)
-	reNpmAuth       = regexp.MustCompile(`(?m)(_authToken|_auth|_password)\s*=`)
-	reCrossAll      = regexp.MustCompile(`allow-access-from\s+domain=["']\*["']`)
-	reDockerFrom    = regexp.MustCompile(`(?m)^FROM\s+\S+`)
-	reDockerCmd     = regexp.MustCompile(`(?m)^(RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV)\s`)
-	reURLCreds      = regexp.MustCompile(`://[^/\s:@]+:[^/\s@]+@`)
+	reEnvSecretLine = lazyRegexp(`(?m)^\s*(?:export\s+)?(?:[A-Z][A-Z0-9_]{0,62}(?:URL|DSN|KEY|SECRET|TOKEN|PASSWORD|PASS)\s*=\s*\S|[A-Z][A-Z0-9_]{1,63}\s*=\s*["']?[a-z][a-z0-9+.-]{1,20}://\S)`)
+	reSQL           = lazyRegexp(`(?i)\b(CREATE TABLE|INSERT INTO|DROP TABLE|LOCK TABLES)\b`)
+	rePrivateKey    = lazyRegexp(`-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY)-----`)
+	reAWSKey        = lazyRegexp(`(?mi)^\s*aws_access_key_id\s*=`)
+	reCompose       = lazyRegexp(`(?m)^services:\s*$`)
+	reComposeSvc    = lazyRegexp(`(?m)^\s+(image|build):`)
+	reHtpasswd      = lazyRegexp(`^[^:\s]{1,64}:(\$apr1\$|\$2[aby]\$|\{SHA\}|\$5\$|\$6\$|[./0-9A-Za-z]{13}$)`)
+	reNpmAuth       = lazyRegexp(`(?m)(_authToken|_auth|_password)\s*=`)
+	reCrossAll      = lazyRegexp(`allow-access-from\s+domain=["']\*["']`)
+	reDockerFrom    = lazyRegexp(`(?m)^FROM\s+\S+`)
+	reDockerCmd     = lazyRegexp(`(?m)^(RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV)\s`)
+	reURLCreds      = lazyRegexp(`://[^/\s:@]+:[^/\s@]+@`)
 )
 
 // looksHTML reports a body or Content-Type that is an HTML page: the usual
@@ -100,11 +100,11 @@ var exposureRules = []exposureRule{
 	{Kind: "git_config", Title: "Git repository configuration", Severity: SeverityMedium, Paths: []string{"/.git/config"}, Text: true,
 		Recommendation: "Block access to /.git/ on the web server and deploy without the repository metadata.",
 		Match: textRule(func(b []byte) (string, bool) {
-			if !reGitCore.Match(b) || !(bytes.Contains(b, []byte("repositoryformatversion")) || bytes.Contains(b, []byte("filemode"))) {
+			if !reGitCore().Match(b) || !(bytes.Contains(b, []byte("repositoryformatversion")) || bytes.Contains(b, []byte("filemode"))) {
 				return "", false
 			}
 			ev := "[core] section with repositoryformatversion"
-			if reURLCreds.Match(b) {
+			if reURLCreds().Match(b) {
 				ev += "; a remote URL embeds credentials (***)"
 			}
 			return ev, true
@@ -113,7 +113,7 @@ var exposureRules = []exposureRule{
 		Recommendation: "Block access to /.git/ on the web server and deploy without the repository metadata.",
 		Match: textRule(func(b []byte) (string, bool) {
 			s := strings.TrimSpace(string(b))
-			if !reGitHead.MatchString(s) {
+			if !reGitHead().MatchString(s) {
 				return "", false
 			}
 			return truncate(s, 80), true
@@ -121,11 +121,11 @@ var exposureRules = []exposureRule{
 	{Kind: "env_file", Title: "Environment file", Severity: SeverityHigh, Paths: []string{"/.env", "/.env.production"}, Text: true,
 		Recommendation: "Remove the .env file from the web root, block dotfiles, and rotate every credential it held.",
 		Match: textRule(func(b []byte) (string, bool) {
-			m := reEnvLine.FindAllSubmatch(b, 50)
+			m := reEnvLine().FindAllSubmatch(b, 50)
 			// Two NAME= lines, or one whose name or value marks a credential
 			// (DATABASE_URL=postgres://…, API_KEY=…): a one-line .env is
 			// still an exposed secret.
-			if len(m) == 0 || len(m) == 1 && !reEnvSecretLine.Match(b) {
+			if len(m) == 0 || len(m) == 1 && !reEnvSecretLine().Match(b) {
 				return "", false
 			}
 			names := make([]string, 0, 5)
@@ -159,7 +159,7 @@ var exposureRules = []exposureRule{
 	{Kind: "sql_dump", Title: "SQL database dump", Severity: SeverityHigh, Paths: []string{"/backup.sql", "/dump.sql"}, Text: true,
 		Recommendation: "Remove database dumps from the web root and treat the data as disclosed.",
 		Match: textRule(func(b []byte) (string, bool) {
-			m := reSQL.FindAll(b, 20)
+			m := reSQL().FindAll(b, 20)
 			if len(m) < 2 && !(len(m) == 1 && (bytes.Contains(b, []byte("-- MySQL dump")) || bytes.Contains(b, []byte("PostgreSQL database dump")))) {
 				return "", false
 			}
@@ -203,7 +203,7 @@ var exposureRules = []exposureRule{
 	{Kind: "private_key", Title: "Private key", Severity: SeverityCritical, Paths: []string{"/id_rsa", "/server.key"}, Text: true,
 		Recommendation: "Remove the key from the web root, revoke it and issue a new one.",
 		Match: textRule(func(b []byte) (string, bool) {
-			m := rePrivateKey.FindSubmatch(b)
+			m := rePrivateKey().FindSubmatch(b)
 			if m == nil {
 				return "", false
 			}
@@ -212,7 +212,7 @@ var exposureRules = []exposureRule{
 	{Kind: "aws_credentials", Title: "AWS credentials file", Severity: SeverityCritical, Paths: []string{"/.aws/credentials"}, Text: true,
 		Recommendation: "Remove the file, deactivate the access keys in IAM and review CloudTrail for their use.",
 		Match: textRule(func(b []byte) (string, bool) {
-			if !reAWSKey.Match(b) {
+			if !reAWSKey().Match(b) {
 				return "", false
 			}
 			return "aws_access_key_id=***", true
@@ -220,7 +220,7 @@ var exposureRules = []exposureRule{
 	{Kind: "docker_compose", Title: "docker-compose file", Severity: SeverityMedium, Paths: []string{"/docker-compose.yml"}, Text: true,
 		Recommendation: "Keep deployment files out of the web root; they describe services and often hold passwords.",
 		Match: textRule(func(b []byte) (string, bool) {
-			if reCompose.Match(b) && reComposeSvc.Match(b) {
+			if reCompose().Match(b) && reComposeSvc().Match(b) {
 				return "services: block with image/build entries", true
 			}
 			return "", false
@@ -241,7 +241,7 @@ var exposureRules = []exposureRule{
 		Match: textRule(func(b []byte) (string, bool) {
 			n := 0
 			for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-				if !reHtpasswd.MatchString(strings.TrimSpace(line)) {
+				if !reHtpasswd().MatchString(strings.TrimSpace(line)) {
 					return "", false
 				}
 				n++
@@ -254,7 +254,7 @@ var exposureRules = []exposureRule{
 	{Kind: "npmrc", Title: "npm configuration with credentials", Severity: SeverityHigh, Paths: []string{"/.npmrc"}, Text: true,
 		Recommendation: "Remove .npmrc from the web root and revoke the registry token.",
 		Match: textRule(func(b []byte) (string, bool) {
-			m := reNpmAuth.FindSubmatch(b)
+			m := reNpmAuth().FindSubmatch(b)
 			if m == nil {
 				return "", false
 			}
@@ -279,7 +279,7 @@ var exposureRules = []exposureRule{
 	{Kind: "crossdomain_wildcard", Title: "Permissive crossdomain.xml", Severity: SeverityLow, Paths: []string{"/crossdomain.xml"},
 		Recommendation: "Remove crossdomain.xml or list only trusted domains.",
 		Match: func(b []byte, _ string) (string, bool) {
-			if bytes.Contains(b, []byte("<cross-domain-policy")) && reCrossAll.Match(b) {
+			if bytes.Contains(b, []byte("<cross-domain-policy")) && reCrossAll().Match(b) {
 				return `<allow-access-from domain="*"/>`, true
 			}
 			return "", false
@@ -287,7 +287,7 @@ var exposureRules = []exposureRule{
 	{Kind: "dockerfile", Title: "Dockerfile", Severity: SeverityLow, Paths: []string{"/Dockerfile"}, Text: true,
 		Recommendation: "Keep build files out of the web root.",
 		Match: textRule(func(b []byte) (string, bool) {
-			if reDockerFrom.Match(b) && reDockerCmd.Match(b) {
+			if reDockerFrom().Match(b) && reDockerCmd().Match(b) {
 				return "FROM line followed by build instructions", true
 			}
 			return "", false
@@ -413,4 +413,11 @@ func exposureRuleByKind(kind string) *exposureRule {
 		}
 	}
 	return nil
+}
+
+// lazyRegexp compiles pattern when it is first used: most processes
+// never scan a website, and compiling every pattern at start-up was most
+// of this package's initialisation.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,10 +17,10 @@ import (
 var bannerHeaders = []string{"Server", "X-Powered-By", "X-AspNet-Version", "X-AspNetMvc-Version", "X-Generator", "Via"}
 
 // reVersion finds a version number such as 2.4.41 or 8.1.
-var reVersion = regexp.MustCompile(`\d+\.\d+(\.\d+)*`)
+var reVersion = lazyRegexp(`\d+\.\d+(\.\d+)*`)
 
 // discloseVersion reports whether a banner names a software version.
-func discloseVersion(v string) bool { return reVersion.MatchString(v) }
+func discloseVersion(v string) bool { return reVersion().MatchString(v) }
 
 // SecurityTxtFile is a parsed RFC 9116 security.txt.
 type SecurityTxtFile struct {
