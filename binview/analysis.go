@@ -389,4 +389,7 @@ const (
 	// WarnRecovered: a parser failed on part of the file; the rest of
 	// the analysis stands.
 	WarnRecovered = "parser_recovered"
+	// WarnFileTruncated: the file ends before a table its headers name
+	// (a download or copy cut short); what lies before the cut is read.
+	WarnFileTruncated = "file_truncated"
 )

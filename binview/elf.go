@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -118,7 +120,18 @@ func (b *builder) elf() error {
 	}
 	f, err := elf.NewFile(bytes.NewReader(b.data))
 	if err != nil {
-		return errAnalysisFailed(err)
+		// A file cut short loses its trailing tables first: the section
+		// headers. Its segments still describe the code, so read it
+		// without them, as a loader would, and say what was lost.
+		at, ok := elfSectionTableCut(b.data)
+		if !ok {
+			return errAnalysisFailed(err)
+		}
+		if f, err = elf.NewFile(withoutSectionTable(b.data)); err != nil {
+			return errAnalysisFailed(err)
+		}
+		b.warn(WarnFileTruncated, fmt.Sprintf("the file ends at byte %d, before its section table (at byte %d): "+
+			"sections, the symbol table and debug data are missing; segments, dynamic symbols and unwind data are read", len(b.data), at))
 	}
 	a := b.a
 	a.Arch = elfArch(f.Machine, f.Class)
@@ -545,4 +558,63 @@ func (e *elfState) comment() {
 			}
 		}
 	}
+}
+
+// elfSectionTableCut reports whether the section header table lies past
+// the end of data (a file cut short), and where it would start.
+func elfSectionTableCut(data []byte) (uint64, bool) {
+	if len(data) < 0x34 || string(data[:4]) != elf.ELFMAG {
+		return 0, false
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if data[5] == 2 {
+		bo = binary.BigEndian
+	}
+	var shoff, shentsize, shnum uint64
+	if data[4] == 2 {
+		if len(data) < 0x40 {
+			return 0, false
+		}
+		shoff, shentsize, shnum = bo.Uint64(data[0x28:]), uint64(bo.Uint16(data[0x3a:])), uint64(bo.Uint16(data[0x3c:]))
+	} else {
+		shoff, shentsize, shnum = uint64(bo.Uint32(data[0x20:])), uint64(bo.Uint16(data[0x2e:])), uint64(bo.Uint16(data[0x30:]))
+	}
+	end := shoff + max(shnum, 1)*shentsize
+	return shoff, shoff != 0 && (end < shoff || end > uint64(len(data)))
+}
+
+// withoutSectionTable reads data as if its header named no section table
+// (e_shoff, e_shnum and e_shstrndx zero), without copying the file.
+func withoutSectionTable(data []byte) io.ReaderAt {
+	hdr := bytes.Clone(data[:min(len(data), 0x40)])
+	if hdr[4] == 2 {
+		clear(hdr[0x28:0x30]) // e_shoff
+		clear(hdr[0x3c:0x40]) // e_shnum, e_shstrndx
+	} else {
+		clear(hdr[0x20:0x24])
+		clear(hdr[0x30:0x34])
+	}
+	return patchedReader{data: data, head: hdr}
+}
+
+// patchedReader is data with its first len(head) bytes replaced by head.
+type patchedReader struct {
+	data, head []byte
+}
+
+func (r patchedReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("elf: negative offset")
+	}
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	if off < int64(len(r.head)) {
+		copy(p, r.head[off:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
