@@ -555,6 +555,30 @@ DROP INDEX audit_log_at;
 CREATE UNIQUE INDEX audit_log_once ON audit_log
 	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged);
 `},
+	{23, "approval_requests", `
+-- Out-of-band approval requests (issue 23): a call from a client that
+-- cannot ask waits for a person's decision on the console. No credential
+-- is kept: caller and match are SHA-256 keys (approval.Key), the summary
+-- passed the secret filter.
+CREATE TABLE approval_request (
+	id          text PRIMARY KEY,            -- 128 random bits, hex
+	match_key   text NOT NULL,               -- caller, scope, tool, arguments
+	caller      text NOT NULL,               -- who may decide
+	tenant      text NOT NULL,
+	grant_key   text NOT NULL,               -- what approve-for-session grants
+	tool        text NOT NULL,
+	trust       text NOT NULL,
+	summary     text NOT NULL,
+	state       text NOT NULL,
+	decided_by  text NOT NULL,
+	spent       boolean NOT NULL DEFAULT false,
+	created_us  bigint NOT NULL,
+	expires_us  bigint NOT NULL,
+	decided_us  bigint NOT NULL
+);
+CREATE INDEX approval_request_match ON approval_request (match_key, created_us);
+CREATE INDEX approval_request_tenant ON approval_request (tenant, created_us);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.
