@@ -45,6 +45,9 @@ type Request struct {
 	Match string
 	// Caller is Key(issuer, tenant, credential): who may decide.
 	Caller string
+	// Owner is Key(issuer, tenant): a console signed in as the owner of
+	// the whole tenant (the local user) may decide too.
+	Owner string
 	// Tenant is the caller's tenant, for the console's listing.
 	Tenant string
 	// Grant is the approval key an "approve for this session" decision

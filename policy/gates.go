@@ -61,6 +61,15 @@ type CatalogConfig struct {
 	// credential and client on the stateless revision (in a legacy
 	// session it lasts as long as the session). Zero: 8 hours.
 	ApprovalTTL time.Duration
+	// ConsoleURL is the origin of Warden's own listener ("http://127.0.0.1:8787")
+	// when it serves the console: a call that needs approval from a client
+	// that cannot ask then answers approval_required with a link to
+	// ConsoleURL + ApprovalPath + id. Empty: such calls answer
+	// approval_unavailable.
+	ConsoleURL string
+	// ApprovalWait is how long such a request can be decided. Zero:
+	// DefaultApprovalWait.
+	ApprovalWait time.Duration
 }
 
 // Gates enforces a CatalogConfig on every call and decides what each
@@ -75,12 +84,18 @@ type Gates struct {
 	// grants is shared by replicas: stateless approvals, and legacy
 	// sessions' under the session's key (which replicas share too).
 	grants approval.Store
-	now    func() time.Time
+	// requests keeps out-of-band requests (the grants' store when it
+	// keeps them too); consoleURL is the base of their links.
+	requests   approval.RequestStore
+	consoleURL string
+	wait       time.Duration
+	now        func() time.Time
 }
 
 // NewGates checks cfg against the registry: an unknown tool or family
 // name in any list is an error, not a silent no-op. grants keeps
-// approvals across replicas; nil keeps them in this process only. It is
+// approvals across replicas; nil keeps them in this process only; when it
+// is also an approval.RequestStore it keeps out-of-band requests too. It is
 // PrepareGates and Check in one step.
 func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g, err := PrepareGates(cfg, grants)
@@ -101,7 +116,15 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 func PrepareGates(cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g := &Gates{
 		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
-		grants: grants, now: time.Now,
+		grants: grants, now: time.Now, consoleURL: strings.TrimSuffix(cfg.ConsoleURL, "/"), wait: cfg.ApprovalWait,
+	}
+	if g.wait <= 0 {
+		g.wait = DefaultApprovalWait
+	}
+	if rs, ok := grants.(approval.RequestStore); ok {
+		g.requests = rs
+	} else {
+		g.requests = approval.NewMemoryRequests(0)
 	}
 	switch g.approvals {
 	case "":
@@ -287,6 +310,9 @@ func (g *Gates) approve(c *Controls, questions Hider) stage {
 			if granted {
 				return next(ctx, call)
 			}
+		}
+		if !call.Supports("elicitation") && g.consoleURL != "" {
+			return g.outOfBand(ctx, c, call, p, key, questions, next)
 		}
 		if !call.Supports("elicitation") {
 			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +

@@ -17,7 +17,7 @@ func RunRequests(t *testing.T, newStore func(t *testing.T) approval.RequestStore
 	ctx := context.Background()
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	req := func(match, tenant string, at time.Time) approval.Request {
-		return approval.Request{ID: approval.NewID(), Match: match, Caller: approval.Key("c"), Tenant: tenant,
+		return approval.Request{ID: approval.NewID(), Match: match, Caller: approval.Key("c"), Owner: approval.Key("o"), Tenant: tenant,
 			Grant: approval.Key("g"), Tool: "http_send", Trust: "confirm", Summary: "GET https://example.test/",
 			State: approval.StatePending, Created: at, Expires: at.Add(10 * time.Minute)}
 	}
@@ -31,7 +31,7 @@ func RunRequests(t *testing.T, newStore func(t *testing.T) approval.RequestStore
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.ID != r.ID || got.Match != r.Match || got.Caller != r.Caller || got.Tenant != r.Tenant || got.Grant != r.Grant ||
+		if got.ID != r.ID || got.Match != r.Match || got.Caller != r.Caller || got.Owner != r.Owner || got.Tenant != r.Tenant || got.Grant != r.Grant ||
 			got.Tool != r.Tool || got.Trust != r.Trust || got.Summary != r.Summary || got.State != r.State ||
 			!got.Created.Equal(r.Created) || !got.Expires.Equal(r.Expires) || got.Spent || !got.DecidedAt.IsZero() {
 			t.Errorf("read back %+v, want %+v", got, r)

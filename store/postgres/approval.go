@@ -29,7 +29,7 @@ func (s *Store) ApprovalGranted(ctx context.Context, key string, now time.Time) 
 	return now.UnixMicro() < until, nil
 }
 
-const requestColumns = `id, match_key, caller, tenant, grant_key, tool, trust, summary, state, decided_by, spent, created_us, expires_us, decided_us`
+const requestColumns = `id, match_key, caller, owner, tenant, grant_key, tool, trust, summary, state, decided_by, spent, created_us, expires_us, decided_us`
 
 // CreateApprovalRequest implements approval.RequestStore.
 func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) error {
@@ -38,8 +38,8 @@ func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) e
 		decided = r.DecidedAt.UnixMicro()
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO approval_request (`+requestColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-		r.ID, r.Match, r.Caller, r.Tenant, r.Grant, r.Tool, r.Trust, r.Summary, r.State, r.DecidedBy, r.Spent,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		r.ID, r.Match, r.Caller, r.Owner, r.Tenant, r.Grant, r.Tool, r.Trust, r.Summary, r.State, r.DecidedBy, r.Spent,
 		r.Created.UnixMicro(), r.Expires.UnixMicro(), decided)
 	return err
 }
@@ -47,7 +47,7 @@ func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) e
 func scanRequest(row pgx.Row) (approval.Request, error) {
 	var r approval.Request
 	var created, expires, decided int64
-	err := row.Scan(&r.ID, &r.Match, &r.Caller, &r.Tenant, &r.Grant, &r.Tool, &r.Trust, &r.Summary, &r.State, &r.DecidedBy, &r.Spent,
+	err := row.Scan(&r.ID, &r.Match, &r.Caller, &r.Owner, &r.Tenant, &r.Grant, &r.Tool, &r.Trust, &r.Summary, &r.State, &r.DecidedBy, &r.Spent,
 		&created, &expires, &decided)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, approval.ErrNotFound

@@ -564,6 +564,7 @@ CREATE TABLE approval_request (
 	id          text PRIMARY KEY,            -- 128 random bits, hex
 	match_key   text NOT NULL,               -- caller, scope, tool, arguments
 	caller      text NOT NULL,               -- who may decide
+	owner       text NOT NULL,               -- or the owner of the tenant
 	tenant      text NOT NULL,
 	grant_key   text NOT NULL,               -- what approve-for-session grants
 	tool        text NOT NULL,

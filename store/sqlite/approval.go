@@ -31,14 +31,14 @@ func (s *Store) ApprovalGranted(ctx context.Context, key string, now time.Time) 
 	return now.UnixMicro() < until, nil
 }
 
-const requestColumns = `id, match_key, caller, tenant, grant_key, tool, trust, summary, state, decided_by, spent, created_us, expires_us, decided_us`
+const requestColumns = `id, match_key, caller, owner, tenant, grant_key, tool, trust, summary, state, decided_by, spent, created_us, expires_us, decided_us`
 
 // CreateApprovalRequest implements approval.RequestStore.
 func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) error {
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approval_request (`+requestColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, r.Match, r.Caller, r.Tenant, r.Grant, r.Tool, r.Trust, r.Summary, r.State, r.DecidedBy, r.Spent,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, r.Match, r.Caller, r.Owner, r.Tenant, r.Grant, r.Tool, r.Trust, r.Summary, r.State, r.DecidedBy, r.Spent,
 			r.Created.UnixMicro(), r.Expires.UnixMicro(), microsOrZero(r.DecidedAt))
 		return err == nil, err
 	})
@@ -47,7 +47,7 @@ func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) e
 func scanRequest(row rowScanner) (approval.Request, error) {
 	var r approval.Request
 	var created, expires, decided int64
-	err := row.Scan(&r.ID, &r.Match, &r.Caller, &r.Tenant, &r.Grant, &r.Tool, &r.Trust, &r.Summary, &r.State, &r.DecidedBy, &r.Spent,
+	err := row.Scan(&r.ID, &r.Match, &r.Caller, &r.Owner, &r.Tenant, &r.Grant, &r.Tool, &r.Trust, &r.Summary, &r.State, &r.DecidedBy, &r.Spent,
 		&created, &expires, &decided)
 	if err == sql.ErrNoRows {
 		return r, approval.ErrNotFound

@@ -256,6 +256,7 @@ CREATE TABLE approval_request (
 	id          TEXT PRIMARY KEY,            -- 128 random bits, hex
 	match_key   TEXT NOT NULL,               -- caller, scope, tool, arguments
 	caller      TEXT NOT NULL,               -- who may decide
+	owner       TEXT NOT NULL,               -- or the owner of the tenant
 	tenant      TEXT NOT NULL,
 	grant_key   TEXT NOT NULL,               -- what approve-for-session grants
 	tool        TEXT NOT NULL,
