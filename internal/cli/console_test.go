@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/console"
+)
+
+// consoleServer is a local warden serve with its console, for the tests
+// that sign in and decide.
+type consoleServer struct {
+	s      *server
+	origin string // http://127.0.0.1:port
+	mcp    string // the endpoint's URL
+	token  string // a local development token (tenant local)
+}
+
+func startConsoleServer(t *testing.T) *consoleServer {
+	t.Helper()
+	e := &env{}
+	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.LogLevel = "error"
+	s, err := openServer(context.Background(), cfg, derived, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; s.Close() })
+	if s.console == nil {
+		t.Fatal("the local profile serves no console")
+	}
+	cs := &consoleServer{s: s, origin: s.cfg.consoleOrigin(), mcp: s.cfg.PublicURL}
+	cs.token = cs.mint(t, "local", "dev")
+	return cs
+}
+
+func (cs *consoleServer) mint(t *testing.T, tenant, subject string) string {
+	t.Helper()
+	tok, err := cs.s.ctl.local.Mint(auth.TokenSpec{Audience: cs.s.cfg.PublicURL, Subject: subject, Tenant: tenant,
+		Entitlements: []string{"*"}, Lifetime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// localLink is a one-time sign-in link for the local user.
+func (cs *consoleServer) localLink(t *testing.T) string {
+	t.Helper()
+	link, err := cs.s.console.SignInLink(console.Session{Issuer: auth.LocalIssuerID, Tenant: "local", Owner: true, Name: "local user"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+var approvalIDRE = regexp.MustCompile(`/console/approvals/([0-9a-f]{32})`)
+
+// callNoElicit calls a tool as a client that declares no elicitation and
+// returns the answer's body and, for approval_required, the request id.
+func (cs *consoleServer) callNoElicit(t *testing.T, token, name, args string) (body, id string) {
+	t.Helper()
+	_, body = post(t, cs.mcp, token, "tools/call", `"name":"`+name+`","arguments":`+args+`,`)
+	if m := approvalIDRE.FindStringSubmatch(body); m != nil && strings.Contains(body, "approval_required") {
+		id = m[1]
+	}
+	return body, id
+}
+
+// browser is an HTTP client with cookies that sends the console's Origin
+// on POSTs, as a browser does on its own page's forms.
+type browser struct {
+	c      *http.Client
+	origin string
+}
+
+func newBrowser(t *testing.T, origin string) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{c: &http.Client{Jar: jar, Timeout: 10 * time.Second}, origin: origin}
+}
+
+func (b *browser) get(t *testing.T, u string) (*http.Response, string) {
+	t.Helper()
+	resp, err := b.c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+func (b *browser) postForm(t *testing.T, u string, form url.Values, origin string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// formCSRF returns the decision form's CSRF token of a page.
+func formCSRF(t *testing.T, page string) string {
+	t.Helper()
+	all := csrfRE.FindAllStringSubmatch(page, -1)
+	if len(all) == 0 {
+		t.Fatalf("no CSRF token on the page:\n%s", page)
+	}
+	return all[len(all)-1][1] // the sign-out form comes first
+}
+
+// signIn spends a one-time link in b.
+func (b *browser) signIn(t *testing.T, link string) {
+	t.Helper()
+	u, _ := url.Parse(link)
+	resp, _ := b.postForm(t, b.origin+console.Path+"/signin", url.Values{"code": {u.Query().Get("code")}}, b.origin)
+	if resp.StatusCode != http.StatusOK || !strings.HasSuffix(resp.Request.URL.Path, "/console/approvals") {
+		t.Fatalf("sign-in: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+}
+
+// TestConsoleApprovalEndToEnd: a client without elicitation gets
+// approval_required with a link on the server's own listener; the person
+// signs in, approves, and the retried call runs once; a denied request's
+// retry gets approval_declined; a used link decides nothing.
+func TestConsoleApprovalEndToEnd(t *testing.T) {
+	cs := startConsoleServer(t)
+	args := `{"title":"Open redirect","severity":"high","target":"https://t.example/a","evidence":"Location: https://evil.example"}`
+	body, id := cs.callNoElicit(t, cs.token, "warden_findings_record", args)
+	if id == "" || !strings.Contains(body, `approval_url\":\"`+cs.origin+`/console/approvals/`+id) {
+		t.Fatalf("first call: %s", body)
+	}
+	b := newBrowser(t, cs.origin)
+	// Not signed in: the link sends the browser to sign in.
+	resp, _ := b.get(t, cs.origin+"/console/approvals/"+id)
+	if resp.Request.URL.Path != "/console/signin" {
+		t.Fatalf("unsigned approval page landed on %s", resp.Request.URL)
+	}
+	b.signIn(t, cs.localLink(t))
+	resp, page := b.get(t, cs.origin+"/console/approvals/"+id)
+	if resp.StatusCode != 200 || !strings.Contains(page, "warden_findings_record") || !strings.Contains(page, "https://t.example/a") {
+		t.Fatalf("approval page: %d\n%s", resp.StatusCode, page)
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("CSP: %q", csp)
+	}
+	if strings.Contains(page, "http://") && regexp.MustCompile(`<script[^>]+src="http`).MatchString(page) {
+		t.Error("the page loads a script from elsewhere")
+	}
+	csrf := formCSRF(t, page)
+	resp, _ = b.postForm(t, cs.origin+"/console/approvals/"+id, url.Values{"csrf": {csrf}, "decision": {"approve"}}, cs.origin)
+	if resp.StatusCode != 200 {
+		t.Fatalf("approve: %d", resp.StatusCode)
+	}
+	if body, _ := cs.callNoElicit(t, cs.token, "warden_findings_record", args); !strings.Contains(body, `"isError":false`) || !strings.Contains(body, `"id":"fnd_`) {
+		t.Fatalf("retry after approval: %s", body)
+	}
+	// The link used again decides nothing.
+	resp, _ = b.postForm(t, cs.origin+"/console/approvals/"+id, url.Values{"csrf": {csrf}, "decision": {"approve"}}, cs.origin)
+	if resp.StatusCode != http.StatusConflict {
+		t.Errorf("replayed decision: %d, want 409", resp.StatusCode)
+	}
+	// The approval was once: the same call asks again; Deny refuses it.
+	_, id2 := cs.callNoElicit(t, cs.token, "warden_findings_record", args)
+	if id2 == "" || id2 == id {
+		t.Fatalf("second call reused the approval (id %q)", id2)
+	}
+	_, page = b.get(t, cs.origin+"/console/approvals/"+id2)
+	b.postForm(t, cs.origin+"/console/approvals/"+id2, url.Values{"csrf": {formCSRF(t, page)}, "decision": {"deny"}}, cs.origin)
+	if body, _ := cs.callNoElicit(t, cs.token, "warden_findings_record", args); !strings.Contains(body, "approval_declined") {
+		t.Errorf("retry after denial: %s", body)
+	}
+	// History says who decided.
+	if _, list := b.get(t, cs.origin+"/console/approvals"); !strings.Contains(list, "local user") || !strings.Contains(list, "denied") {
+		t.Errorf("history lacks the decisions:\n%s", list)
+	}
+}
