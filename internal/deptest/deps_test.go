@@ -49,6 +49,8 @@ var rules = []struct {
 	{"redact/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/...", "safehttp/...", "webscan/..."}, "the privacy engine sees only results, the SDK's types and the scanner"},
 	{"policy/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are stages of the SDK's call path (tool.Middleware); they know no protocol"},
 	{"privacy", []string{"tool/...", "redact/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "errcode"}, "the privacy vocabulary is a leaf the SDK and the privacy engine share"},
+	{"console/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "the console is an adapter over the domain's stores and the policy's approval keys; the wiring hands it what it shows"},
+	{"mcp/...", []string{"console/..."}, "the protocol serves the console as any other handler tree, without knowing it"},
 	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 }
 
