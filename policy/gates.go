@@ -282,60 +282,96 @@ func (g *Gates) inScope(ctx context.Context, call *tool.Call, next tool.Handler)
 const approvalKey = "warden_approval"
 
 // approve asks a person before a confirm or confirm_each tool runs, through
-// the client, and remembers a confirm answer.
+// the client or, when it cannot ask, on the console's approval page, and
+// remembers a confirm answer. A tool whose catalog says ApproveAtBegin is
+// asked at Call.Begin, after its own checks, instead of before its
+// handler.
 func (g *Gates) approve(c *Controls, questions Hider) stage {
 	return func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
 		t := call.Tool()
 		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
 			return next(ctx, call)
 		}
-		p, pok := c.principal(ctx)
-		if !pok {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
+		if t.Catalog.ApproveAtBegin {
+			call.SetApproval(func(ctx context.Context) error { return g.permit(ctx, c, call, questions) })
+			return next(ctx, call)
 		}
-		store := g.grants
-		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
-		if !call.Modern() {
-			// The session's key is random and shared by every replica
-			// serving the session: its approvals hold there and nowhere
-			// else, and are unreachable once it ends.
-			key = approval.Key("session", call.Session(), t.Name)
+		err := g.permit(ctx, c, call, questions)
+		var ask *askError
+		var te *tool.Error
+		switch {
+		case err == nil:
+			return next(ctx, call)
+		case errors.As(err, &ask):
+			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: ask.pending}}
+		case errors.As(err, &te):
+			return refuse(t, te)
 		}
-		if t.Catalog.Trust == tool.TrustConfirm {
-			granted, err := store.ApprovalGranted(ctx, key, g.now())
-			if err != nil {
-				c.logger().Error("approval store unavailable", "tool", t.Name, "cause", err.Error())
-				return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second})
-			}
-			if granted {
-				return next(ctx, call)
-			}
-		}
-		if !call.Supports("elicitation") && g.consoleURL != "" {
-			return g.outOfBand(ctx, c, call, p, key, questions, next)
-		}
-		if !call.Supports("elicitation") {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
-				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
-		}
-		req := tool.Elicit(approvalQuestion(call, questions), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
-		answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
-		if errors.Is(err, tool.ErrInputRequired) {
-			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
-		}
-		if err != nil {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"})
-		}
-		if !accepted(answers[approvalKey]) {
-			return refuse(t, &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name})
-		}
-		if t.Catalog.Trust == tool.TrustConfirm {
-			if err := store.GrantApproval(ctx, key, g.now().Add(g.ttl)); err != nil {
-				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
-			}
-		}
-		return next(ctx, call)
+		return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"})
 	}
+}
+
+// askError is a question the client must answer first (a 2026-07-28
+// input round): it is tool.ErrInputRequired with the question.
+type askError struct{ pending map[string]tool.InputRequest }
+
+func (*askError) Error() string { return tool.ErrInputRequired.Error() }
+func (*askError) Unwrap() error { return tool.ErrInputRequired }
+
+// permit decides whether a confirm or confirm_each call may run: nil, a
+// refusal (*tool.Error), or an *askError.
+func (g *Gates) permit(ctx context.Context, c *Controls, call *tool.Call, questions Hider) error {
+	t := call.Tool()
+	p, pok := c.principal(ctx)
+	if !pok {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"}
+	}
+	store := g.grants
+	key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
+	if !call.Modern() {
+		// The session's key is random and shared by every replica
+		// serving the session: its approvals hold there and nowhere
+		// else, and are unreachable once it ends.
+		key = approval.Key("session", call.Session(), t.Name)
+	}
+	if t.Catalog.Trust == tool.TrustConfirm {
+		granted, err := store.ApprovalGranted(ctx, key, g.now())
+		if err != nil {
+			c.logger().Error("approval store unavailable", "tool", t.Name, "cause", err.Error())
+			return &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second}
+		}
+		if granted {
+			return nil
+		}
+	}
+	if !call.Supports("elicitation") && g.consoleURL != "" {
+		return g.outOfBand(ctx, c, call, p, key, questions)
+	}
+	if !call.Supports("elicitation") {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
+			"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"}
+	}
+	covers := time.Duration(0)
+	if t.Catalog.Trust == tool.TrustConfirm {
+		covers = g.ttl
+	}
+	req := tool.Elicit(approvalQuestion(call, questions, covers), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+	answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
+	if errors.Is(err, tool.ErrInputRequired) {
+		return &askError{pending: map[string]tool.InputRequest{approvalKey: req}}
+	}
+	if err != nil {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"}
+	}
+	if !accepted(answers[approvalKey]) {
+		return &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name}
+	}
+	if t.Catalog.Trust == tool.TrustConfirm {
+		if err := store.GrantApproval(ctx, key, g.now().Add(g.ttl)); err != nil {
+			c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
+		}
+	}
+	return nil
 }
 
 // accepted reads an elicitation answer: accept, and approve not false.
@@ -362,7 +398,10 @@ const maxSummary = 200
 // (x-warden-privacy, from a `privacy` tag: a request body, header values,
 // a password) is never repeated, whatever it holds: the question shows
 // its marker instead.
-func approvalQuestion(call *tool.Call, questions Hider) string {
+//
+// covers, when not zero, is how long a yes also covers later calls of the
+// tool (a confirm tool): the question says so after the summary.
+func approvalQuestion(call *tool.Call, questions Hider, covers time.Duration) string {
 	t := call.Tool()
 	var parts []string
 	if members := call.ArgumentList(); members != nil {
@@ -371,7 +410,12 @@ func approvalQuestion(call *tool.Call, questions Hider) string {
 			name, v := m.Name, m.Value
 			val := ""
 			if kind, ok := private[name]; ok {
-				parts = append(parts, name+"=[REDACTED:"+kind+"]")
+				if jsonwalk.Kind(v) == "object" {
+					// Header names are shown, their values never.
+					parts = append(parts, name+"={"+memberNames(v, questions)+"} (values hidden)")
+				} else {
+					parts = append(parts, name+"=[REDACTED:"+kind+"]")
+				}
 				continue
 			}
 			switch jsonwalk.Kind(v) {
@@ -396,7 +440,13 @@ func approvalQuestion(call *tool.Call, questions Hider) string {
 	if len(parts) > 0 {
 		q += " " + strings.Join(parts, ", ")
 	}
-	return cut(q, maxSummary)
+	q = cut(q, maxSummary)
+	if covers > 0 {
+		q += " A yes also lets later calls of " + t.Name + " from this client run without asking, for " + covers.String() + "."
+	} else {
+		q += " You are asked at every call of " + t.Name + "."
+	}
+	return q
 }
 
 // privateArgs returns the arguments of t's input schema that carry a

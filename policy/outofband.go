@@ -52,8 +52,8 @@ func ApprovalCaller(p auth.Principal) string {
 // outOfBand answers a call from a client that cannot ask: the first call
 // creates a request and answers approval_required with its page; the
 // retried call (same caller, scope, tool and arguments) spends the
-// decision: it runs once approved, or answers approval_declined.
-func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p auth.Principal, grant string, questions Hider, next tool.Handler) tool.Outcome {
+// decision: it runs once approved (nil), or answers approval_declined.
+func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p auth.Principal, grant string, questions Hider) error {
 	t := call.Tool()
 	now := g.now()
 	scope := "client:" + call.Client()
@@ -61,9 +61,9 @@ func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p a
 		scope = "session:" + call.Session()
 	}
 	match := approval.Key("match", ApprovalCaller(p), scope, t.Name, argumentsHash(call.Arguments()))
-	unavailable := func(err error) tool.Outcome {
+	unavailable := func(err error) error {
 		c.logger().Error("approval requests unavailable", "tool", t.Name, "cause", err.Error())
-		return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval cannot be checked now; try again later", RetryAfter: 2 * time.Second})
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval cannot be checked now; try again later", RetryAfter: 2 * time.Second}
 	}
 	r, err := g.requests.LatestApprovalRequest(ctx, match, now)
 	switch {
@@ -81,14 +81,14 @@ func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p a
 			return unavailable(err)
 		}
 		if r.State == approval.StateDenied {
-			return refuse(t, &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name})
+			return &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name}
 		}
 		if r.State == approval.StateApprovedSession && r.Grant != "" {
 			if err := g.grants.GrantApproval(ctx, r.Grant, now.Add(g.ttl)); err != nil {
 				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
 			}
 		}
-		return next(ctx, call)
+		return nil
 	}
 	r = approval.Request{
 		ID: approval.NewID(), Match: match, Caller: ApprovalCaller(p), Owner: ApprovalOwner(p), Tenant: p.Tenant,
@@ -105,13 +105,13 @@ func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p a
 }
 
 // required is the approval_required answer for r.
-func (g *Gates) required(t *tool.Tool, r approval.Request) tool.Outcome {
+func (g *Gates) required(t *tool.Tool, r approval.Request) error {
 	u := g.consoleURL + ApprovalPath + r.ID
-	return refuse(t, &tool.Error{Code: CodeApprovalRequired,
+	return &tool.Error{Code: CodeApprovalRequired,
 		Message: t.Name + " needs a person's approval and this client cannot ask. Show this link to the person: " + u +
 			" ; once they approve, call " + t.Name + " again with the same arguments (the link expires in " +
 			r.Expires.Sub(g.now()).Round(time.Minute).String() + ")",
-		Details: map[string]any{"approval_url": u, "expires": r.Expires.UTC().Format(time.RFC3339)}})
+		Details: map[string]any{"approval_url": u, "expires": r.Expires.UTC().Format(time.RFC3339)}}
 }
 
 // argumentsHash is the SHA-256 of the arguments in a canonical form (keys

@@ -1,12 +1,17 @@
 package policy
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/tool"
 )
 
 const consoleBase = "http://127.0.0.1:8787"
@@ -143,5 +148,126 @@ func TestApprovalDescriptionHidesValues(t *testing.T) {
 	}
 	if strings.Contains(r.Summary, "hunter2") {
 		t.Errorf("description repeats a secret: %q", r.Summary)
+	}
+}
+
+// TestApproveAtBegin: a tool that approves at Begin is asked only once
+// its own checks pass; one that refuses its arguments asks nobody, and
+// one that never calls Begin returns no result.
+func TestApproveAtBegin(t *testing.T) {
+	reg := tool.NewRegistry()
+	fam := reg.MustFamily("acme_")
+	type args struct {
+		Port int  `json:"port"`
+		Skip bool `json:"skip,omitempty"`
+	}
+	ran := 0
+	tl, err := tool.New(tool.Def{Name: "acme_send", Description: "Send.", Annotations: tool.Annotations{OpenWorld: true},
+		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustConfirmEach, ApproveAtBegin: true}},
+		func(ctx context.Context, c *tool.Call, in args) (string, error) {
+			if in.Port != 443 {
+				return "", &tool.Error{Code: "blocked_port", Message: "only port 443"}
+			}
+			if !in.Skip {
+				if _, err := c.Begin(ctx); err != nil {
+					return "", err
+				}
+			}
+			ran++
+			return "sent", nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fam.Register(tl); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, limits.Config{})
+	grants := approval.NewMemory(0)
+	g, err := NewGates(reg, CatalogConfig{ConsoleURL: consoleBase}, grants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := (&Controls{Limiter: f.lim}).Stages(g, nil)
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: st.Middleware(), Visible: st.Visible})
+	t.Cleanup(srv.Close)
+	gf := &gateFixture{srv: srv, g: g, p: carol}
+	call := func(a string) map[string]any {
+		return gf.modern(t, "tools/call", `"name":"acme_send","arguments":`+a+`,`, "{}")
+	}
+	if got := resultText(call(`{"port":8080}`)); !strings.HasPrefix(got, "blocked_port:") {
+		t.Errorf("a call its checks refuse: %q, want the tool's own refusal", got)
+	}
+	if list, _ := g.Requests().ApprovalRequests(t.Context(), "acme", 10); len(list) != 0 {
+		t.Errorf("a person was asked about a call its checks refuse: %d requests", len(list))
+	}
+	_, id := approvalURL(t, call(`{"port":443}`))
+	if ran != 0 {
+		t.Fatal("the work ran before approval")
+	}
+	_ = g.Requests().DecideApprovalRequest(t.Context(), id, approval.StateApproved, "carol", time.Now())
+	if got := resultText(call(`{"port":443}`)); got != "sent" || ran != 1 {
+		t.Errorf("retry after approval: %q (ran %d)", got, ran)
+	}
+	// Asked at every call; a handler that skips Begin returns nothing.
+	if got := resultText(call(`{"port":443,"skip":true}`)); !strings.HasPrefix(got, tool.CodeInternal+":") {
+		t.Errorf("a handler that never called Begin: %q", got)
+	}
+	// With elicitation, the question is asked at Begin (an input round).
+	res, _ := gf.modern(t, "tools/call", `"name":"acme_send","arguments":{"port":443},`, elicitCaps)["result"].(map[string]any)
+	if res["resultType"] != "input_required" {
+		t.Errorf("with elicitation: %v", res)
+	}
+	if got := resultText(gf.modern(t, "tools/call", `"name":"acme_send","arguments":{"port":1},`, elicitCaps)); !strings.HasPrefix(got, "blocked_port:") {
+		t.Errorf("with elicitation, a refused call: %q", got)
+	}
+}
+
+// TestQuestionShowsHeaderNamesAndCoverage: the question names a private
+// object's members (header names) but never their values, and says
+// whether a yes covers later calls.
+func TestQuestionShowsHeaderNamesAndCoverage(t *testing.T) {
+	reg := tool.NewRegistry()
+	fam := reg.MustFamily("acme_")
+	type args struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers,omitempty" privacy:"secret"`
+	}
+	for _, trust := range []tool.Trust{tool.TrustConfirm, tool.TrustConfirmEach} {
+		tl, err := tool.New(tool.Def{Name: "acme_" + string(trust), Description: "Send.", Annotations: tool.Annotations{OpenWorld: true},
+			Catalog: tool.Catalog{Category: "test", Trust: trust}},
+			func(ctx context.Context, c *tool.Call, in args) (string, error) { return "sent", nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fam.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixture(t, limits.Config{})
+	g, err := NewGates(reg, CatalogConfig{ConsoleURL: consoleBase}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := (&Controls{Limiter: f.lim}).Stages(g, nil)
+	srv := mcp.NewServer(reg, &mcp.Options{Middleware: st.Middleware(), Visible: st.Visible})
+	t.Cleanup(srv.Close)
+	gf := &gateFixture{srv: srv, g: g, p: carol}
+	a := `{"url":"https://x.example","headers":{"Authorization":"Bearer s3cr3tvalue","X-Trace":"abc123"}},`
+	for trust, want := range map[string]string{"confirm": "later calls of acme_confirm", "confirm_each": "asked at every call"} {
+		b, _ := json.Marshal(gf.modern(t, "tools/call", `"name":"acme_`+trust+`","arguments":`+a, elicitCaps))
+		q := string(b)
+		if !strings.Contains(q, "Authorization, X-Trace") || !strings.Contains(q, want) {
+			t.Errorf("%s: question lacks header names or %q: %s", trust, want, q)
+		}
+		if strings.Contains(q, "s3cr3tvalue") || strings.Contains(q, "abc123") {
+			t.Errorf("%s: question shows a header value: %s", trust, q)
+		}
+		// The approval page's description, for a client that cannot ask.
+		_, id := approvalURL(t, gf.modern(t, "tools/call", `"name":"acme_`+trust+`","arguments":`+a, "{}"))
+		r, _ := g.Requests().ApprovalRequest(t.Context(), id)
+		if !strings.Contains(r.Summary, "headers: Authorization, X-Trace (values hidden)") || strings.Contains(r.Summary, "s3cr3t") {
+			t.Errorf("%s: page description %q", trust, r.Summary)
+		}
 	}
 }
