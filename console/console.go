@@ -153,7 +153,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: with no-referrer a browser sends
+	// "Origin: null" on form posts, and the Origin check needs the real one.
+	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
