@@ -245,6 +245,9 @@ func (g *Gates) InScope(host string) bool {
 	return err == nil && g.scope.Allows(h)
 }
 
+// ApprovalTTL is how long a confirm approval lasts.
+func (g *Gates) ApprovalTTL() time.Duration { return g.ttl }
+
 // Approvals is the configured approval mode.
 func (g *Gates) Approvals() string { return g.approvals }
 

@@ -67,7 +67,7 @@ func (s *server) openConsole(keys keySet) (*console.Handler, error) {
 		},
 		Settings:    s.consoleSettings,
 		Version:     Version(),
-		ApprovalTTL: time.Duration(cfg.ApprovalTTL),
+		ApprovalTTL: s.w.gates.ApprovalTTL(),
 		Logger:      s.logger,
 	})
 }
@@ -124,7 +124,7 @@ func (s *server) consoleSettings(_ context.Context, _ console.Session) []console
 		{Name: "Privacy mode", Value: privacy},
 		{Name: "Approvals", Value: approvals + ", out of band through this console"},
 		{Name: "Scope", Value: scope},
-		{Name: "Unsafe tools", Value: strings.Join(w.unsafeOn(), ", ")},
+		{Name: "Unsafe tools on", Value: orNone(strings.Join(w.unsafeOn(), ", "))},
 		{Name: "Enabled tools (trust tier)", Value: strings.Join(on, ", ")},
 	}
 }
@@ -136,3 +136,10 @@ type discard struct{}
 func (discard) Header() http.Header         { return http.Header{} }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
