@@ -1,8 +1,11 @@
 package policy
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +272,52 @@ func TestQuestionShowsHeaderNamesAndCoverage(t *testing.T) {
 		if !strings.Contains(r.Summary, "headers: Authorization, X-Trace (values hidden)") || strings.Contains(r.Summary, "s3cr3t") {
 			t.Errorf("%s: page description %q", trust, r.Summary)
 		}
+	}
+}
+
+// TestOutOfBandLegacySession: a legacy session that declared no
+// elicitation gets the link; approve-for-session covers the tool for the
+// rest of that session only.
+func TestOutOfBandLegacySession(t *testing.T) {
+	f := newGateFixture(t, CatalogConfig{Unsafe: true, ConsoleURL: consoleBase}, carol)
+	f.ctl.Local = &carol
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ServeStdio(context.Background(), inR, outW, nil); _ = outW.Close() }()
+	t.Cleanup(func() { _ = inW.Close(); go io.Copy(io.Discard, outR); <-done })
+	lines := bufio.NewScanner(outR)
+	id := 1
+	rpc := func(method, params string) map[string]any {
+		t.Helper()
+		id++
+		if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"`+method+`","params":`+params+"}\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatal("no answer")
+		}
+		var m map[string]any
+		_ = json.Unmarshal(lines.Bytes(), &m)
+		return m
+	}
+	rpc("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}`)
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	call := func(args string) map[string]any {
+		return rpc("tools/call", `{"name":"acme_fetch","arguments":`+args+`}`)
+	}
+	_, rid := approvalURL(t, call(`{"url":"https://a.example"}`))
+	if err := f.g.Requests().DecideApprovalRequest(t.Context(), rid, approval.StateApprovedSession, "carol", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(call(`{"url":"https://a.example"}`)); got != "ran acme_fetch" {
+		t.Fatalf("retry: %q", got)
+	}
+	if got := resultText(call(`{"url":"https://b.example"}`)); got != "ran acme_fetch" {
+		t.Errorf("approve-for-session did not cover the session's later call: %q", got)
+	}
+	// Another session is asked again.
+	if got := resultText(f.modern(t, "tools/call", `"name":"acme_fetch","arguments":{},`, "{}")); !strings.HasPrefix(got, CodeApprovalRequired+":") {
+		t.Errorf("another session: %q", got)
 	}
 }
