@@ -272,6 +272,18 @@ CREATE TABLE approval_request (
 CREATE INDEX approval_request_match ON approval_request (match_key, created_us);
 CREATE INDEX approval_request_tenant ON approval_request (tenant, created_us);
 `},
+	{24, "finding_status", `
+-- A finding's triage state set on the console (issue 23): accepted risk or
+-- fixed, who set it and when. A finding without a row is open.
+CREATE TABLE finding_status (
+	tenant   TEXT NOT NULL,
+	id       TEXT NOT NULL,
+	state    TEXT NOT NULL,
+	set_by   TEXT NOT NULL,
+	set_us   INTEGER NOT NULL,
+	PRIMARY KEY (tenant, id)
+);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.
