@@ -144,6 +144,13 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s Session) {
 		h.fail(w, r, http.StatusBadRequest, "decision_invalid", "Choose approve, approve for this session, or deny.")
 		return
 	}
+	if !x.Open(h.o.Now()) {
+		h.fail(w, r, http.StatusConflict, "approval_closed", "This request was decided already or has expired.")
+		return
+	}
+	if !h.record(w, r, s, "console_approval_"+state) {
+		return
+	}
 	err := h.o.Requests.DecideApprovalRequest(r.Context(), x.ID, state, cutName(s.Name), h.o.Now())
 	switch {
 	case errors.Is(err, approval.ErrNotPending):

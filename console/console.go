@@ -53,8 +53,15 @@ type Options struct {
 	Authenticate func(ctx context.Context, token string) (auth.Principal, error)
 	// Findings are the tenant's findings. Nil: no Findings page.
 	Findings finding.Store
+	// Statuses keeps the findings' triage states. Nil: findings cannot
+	// be marked.
+	Statuses finding.StatusStore
 	// Audit queries the audit trail. Nil: no Activity page.
 	Audit func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error)
+	// Record writes an audit record of a person's act on the console (a
+	// decision, a finding marked), before the act: an act that cannot be
+	// recorded is refused. Nil: acts are not recorded.
+	Record func(ctx context.Context, r limits.AuditRecord) error
 	// Settings are the read-only settings shown to a session. Nil: none.
 	Settings func(ctx context.Context, s Session) []Setting
 	// Version names the server in exports.
@@ -129,6 +136,7 @@ func New(o Options) (*Handler, error) {
 	m.HandleFunc("GET "+Path+"/events", h.signedIn(h.events))
 	m.HandleFunc("GET "+Path+"/findings", h.signedIn(h.findings))
 	m.HandleFunc("GET "+Path+"/findings/export", h.signedIn(h.exportFindings))
+	m.HandleFunc("POST "+Path+"/findings/{id}/status", h.signedIn(h.markFinding))
 	m.HandleFunc("GET "+Path+"/activity", h.signedIn(h.activity))
 	m.HandleFunc("GET "+Path+"/settings", h.signedIn(h.settings))
 	m.HandleFunc("GET "+Path+"/static/{file}", h.static)

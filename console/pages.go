@@ -2,6 +2,9 @@ package console
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -23,7 +26,8 @@ type page struct {
 	Pending, History           []requestView
 	Request                    *requestView
 	CSRF, SessionTTL           string
-	Findings                   []finding.Finding
+	Findings                   []findingRow
+	CanMark                    bool
 	Filter                     findingFilter
 	ExportQuery                string
 	Activity                   []activityRow
@@ -34,6 +38,14 @@ type page struct {
 type navItem struct {
 	Name, Href string
 	Current    bool
+}
+
+// findingRow is a finding with its triage state and the CSRF token of
+// its "mark as" form.
+type findingRow struct {
+	finding.Finding
+	Status   finding.Status
+	MarkCSRF string
 }
 
 type findingFilter struct {
@@ -125,10 +137,82 @@ func (h *Handler) findings(w http.ResponseWriter, r *http.Request, s Session) {
 		h.fail(w, r, http.StatusServiceUnavailable, "findings_unavailable", "Findings cannot be read now; try again.")
 		return
 	}
+	var states map[string]finding.Status
+	if h.o.Statuses != nil && len(fs) > 0 {
+		ids := make([]string, len(fs))
+		for i, f := range fs {
+			ids[i] = f.ID
+		}
+		if states, err = h.o.Statuses.FindingStatuses(r.Context(), s.Tenant, ids); err != nil {
+			h.fail(w, r, http.StatusServiceUnavailable, "findings_unavailable", "Findings cannot be read now; try again.")
+			return
+		}
+	}
 	p := h.base(s, "Findings")
-	p.Findings, p.Filter = fs, ff
+	p.Filter, p.CanMark = ff, h.o.Statuses != nil
+	for _, f := range fs {
+		st, ok := states[f.ID]
+		if !ok {
+			st.State = finding.StatusOpen
+		}
+		p.Findings = append(p.Findings, findingRow{Finding: f, Status: st, MarkCSRF: h.csrf(s, "mark "+f.ID)})
+	}
 	p.ExportQuery = r.URL.Query().Encode()
 	h.render(w, http.StatusOK, "findings", p)
+}
+
+// markFinding sets a finding's triage state, recorded in the audit trail
+// first. Only a finding of the session's tenant can be marked.
+func (h *Handler) markFinding(w http.ResponseWriter, r *http.Request, s Session) {
+	id := r.PathValue("id")
+	if h.o.Statuses == nil || len(id) > finding.MaxID {
+		h.fail(w, r, http.StatusNotFound, "finding_not_found", "There is no such finding in your tenant.")
+		return
+	}
+	if !h.checkCSRF(r, s, "mark "+id) {
+		h.fail(w, r, http.StatusForbidden, "csrf_invalid", "This form has expired; reload the page.")
+		return
+	}
+	state := r.PostFormValue("status")
+	if !finding.ValidStatus(state) {
+		h.fail(w, r, http.StatusBadRequest, "status_invalid", "Mark a finding open, accepted or fixed.")
+		return
+	}
+	if !h.record(w, r, s, "console_finding_"+state) {
+		return
+	}
+	err := h.o.Statuses.SetFindingStatus(r.Context(), s.Tenant, id, finding.Status{State: state, By: cutName(s.Name), At: h.o.Now()})
+	switch {
+	case errors.Is(err, finding.ErrNotFound):
+		h.fail(w, r, http.StatusNotFound, "finding_not_found", "There is no such finding in your tenant.")
+		return
+	case err != nil:
+		h.fail(w, r, http.StatusServiceUnavailable, "findings_unavailable", "The change could not be saved; try again.")
+		return
+	}
+	http.Redirect(w, r, Path+"/findings", http.StatusSeeOther)
+}
+
+// record writes the audit record of a person's act; false (and the
+// refusal written) when it cannot be recorded.
+func (h *Handler) record(w http.ResponseWriter, r *http.Request, s Session, act string) bool {
+	if h.o.Record == nil {
+		return true
+	}
+	cred := s.Credential
+	if cred == "" {
+		cred = "console:" + cut(s.Name, 64)
+	}
+	var cid [8]byte
+	rand.Read(cid[:])
+	err := h.o.Record(r.Context(), limits.AuditRecord{Time: h.o.Now(), CorrelationID: hex.EncodeToString(cid[:]),
+		Credential: cred, Tenant: s.Tenant, Tool: act, Outcome: "ok"})
+	if err != nil {
+		h.o.Logger.Warn("console act not audited; refused", "act", act, "cause", err.Error())
+		h.fail(w, r, http.StatusServiceUnavailable, "audit_unavailable", "The change cannot be recorded now, so it was not made; try again.")
+		return false
+	}
+	return true
 }
 
 // exportFindings writes the filtered findings as SARIF, JSON or HTML, as

@@ -62,6 +62,8 @@ func (s *server) openConsole(keys keySet) (*console.Handler, error) {
 		Requests:     s.w.gates.Requests(),
 		Authenticate: ctl.authenticate,
 		Findings:     ctl.store,
+		Statuses:     ctl.store,
+		Record:       ctl.lim.Audit,
 		Audit: func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error) {
 			return ctl.lim.QueryAudit(ctx, f)
 		},

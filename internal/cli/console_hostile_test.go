@@ -141,6 +141,17 @@ func TestConsoleHostile(t *testing.T) {
 		if !strings.Contains(body, "&lt;script&gt;alert(3)&lt;/script&gt;") {
 			t.Error("the finding's title is not shown as text")
 		}
+		// Another tenant's finding cannot be marked, whatever the form.
+		other, _ := st.ListFindings(t.Context(), finding.Filter{Tenant: "other", Limit: 1})
+		_, page := b.get(t, cs.origin+"/console/findings")
+		csrf := formCSRF(t, page)
+		resp, _ := b.postForm(t, cs.origin+"/console/findings/"+other[0].ID+"/status", url.Values{"csrf": {csrf}, "status": {"fixed"}}, cs.origin)
+		if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("marking another tenant's finding: %d", resp.StatusCode)
+		}
+		if got, _ := st.FindingStatuses(t.Context(), "other", []string{other[0].ID}); len(got) != 0 {
+			t.Errorf("another tenant's finding was marked: %+v", got)
+		}
 		// A tenant named in the URL changes nothing.
 		_, body = b.get(t, cs.origin+"/console/findings/export?format=json&tenant=other")
 		if strings.Contains(body, "other tenant") || !strings.Contains(body, "alert(3)") {

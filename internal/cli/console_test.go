@@ -197,4 +197,23 @@ func TestConsoleApprovalEndToEnd(t *testing.T) {
 	if _, list := b.get(t, cs.origin+"/console/approvals"); !strings.Contains(list, "local user") || !strings.Contains(list, "denied") {
 		t.Errorf("history lacks the decisions:\n%s", list)
 	}
+	// The recorded finding is marked fixed; the act is audited.
+	_, page = b.get(t, cs.origin+"/console/findings")
+	m := regexp.MustCompile(`action="/console/findings/(fnd_[a-z0-9]+)/status"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no mark form on the findings page:\n%s", page)
+	}
+	resp, _ = b.postForm(t, cs.origin+"/console/findings/"+m[1]+"/status", url.Values{"csrf": {m[2]}, "status": {"fixed"}}, cs.origin)
+	if resp.StatusCode != 200 {
+		t.Fatalf("mark fixed: %d", resp.StatusCode)
+	}
+	if _, page = b.get(t, cs.origin+"/console/findings"); !strings.Contains(page, `<span class="status">fixed</span> by local user`) {
+		t.Errorf("the finding is not shown fixed:\n%s", page)
+	}
+	_, activity := b.get(t, cs.origin+"/console/activity")
+	for _, act := range []string{"console_approval_approved", "console_approval_denied", "console_finding_fixed", "warden_findings_record"} {
+		if !strings.Contains(activity, act) {
+			t.Errorf("the audit trail lacks %s", act)
+		}
+	}
 }
