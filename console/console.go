@@ -69,6 +69,10 @@ type Options struct {
 	// ApprovalTTL is how long an approval for the session lasts, for the
 	// page's wording. Zero: not stated.
 	ApprovalTTL time.Duration
+	// SpendLink marks a one-time sign-in link's nonce used until its
+	// expiry, and fails if it was used already (or cannot be marked): a
+	// store every replica shares. Nil: this process remembers them.
+	SpendLink func(ctx context.Context, nonce string, until time.Time) error
 	// SessionLifetime: zero, 12 hours.
 	SessionLifetime time.Duration
 	// Poll is how often the live list looks for changes. Zero: 2 s.
@@ -89,7 +93,7 @@ type Handler struct {
 	o       Options
 	secure  bool // the origin is https: cookies are Secure
 	mux     *http.ServeMux
-	links   signInLinks
+	spent   spentLinks
 	fails   failRate
 	streams chan struct{} // bounds the live streams
 }
@@ -123,7 +127,7 @@ func New(o Options) (*Handler, error) {
 		o.Now = time.Now
 	}
 	h := &Handler{o: o, secure: u.Scheme == "https", streams: make(chan struct{}, maxStreams)}
-	h.links.codes = map[string]link{}
+	h.spent.until = map[string]time.Time{}
 	m := http.NewServeMux()
 	m.HandleFunc("GET "+Path, h.signedIn(h.home))
 	m.HandleFunc("GET "+Path+"/{$}", h.signedIn(h.home))

@@ -124,56 +124,94 @@ func (h *Handler) checkCSRF(r *http.Request, s Session, action string) bool {
 	return got != "" && hmac.Equal([]byte(got), []byte(h.csrf(s, action)))
 }
 
-// link is a one-time sign-in link's session and expiry.
-type link struct {
-	s   Session
-	exp time.Time
+// A one-time sign-in link carries its session, expiry and a random nonce,
+// signed with the console's key, so any replica (or the warden command
+// that minted it) reads it; the nonce is spent once, in the store when
+// Options.SpendLink is set, so a link works once across replicas.
+type linkBody struct {
+	S   Session `json:"s"`
+	Exp int64   `json:"exp"`
+	N   string  `json:"n"`
 }
 
-// signInLinks are the live one-time sign-in codes, by SHA-256: the map
-// never holds a usable code.
-type signInLinks struct {
-	mu    sync.Mutex
-	codes map[string]link
+// DeriveKey derives the console's key (Options.Key) from a secret every
+// replica shares.
+func DeriveKey(shared []byte) []byte {
+	m := hmac.New(sha256.New, shared)
+	m.Write([]byte("warden console sessions"))
+	return m.Sum(nil)
 }
 
-// maxLinks bounds the live sign-in links.
-const maxLinks = 1000
+// MintLink returns a one-time link that signs a browser in to the console
+// at origin as s until exp; key is the console's key (DeriveKey). The
+// warden command mints links for an API key's owner with it.
+func MintLink(key []byte, origin string, s Session, exp time.Time) string {
+	var n [16]byte
+	rand.Read(n[:])
+	raw, _ := json.Marshal(linkBody{S: s, Exp: exp.Unix(), N: hex.EncodeToString(n[:])})
+	m := hmac.New(sha256.New, key)
+	for _, p := range [][]byte{[]byte("link"), raw} {
+		m.Write(p)
+		m.Write([]byte{0})
+	}
+	code := base64.RawURLEncoding.EncodeToString(raw) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	return strings.TrimSuffix(origin, "/") + Path + "/signin?code=" + code
+}
 
 // SignInLink mints a one-time link that signs a browser in as s (Owner
-// set: the owner of s's tenant) within ttl. The link names the code only;
-// the code is spent by the first sign-in.
+// set: the owner of s's tenant) within ttl.
 func (h *Handler) SignInLink(s Session, ttl time.Duration) (string, error) {
-	var b [32]byte
-	rand.Read(b[:])
-	code := base64.RawURLEncoding.EncodeToString(b[:])
-	sum := sha256.Sum256([]byte(code))
-	now := h.o.Now()
-	h.links.mu.Lock()
-	defer h.links.mu.Unlock()
-	for k, l := range h.links.codes {
-		if !now.Before(l.exp) {
-			delete(h.links.codes, k)
-		}
+	if ttl <= 0 || ttl > 7*24*time.Hour {
+		return "", errorf("console: a sign-in link lives between a second and a week")
 	}
-	if len(h.links.codes) >= maxLinks {
-		return "", errorf("console: too many sign-in links are open")
-	}
-	h.links.codes[string(sum[:])] = link{s: s, exp: now.Add(ttl)}
-	return h.o.Origin + Path + "/signin?code=" + code, nil
+	return MintLink(h.o.Key, h.o.Origin, s, h.o.Now().Add(ttl)), nil
 }
 
-// spend takes a sign-in code, once.
-func (h *Handler) spend(code string) (Session, bool) {
-	if code == "" || len(code) > 100 {
+// spentLinks are the nonces of links used, when no store keeps them:
+// bounded, each until its link's expiry.
+type spentLinks struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// maxSpent bounds the nonces kept in memory.
+const maxSpent = 10000
+
+// spend checks a link's code and spends it, once.
+func (h *Handler) spend(ctx context.Context, code string) (Session, bool) {
+	body, sig, ok := strings.Cut(code, ".")
+	if !ok || len(code) > 4096 {
 		return Session{}, false
 	}
-	sum := sha256.Sum256([]byte(code))
-	h.links.mu.Lock()
-	defer h.links.mu.Unlock()
-	l, ok := h.links.codes[string(sum[:])]
-	delete(h.links.codes, string(sum[:]))
-	return l.s, ok && h.o.Now().Before(l.exp)
+	raw, err1 := base64.RawURLEncoding.DecodeString(body)
+	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil || !hmac.Equal(mac, h.mac([]byte("link"), raw)) {
+		return Session{}, false
+	}
+	var l linkBody
+	now := h.o.Now()
+	if json.Unmarshal(raw, &l) != nil || l.N == "" || now.Unix() >= l.Exp {
+		return Session{}, false
+	}
+	exp := time.Unix(l.Exp, 0)
+	if h.o.SpendLink != nil {
+		if err := h.o.SpendLink(ctx, l.N, exp); err != nil {
+			return Session{}, false // spent already, or the store cannot tell: refused
+		}
+		return l.S, true
+	}
+	h.spent.mu.Lock()
+	defer h.spent.mu.Unlock()
+	for k, t := range h.spent.until {
+		if !now.Before(t) {
+			delete(h.spent.until, k)
+		}
+	}
+	if _, used := h.spent.until[l.N]; used || len(h.spent.until) >= maxSpent {
+		return Session{}, false
+	}
+	h.spent.until[l.N] = exp
+	return l.S, true
 }
 
 // signInPage shows the sign-in form: a one-time link's code in a hidden
@@ -194,7 +232,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	next := safeNext(r.PostFormValue("next"))
 	if code := r.PostFormValue("code"); code != "" {
-		s, ok := h.spend(code)
+		s, ok := h.spend(r.Context(), code)
 		if !ok {
 			h.fails.failed(h.o.Now())
 			h.fail(w, r, http.StatusForbidden, "sign_in_link_invalid", "This sign-in link was used already or has expired.")

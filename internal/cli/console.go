@@ -2,20 +2,25 @@ package cli
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/console"
 	"github.com/warden-mcp/warden/credential"
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/statestore"
 )
+
+// consoleLinkKind is the state record kind of a spent sign-in link.
+const consoleLinkKind = "console_link"
 
 // consoleOn says whether warden serve serves the console: the console
 // key when set, else on in the local profile and off hosted.
@@ -53,12 +58,15 @@ func (s *server) openConsole(keys keySet) (*console.Handler, error) {
 		base = make([]byte, 32)
 		rand.Read(base)
 	}
-	m := hmac.New(sha256.New, base)
-	m.Write([]byte("warden console sessions"))
 	ctl, cfg := s.ctl, s.cfg
 	return console.New(console.Options{
-		Origin:       cfg.consoleOrigin(),
-		Key:          m.Sum(nil),
+		Origin: cfg.consoleOrigin(),
+		Key:    console.DeriveKey(base),
+		SpendLink: func(ctx context.Context, nonce string, until time.Time) error {
+			// Created once: a second use of the link finds it (ErrConflict).
+			_, err := ctl.store.PutState(ctx, statestore.Record{Kind: consoleLinkKind, ID: nonce, Owner: "console", Data: []byte("spent"), Expires: until})
+			return err
+		},
 		Requests:     s.w.gates.Requests(),
 		Authenticate: ctl.authenticate,
 		Findings:     ctl.store,
@@ -144,4 +152,73 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// credentialsConsoleLink mints a one-time console sign-in link for an API
+// key's owner: the hosted way to sign in as that key without pasting it.
+// The link is signed with the console's key (derived from the shared
+// request-state key, as the server derives it) and spent in the store on
+// first use, whichever replica serves it.
+func (e *env) credentialsConsoleLink(f *serveFlags) *cobra.Command {
+	var asJSON bool
+	var ttl time.Duration
+	c := &cobra.Command{
+		Use:   "console-link ID",
+		Short: "Print a one-time link that signs the API key's owner in to the console",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if ttl <= 0 || ttl > 24*time.Hour {
+				return &exitError{code: ExitError, err: errors.New("--ttl: between 1s and 24h")}
+			}
+			ctx := cmd.Context()
+			cfg, err := f.storeConfig()
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if err := ensureStateDir(cfg.StateDir); err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			st, closeStore, err := openStore(ctx, cfg)
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			defer closeStore()
+			now := time.Now()
+			cr, err := st.CredentialByID(ctx, args[0])
+			switch {
+			case errors.Is(err, credential.ErrNotFound):
+				return &exitError{code: ExitError, err: fmt.Errorf("no credential %q", args[0])}
+			case err != nil:
+				return &exitError{code: ExitError, err: err}
+			case cr.Kind != credential.KindAPIKey:
+				return &exitError{code: ExitError, err: fmt.Errorf("%s is not an API key; a token's holder pastes the token on the sign-in page", args[0])}
+			case !cr.Active(now):
+				return &exitError{code: ExitError, err: fmt.Errorf("%s is %s", args[0], cr.Status(now))}
+			}
+			keys, err := sharedKeys(ctx, cfg, st, cfg.sharedStore())
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			base, err := keys.key(keys.requestState, cfg.StateDir, requestStateKeyName)
+			if err != nil || base == nil {
+				return &exitError{code: ExitError, err: errors.New("the shared request-state key cannot be read; the servers' keys are needed to sign the link")}
+			}
+			name := cr.Label
+			if name == "" {
+				name = cr.ID
+			}
+			exp := now.Add(ttl)
+			link := console.MintLink(console.DeriveKey(base), cfg.consoleOrigin(),
+				console.Session{Issuer: credential.Issuer, Tenant: cr.Tenant, Credential: cr.ID, Name: name}, exp)
+			if asJSON {
+				return json.NewEncoder(e.stdout).Encode(map[string]any{"credential": cr.ID, "tenant": cr.Tenant, "link": link, "expires": exp.UTC()})
+			}
+			fmt.Fprintf(e.stdout, "%s\n", link)
+			fmt.Fprintf(e.stderr, "Give it only to the owner of %s: it signs in once, as that key, until %s.\n", cr.ID, exp.UTC().Format(time.RFC3339))
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().DurationVar(&ttl, "ttl", 15*time.Minute, "how long the link can be used")
+	return c
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -26,8 +27,13 @@ type consoleServer struct {
 
 func startConsoleServer(t *testing.T) *consoleServer {
 	t.Helper()
+	return startConsoleServerIn(t, t.TempDir())
+}
+
+func startConsoleServerIn(t *testing.T, stateDir string) *consoleServer {
+	t.Helper()
 	e := &env{}
-	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: t.TempDir()})
+	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: stateDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,5 +221,65 @@ func TestConsoleApprovalEndToEnd(t *testing.T) {
 		if !strings.Contains(activity, act) {
 			t.Errorf("the audit trail lacks %s", act)
 		}
+	}
+}
+
+// runCLI runs a warden command and returns its stdout and exit code.
+func runCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errb strings.Builder
+	code := Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Logf("warden %s: %s", strings.Join(args, " "), errb.String())
+	}
+	return out.String(), code
+}
+
+// TestConsoleLinkForAnAPIKey: the operator mints a one-time link for an
+// API key's owner; it signs in as that key, once, and decides that key's
+// requests.
+func TestConsoleLinkForAnAPIKey(t *testing.T) {
+	dir := t.TempDir()
+	cs := startConsoleServerIn(t, dir)
+	out, code := runCLI(t, "credentials", "create", "--state-dir", dir, "--tenant", "acme", "--label", "ci-bot", "--json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var created struct{ ID, Key string }
+	if err := json.Unmarshal([]byte(out), &created); err != nil || created.Key == "" {
+		t.Fatalf("create: %s", out)
+	}
+	_, id := cs.callNoElicit(t, created.Key, "warden_findings_record", `{"title":"t","severity":"low"}`)
+	if id == "" {
+		t.Fatal("no approval request for the API key's call")
+	}
+	out, code = runCLI(t, "credentials", "console-link", created.ID, "--state-dir", dir, "--json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var minted struct{ Link string }
+	_ = json.Unmarshal([]byte(out), &minted)
+	u, err := url.Parse(minted.Link)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("link: %s", out)
+	}
+	b := newBrowser(t, cs.origin)
+	b.signIn(t, cs.origin+"/console/signin?"+u.RawQuery)
+	resp, page := b.get(t, cs.origin+"/console/approvals/"+id)
+	if resp.StatusCode != 200 || !strings.Contains(page, "ci-bot") {
+		t.Fatalf("the key's owner on its approval page: %d", resp.StatusCode)
+	}
+	// The local user's requests are not the key's.
+	_, localID := cs.callNoElicit(t, cs.token, "warden_findings_record", `{"title":"t","severity":"low"}`)
+	if resp, _ := b.get(t, cs.origin+"/console/approvals/"+localID); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the key's owner sees the local user's request: %d", resp.StatusCode)
+	}
+	// Used once.
+	resp, _ = newBrowser(t, cs.origin).postForm(t, cs.origin+"/console/signin", url.Values{"code": {u.Query().Get("code")}}, cs.origin)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the link used twice: %d, want 403", resp.StatusCode)
+	}
+	if _, code := runCLI(t, "credentials", "console-link", "nope", "--state-dir", dir); code == 0 {
+		t.Error("a link for an unknown credential")
 	}
 }
