@@ -91,6 +91,9 @@ type RequestStore interface {
 	// SpendApprovalRequest marks a decided request spent, once: of two
 	// retries only one spends it (ErrNotPending for the other).
 	SpendApprovalRequest(ctx context.Context, id string) error
+	// OpenApprovalRequests counts a caller's requests still open at now
+	// (pending, unexpired).
+	OpenApprovalRequests(ctx context.Context, caller string, now time.Time) (int, error)
 	// ApprovalRequests lists a tenant's requests, newest first, at most
 	// limit of them.
 	ApprovalRequests(ctx context.Context, tenant string, limit int) ([]Request, error)
@@ -225,6 +228,19 @@ func (m *MemoryRequests) SpendApprovalRequest(_ context.Context, id string) erro
 	r.Spent = true
 	m.reqs[id] = r
 	return nil
+}
+
+// OpenApprovalRequests implements RequestStore.
+func (m *MemoryRequests) OpenApprovalRequests(_ context.Context, caller string, now time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, r := range m.reqs {
+		if r.Caller == caller && r.Open(now) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // ApprovalRequests implements RequestStore.

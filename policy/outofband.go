@@ -21,6 +21,15 @@ import (
 // Warden's own page; details.approval_url is the page.
 const CodeApprovalRequired = "approval_required"
 
+// CodeTooManyPendingApprovals: the caller already has MaxOpenApprovals
+// requests waiting for a person; no new one is opened.
+const CodeTooManyPendingApprovals = "too_many_pending_approvals"
+
+// MaxOpenApprovals bounds the open out-of-band requests of one caller, so
+// an agent that varies its arguments cannot fill the store or the
+// person's list.
+const MaxOpenApprovals = 20
+
 // DefaultApprovalWait is how long an out-of-band request can be decided
 // when CatalogConfig.ApprovalWait is zero.
 const DefaultApprovalWait = 10 * time.Minute
@@ -89,6 +98,12 @@ func (g *Gates) outOfBand(ctx context.Context, c *Controls, call *tool.Call, p a
 			}
 		}
 		return nil
+	}
+	if n, err := g.requests.OpenApprovalRequests(ctx, ApprovalCaller(p), now); err != nil {
+		return unavailable(err)
+	} else if n >= MaxOpenApprovals {
+		return &tool.Error{Code: CodeTooManyPendingApprovals, Message: "too many of your calls already wait for a person's approval; " +
+			"have the person decide them on the console, or wait for them to expire", RetryAfter: time.Minute}
 	}
 	r = approval.Request{
 		ID: approval.NewID(), Match: match, Caller: ApprovalCaller(p), Owner: ApprovalOwner(p), Tenant: p.Tenant,

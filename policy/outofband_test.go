@@ -321,3 +321,17 @@ func TestOutOfBandLegacySession(t *testing.T) {
 		t.Errorf("another session: %q", got)
 	}
 }
+
+// TestOutOfBandBound: one caller opens at most MaxOpenApprovals requests.
+func TestOutOfBandBound(t *testing.T) {
+	f := newGateFixture(t, CatalogConfig{Unsafe: true, ConsoleURL: consoleBase}, carol)
+	for i := range MaxOpenApprovals {
+		approvalURL(t, f.modern(t, "tools/call", `"name":"acme_write","arguments":{"note":"`+strconv.Itoa(i)+`"},`, "{}"))
+	}
+	got := resultText(f.modern(t, "tools/call", `"name":"acme_write","arguments":{"note":"one more"},`, "{}"))
+	if !strings.HasPrefix(got, CodeTooManyPendingApprovals+":") {
+		t.Errorf("past the bound: %q", got)
+	}
+	// A retry of an open request still gets its link.
+	approvalURL(t, f.modern(t, "tools/call", `"name":"acme_write","arguments":{"note":"0"},`, "{}"))
+}

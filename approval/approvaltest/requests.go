@@ -115,5 +115,18 @@ func RunRequests(t *testing.T, newStore func(t *testing.T) approval.RequestStore
 		if list, _ := st.ApprovalRequests(ctx, "t1", 1); len(list) != 1 {
 			t.Errorf("limit 1 gave %d", len(list))
 		}
+		// All three are the caller's, each open for 10 minutes.
+		for _, tc := range []struct {
+			at   time.Time
+			want int
+		}{{t0.Add(3 * time.Second), 3}, {a.Expires, 2}, {c.Expires, 0}} {
+			if n, err := st.OpenApprovalRequests(ctx, a.Caller, tc.at); err != nil || n != tc.want {
+				t.Errorf("open at %v: %d %v, want %d", tc.at, n, err, tc.want)
+			}
+		}
+		_ = st.DecideApprovalRequest(ctx, b.ID, approval.StateDenied, "x", t0.Add(4*time.Second))
+		if n, _ := st.OpenApprovalRequests(ctx, a.Caller, t0.Add(5*time.Second)); n != 2 {
+			t.Errorf("a decided request still counted open: %d", n)
+		}
 	})
 }

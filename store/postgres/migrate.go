@@ -579,6 +579,7 @@ CREATE TABLE approval_request (
 );
 CREATE INDEX approval_request_match ON approval_request (match_key, created_us);
 CREATE INDEX approval_request_tenant ON approval_request (tenant, created_us);
+CREATE INDEX approval_request_caller ON approval_request (caller, expires_us);
 `},
 	{24, "finding_status", `
 -- A finding's triage state set on the console (issue 23): accepted risk or

@@ -136,3 +136,11 @@ func (s *Store) ApprovalRequests(ctx context.Context, tenant string, limit int) 
 	}
 	return out, rows.Err()
 }
+
+// OpenApprovalRequests implements approval.RequestStore.
+func (s *Store) OpenApprovalRequests(ctx context.Context, caller string, now time.Time) (int, error) {
+	var n int
+	err := s.ro.QueryRowContext(ctx, `SELECT count(*) FROM approval_request
+		WHERE caller = ? AND state = 'pending' AND expires_us > ?`, caller, now.UnixMicro()).Scan(&n)
+	return n, err
+}
