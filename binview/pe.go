@@ -125,42 +125,76 @@ func (b *builder) pe() error {
 	if !f.HasNTHdr {
 		return errAnalysisFailed(fmt.Errorf("pe: no NT header"))
 	}
+	h, err := b.peHeader(f)
+	if err != nil {
+		return err
+	}
+	b.peEntries(f, h)
+	b.peSections(f, h)
+	if err := b.ctx.Err(); err != nil {
+		return err
+	}
+	b.guard("PE imports", func() { b.peImports(f, h.imageBase) })
+	b.guard("PE exports", func() { b.peExports(f, h.imageBase) })
+	b.guard("PE symbols", func() { b.peSymbols(f, h.imageBase) })
+	b.guard("PE exception data", func() { b.pePdata(f, h.imageBase) })
+	b.guard("PE relocations", func() { b.peRelocs(f, h.imageBase) })
+	b.peBuild(f, h)
+	b.peHardening(f, h.dllChars, h.chars)
+	return nil
+}
+
+// peHeaderFacts is what the file and optional headers say that the rest
+// of the parse needs.
+type peHeaderFacts struct {
+	imageBase           uint64
+	entryRVA, sizeOfHdr uint32
+	dllChars, subsystem uint16
+	chars               uint16
+	timestamp           uint32
+	linker, osVersion   string
+}
+
+// peHeader reads the file and optional headers: architecture, image base,
+// kind (executable, library, driver).
+func (b *builder) peHeader(f *pe.File) (peHeaderFacts, error) {
 	a := b.a
 	fh := f.NtHeader.FileHeader
 	a.Arch = peArch(uint16(fh.Machine))
 	a.Machine = fmt.Sprintf("IMAGE_FILE_MACHINE_%#x", uint16(fh.Machine))
 	a.Endian = "little"
-	var imageBase uint64
-	var entryRVA, sizeOfHeaders uint32
-	var dllChars uint16
-	var subsystem uint16
-	var linker, osv string
+	h := peHeaderFacts{chars: uint16(fh.Characteristics), timestamp: fh.TimeDateStamp}
 	switch oh := f.NtHeader.OptionalHeader.(type) {
 	case pe.ImageOptionalHeader64:
-		a.Bits, imageBase, entryRVA, sizeOfHeaders = 64, oh.ImageBase, oh.AddressOfEntryPoint, oh.SizeOfHeaders
-		dllChars, subsystem = uint16(oh.DllCharacteristics), uint16(oh.Subsystem)
-		linker = fmt.Sprintf("%d.%d", oh.MajorLinkerVersion, oh.MinorLinkerVersion)
-		osv = fmt.Sprintf("%d.%d", oh.MajorOperatingSystemVersion, oh.MinorOperatingSystemVersion)
+		a.Bits, h.imageBase, h.entryRVA, h.sizeOfHdr = 64, oh.ImageBase, oh.AddressOfEntryPoint, oh.SizeOfHeaders
+		h.dllChars, h.subsystem = uint16(oh.DllCharacteristics), uint16(oh.Subsystem)
+		h.linker = fmt.Sprintf("%d.%d", oh.MajorLinkerVersion, oh.MinorLinkerVersion)
+		h.osVersion = fmt.Sprintf("%d.%d", oh.MajorOperatingSystemVersion, oh.MinorOperatingSystemVersion)
 	case pe.ImageOptionalHeader32:
-		a.Bits, imageBase, entryRVA, sizeOfHeaders = 32, uint64(oh.ImageBase), oh.AddressOfEntryPoint, oh.SizeOfHeaders
-		dllChars, subsystem = uint16(oh.DllCharacteristics), uint16(oh.Subsystem)
-		linker = fmt.Sprintf("%d.%d", oh.MajorLinkerVersion, oh.MinorLinkerVersion)
-		osv = fmt.Sprintf("%d.%d", oh.MajorOperatingSystemVersion, oh.MinorOperatingSystemVersion)
+		a.Bits, h.imageBase, h.entryRVA, h.sizeOfHdr = 32, uint64(oh.ImageBase), oh.AddressOfEntryPoint, oh.SizeOfHeaders
+		h.dllChars, h.subsystem = uint16(oh.DllCharacteristics), uint16(oh.Subsystem)
+		h.linker = fmt.Sprintf("%d.%d", oh.MajorLinkerVersion, oh.MinorLinkerVersion)
+		h.osVersion = fmt.Sprintf("%d.%d", oh.MajorOperatingSystemVersion, oh.MinorOperatingSystemVersion)
 	default:
-		return errAnalysisFailed(fmt.Errorf("pe: no optional header"))
+		return h, errAnalysisFailed(fmt.Errorf("pe: no optional header"))
 	}
-	a.ImageBase = imageBase
-	chars := uint16(fh.Characteristics)
+	a.ImageBase = h.imageBase
 	switch {
-	case subsystem == 1 || chars&peSystem != 0:
+	case h.subsystem == 1 || h.chars&peSystem != 0:
 		a.Kind = "driver"
-	case chars&peDLL != 0:
+	case h.chars&peDLL != 0:
 		a.Kind = "shared_library"
 	default:
 		a.Kind = "executable"
 	}
-	if entryRVA != 0 {
-		a.Entry = imageBase + uint64(entryRVA)
+	return h, nil
+}
+
+// peEntries lists the entry point and the TLS callbacks (at most 256).
+func (b *builder) peEntries(f *pe.File, h peHeaderFacts) {
+	a := b.a
+	if h.entryRVA != 0 {
+		a.Entry = h.imageBase + uint64(h.entryRVA)
 		a.Entries = append(a.Entries, EntryPoint{Addr: a.Entry, Kind: "entry"})
 	}
 	switch cb := f.TLS.Callbacks.(type) {
@@ -179,9 +213,13 @@ func (b *builder) pe() error {
 			a.Entries = append(a.Entries, EntryPoint{Addr: uint64(c), Kind: "tls_callback", Name: fmt.Sprintf("tls_callback_%d", i)})
 		}
 	}
+}
 
-	// The headers are mapped too.
-	hdr := uint64(sizeOfHeaders)
+// peSections maps the headers and each section, and notes where .text
+// starts (Go's tables are found from it).
+func (b *builder) peSections(f *pe.File, h peHeaderFacts) {
+	imageBase := h.imageBase
+	hdr := uint64(h.sizeOfHdr)
 	if hdr > uint64(len(b.data)) {
 		hdr = uint64(len(b.data))
 	}
@@ -189,43 +227,42 @@ func (b *builder) pe() error {
 	var textAddr uint64
 	for i := range f.Sections {
 		s := &f.Sections[i]
-		h := s.Header
+		sh := s.Header
 		name := peSectionName(f, s.String())
-		vsize := uint64(h.VirtualSize)
+		vsize := uint64(sh.VirtualSize)
 		if vsize == 0 {
-			vsize = uint64(h.SizeOfRawData)
+			vsize = uint64(sh.SizeOfRawData)
 		}
-		fsize := int64(min(uint64(h.SizeOfRawData), vsize))
+		fsize := int64(min(uint64(sh.SizeOfRawData), vsize))
 		var perm Perm
-		if h.Characteristics&peScnRead != 0 {
+		if sh.Characteristics&peScnRead != 0 {
 			perm |= PermR
 		}
-		if h.Characteristics&peScnWrite != 0 {
+		if sh.Characteristics&peScnWrite != 0 {
 			perm |= PermW
 		}
-		if h.Characteristics&peScnExecute != 0 {
+		if sh.Characteristics&peScnExecute != 0 {
 			perm |= PermX
 		}
-		addr := imageBase + uint64(h.VirtualAddress)
-		if !b.addSection(Section{Name: name, Addr: addr, Size: vsize, Offset: int64(h.PointerToRawData), FileSize: fsize,
-			Perm: perm, Mapped: true, Type: fmt.Sprintf("%#x", h.Characteristics)}) {
+		addr := imageBase + uint64(sh.VirtualAddress)
+		if !b.addSection(Section{Name: name, Addr: addr, Size: vsize, Offset: int64(sh.PointerToRawData), FileSize: fsize,
+			Perm: perm, Mapped: true, Type: fmt.Sprintf("%#x", sh.Characteristics)}) {
 			break
 		}
-		b.addSegment(Segment{Name: name, Addr: addr, Size: vsize, Offset: int64(h.PointerToRawData), FileSize: fsize, Perm: perm, Type: "SECTION"})
+		b.addSegment(Segment{Name: name, Addr: addr, Size: vsize, Offset: int64(sh.PointerToRawData), FileSize: fsize, Perm: perm, Type: "SECTION"})
 		if name == ".text" && textAddr == 0 {
 			textAddr = addr
 		}
 	}
 	b.goTextStart = textAddr
-	if err := b.ctx.Err(); err != nil {
-		return err
-	}
-	b.guard("PE imports", func() { b.peImports(f, imageBase) })
-	b.guard("PE exports", func() { b.peExports(f, imageBase) })
-	b.guard("PE symbols", func() { b.peSymbols(f, imageBase) })
-	b.guard("PE exception data", func() { b.pePdata(f, imageBase) })
-	b.guard("PE relocations", func() { b.peRelocs(f, imageBase) })
-	bi := &PEBuild{Timestamp: fh.TimeDateStamp, Subsystem: peSubsystem(subsystem), LinkerVersion: linker, OSVersion: osv}
+}
+
+// peBuild reads what says how the file was built and signed: debug
+// directory, version resources, Rich header, .NET header, certificates,
+// anomalies, overlay and import hash, each bounded.
+func (b *builder) peBuild(f *pe.File, h peHeaderFacts) {
+	a := b.a
+	bi := &PEBuild{Timestamp: h.timestamp, Subsystem: peSubsystem(h.subsystem), LinkerVersion: h.linker, OSVersion: h.osVersion}
 	a.Build.PE = bi
 	b.guard("PE debug directory", func() { peDebug(f, bi) })
 	b.guard("PE version resources", func() {
@@ -279,8 +316,6 @@ func (b *builder) pe() error {
 			a.Hashes.ImpHash = h
 		}
 	})
-	b.peHardening(f, dllChars, chars)
-	return nil
 }
 
 // peSectionName resolves a "/123" long section name through the COFF

@@ -1,174 +1,48 @@
 package mcp_test
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/tool"
 )
 
 // peerFixture is the in-process server the peer, golden and hostile tests
-// talk to: a handful of tools whose behaviour each test can observe.
+// talk to (package mcpfixture, shared with the benchmark module's peer
+// tests), under the short names these tests use.
 type peerFixture struct {
-	reg *tool.Registry
-	srv *mcp.Server
-	// blockStarted receives once per call of peer_block when it starts;
-	// blockDone receives the ctx error the handler observed when its
-	// context ended.
+	reg          *tool.Registry
+	srv          *mcp.Server
 	blockStarted chan struct{}
 	blockDone    chan error
 }
 
-type peerEchoIn struct {
-	Text string `json:"text" desc:"Text to echo" maxLength:"1000"`
-}
+type (
+	peerEchoIn  = mcpfixture.EchoIn
+	peerEchoOut = mcpfixture.EchoOut
+	peerSlowIn  = mcpfixture.SlowIn
+	peerNone    = mcpfixture.None
+)
 
-type peerEchoOut struct {
-	Text   string `json:"text"`
-	Length int    `json:"length"`
-}
+var peerStateKey = mcpfixture.StateKey
 
-type peerSlowIn struct {
-	Millis int `json:"millis" default:"100" min:"0" max:"5000" desc:"How long to take"`
-}
+const legacyInit = mcpfixture.LegacyInit
 
-type peerNone struct{}
-
-func peerDef(name, desc string) tool.Def {
-	return tool.Def{
-		Name:        name,
-		Description: desc,
-		Annotations: tool.Annotations{ReadOnly: true, Idempotent: true},
-		Catalog:     tool.Catalog{Category: "test", Trust: tool.TrustAuto},
-	}
-}
-
-// peerStateKey makes requestState deterministic enough to replay: the key
-// is fixed, and transcripts normalise the sealed token anyway.
-var peerStateKey = []byte("0123456789abcdef0123456789abcdef")
+func peerDef(name, desc string) tool.Def { return mcpfixture.Def(name, desc) }
 
 func newPeerFixture(t testing.TB) *peerFixture {
-	t.Helper()
-	fx := &peerFixture{
-		reg:          tool.NewRegistry(),
-		blockStarted: make(chan struct{}, 16),
-		blockDone:    make(chan error, 16),
-	}
-	tool.Add(fx.reg, peerDef("peer_echo", "Echoes its text and its length."),
-		func(ctx context.Context, c *tool.Call, in peerEchoIn) (peerEchoOut, error) {
-			return peerEchoOut{Text: in.Text, Length: len(in.Text)}, nil
-		})
-	tool.Add(fx.reg, peerDef("peer_fail", "Always fails with a typed error."),
-		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
-			return "", &tool.Error{Code: "demo_failure", Message: "the demonstration failed", Details: map[string]any{"attempt": 1}}
-		})
-	tool.Add(fx.reg, peerDef("peer_progress", "Reports progress three times, then answers."),
-		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
-			for i, p := range []float64{0, 50, 100} {
-				c.Progress(p, 100, "step "+string(rune('1'+i)))
-			}
-			return "progress done", nil
-		})
-	tool.Add(fx.reg, peerDef("peer_block", "Blocks until its call is cancelled."),
-		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
-			// Reports never block, so fuzzers may call it any number of
-			// times; tests read at most a few.
-			report := func(err error) {
-				select {
-				case fx.blockDone <- err:
-				default:
-				}
-			}
-			select {
-			case fx.blockStarted <- struct{}{}:
-			default:
-			}
-			select {
-			case <-ctx.Done():
-				report(ctx.Err())
-				return "", ctx.Err()
-			case <-time.After(30 * time.Second):
-				report(errors.New("never cancelled"))
-				return "not cancelled", nil
-			}
-		})
-	tool.Add(fx.reg, peerDef("peer_slow", "Answers after a delay."),
-		func(ctx context.Context, c *tool.Call, in peerSlowIn) (string, error) {
-			select {
-			case <-time.After(time.Duration(in.Millis) * time.Millisecond):
-				return "slept", nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
-		})
-	tool.Add(fx.reg, peerDef("peer_ask", "Asks the user's name, then greets them."),
-		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
-			got, err := c.Input(ctx, map[string]tool.InputRequest{
-				"name": tool.Elicit("What is your name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)),
-			})
-			if err != nil {
-				return "", err
-			}
-			var a struct {
-				Action  string `json:"action"`
-				Content struct {
-					Name string `json:"name"`
-				} `json:"content"`
-			}
-			if json.Unmarshal(got["name"], &a) != nil || a.Action != "accept" || a.Content.Name == "" {
-				return "no name given", nil
-			}
-			return "Hello, " + a.Content.Name + "!", nil
-		})
-	fx.srv = mcp.NewServer(fx.reg, &mcp.Options{Name: "warden-test", Version: "0.0.0-test", StateKey: peerStateKey})
-	t.Cleanup(fx.srv.Close)
-	return fx
+	fx := mcpfixture.New(t)
+	return &peerFixture{reg: fx.Reg, srv: fx.Srv, blockStarted: fx.BlockStarted, blockDone: fx.BlockDone}
 }
 
-// legacyInit is a legacy client's initialize request.
-const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-
-// postLegacy POSTs one message to a legacy endpoint (sid "" for none) and
-// returns the response with its body read.
 func postLegacy(t testing.TB, c *http.Client, url, sid, body string, header ...string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return mcpfixture.PostLegacy(t, c, url, sid, body, header...)
 }
 
-// openLegacySession initializes a legacy session at url and returns its
-// id; extra header pairs go on both requests.
 func openLegacySession(t testing.TB, c *http.Client, url string, header ...string) string {
 	t.Helper()
-	resp, body := postLegacy(t, c, url, "", legacyInit, header...)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || sid == "" {
-		t.Fatalf("initialize: status %d, session %q: %.200s", resp.StatusCode, sid, body)
-	}
-	if resp, _ := postLegacy(t, c, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header...); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: status %d", resp.StatusCode)
-	}
-	return sid
+	return mcpfixture.OpenLegacySession(t, c, url, header...)
 }

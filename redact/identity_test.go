@@ -45,7 +45,7 @@ func TestStrictFreeText(t *testing.T) {
 	}
 	for _, keep := range []string{
 		"nginx/1.25.3", "go1.22.3", "v1.2.3.4", "Chrome 120.0.6099.109", "OID 1.3.6.1.4.1.311.21.7", "10.0.19041.1",
-		"github.com/warden-mcp/warden/toolset.(*Native).privacy", "golang.org/x/net@v0.25.0", "lodash@4.17.21",
+		"github.com/warden-mcp/warden/internal/toolset.(*Native).privacy", "golang.org/x/net@v0.25.0", "lodash@4.17.21",
 		"image@sha256:9f86d081884c7d65", "text/html; charset=utf-8", "GET /api/v1/users HTTP/1.1", "?next=/admin",
 		"CDC::Add", "std::vector<A::B>", "dead::beef", "12:34:56", "00:1a:2b:3c:4d:5e", "2026-12-02T06:58:08Z",
 		"main.go", "README.md", "install.sh", "libc.so.6", "config/settings.json", "System.IO.File", "java.io.File",

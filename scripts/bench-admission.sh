@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 if [ -n "${WARDEN_BIN:-}" ]; then cp "$WARDEN_BIN" "$work/warden"; else go build -tags postgres,prometheus -o "$work/warden" ./cmd/warden; fi
-go build -o "$work/admitload" ./internal/loadtest/cmd/admitload
+go -C internal/loadtest build -o "$work/admitload" ./cmd/admitload
 urls=() metrics=()
 for i in $(seq 1 "$replicas"); do
 	port=$((18840 + i))

@@ -97,10 +97,11 @@ find_benchstat() {
 
 if [[ $inproc == 1 ]]; then
 	log "in-process benchmarks: -count $count -benchtime $benchtime -cpu 1"
-	# Only the benchmarks of mcp/bench_test.go and tool/bench_test.go;
-	# the packages hold others (hostile bodies, address expressions).
-	go test -run '^$' -bench '^Benchmark(ToolsCall|ToolsList|Discover|ToolsCallLegacy)$' -benchmem -cpu 1 \
-		-count "$count" -benchtime "$benchtime" ./mcp/ | tee "$out/inproc-mcp.txt" >&2
+	# Only the benchmarks of internal/loadtest/peer/bench_test.go (the
+	# benchmark module, which holds the SDK) and tool/bench_test.go; the
+	# packages hold others (hostile bodies, address expressions).
+	go -C internal/loadtest test -run '^$' -bench '^Benchmark(ToolsCall|ToolsList|Discover|ToolsCallLegacy)$' -benchmem -cpu 1 \
+		-count "$count" -benchtime "$benchtime" ./peer/ | tee "$out/inproc-mcp.txt" >&2
 	go test -run '^$' -bench '^Benchmark(Invoke|ResultMarshal|ListJSON|New)$' -benchmem -cpu 1 \
 		-count "$count" -benchtime "$benchtime" ./tool/ | tee "$out/inproc-tool.txt" >&2
 	bs="$(find_benchstat)"
@@ -115,7 +116,7 @@ fi
 if [[ $loopback == 1 ]]; then
 	bin="$out/bin"
 	mkdir -p "$bin"
-	go build -o "$bin/" ./internal/loadtest/cmd/...
+	go -C internal/loadtest build -o "$bin/" ./cmd/...
 	pin_server=() pin_client=()
 	if command -v taskset >/dev/null && [[ $(nproc) -ge 2 ]]; then
 		pin_server=(taskset -c 0) pin_client=(taskset -c 1)

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 go build -tags postgres -o "$work/warden" ./cmd/warden
-go build -o "$work/loadclient" ./internal/loadtest/cmd/loadclient
+go -C internal/loadtest build -o "$work/loadclient" ./cmd/loadclient
 schema="warden_bench_$$"
 pids=()
 for i in $(seq 1 "$replicas"); do

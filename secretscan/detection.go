@@ -10,6 +10,10 @@ import (
 // values that are not credentials (see Options.SkipIdentifiers).
 const FamilyIdentifier = "identifier"
 
+// FamilyCustom is the family of the rules a configuration adds
+// (Options.CustomRules).
+const FamilyCustom = "custom"
+
 // Detection is one finding. It never holds the secret in an exported field:
 // the value is kept behind an unexported pointer so that JSON, fmt and slog
 // output carry only the type, position, length and keyed fingerprint.
@@ -50,6 +54,9 @@ type Detection struct {
 	Parts []Part `json:"parts,omitempty"`
 
 	secret *secretValue
+	// strong is set when the rule's matches carry a distinctive prefix or
+	// structure: a portable baseline digests them with HMAC, not PBKDF2.
+	strong bool
 }
 
 // secretValue holds a matched value. It is only ever referenced through a

@@ -85,10 +85,20 @@
 //
 // A line containing "keysweep:allow" (in any comment syntax) suppresses the
 // detections that start on it, unless Options.IgnoreAllowComments is set.
-// A Baseline (ReadBaseline / WriteBaseline, JSON {"version":
-// "keysweep-baseline/1", "fingerprints": [...]}) suppresses detections by
-// fingerprint, so accepted findings stay quiet without the value being
-// stored anywhere.
+// Options.AllowValues suppress values matching a pattern, each with its
+// reason. A Baseline (ReadBaseline / WriteBaseline) suppresses accepted
+// findings without storing their values: version 2 carries its own random
+// key and digests each value under it (HMAC for generated tokens, PBKDF2
+// for values a person may have chosen), so it works on any machine; see
+// Baseline for the threat model.
+//
+// # Custom rules
+//
+// Build takes a team's own formats (Options.CustomRules: keywords, an RE2
+// pattern, a severity, an optional entropy floor, and examples that must
+// and must not match, checked when the scanner is built) and rule ids to
+// turn off (Options.DisabledRules); they run through the same prefilter
+// and filters as the built-in rules.
 //
 // # Rules
 //

@@ -71,6 +71,15 @@ type Options struct {
 	// are not identifiers: they allow offline recovery of the password,
 	// so they are always reported, as low.
 	SkipIdentifiers bool
+	// CustomRules are a team's own formats, run beside the built-in rules
+	// (see CustomRule). Use Build, which checks them; New panics on a bad
+	// one.
+	CustomRules []CustomRule
+	// DisabledRules are rule ids (built-in or custom) that do not run.
+	DisabledRules []string
+	// AllowValues suppress the detections whose value matches one of
+	// them, counted in Result.Suppressed like an allow comment.
+	AllowValues []AllowValue
 	// KeepPairParts also reports each part of a credential found as a
 	// pair on its own: the key ID of an AWS pair as aws_access_key_id
 	// beside the aws_credential_pair. A redactor sets it, since it must
@@ -95,6 +104,7 @@ type Scanner struct {
 	explain  bool
 	glued    bool // see Glued
 	parts    bool
+	allow    []AllowValue
 	pool     sync.Pool
 }
 
@@ -109,7 +119,8 @@ type Scanner struct {
 // which removes what it finds; reports are s's.
 func (s *Scanner) Glued() *Scanner {
 	g := &Scanner{rules: s.rules, ac: s.ac, kwUsers: s.kwUsers, key: s.key, depth: s.depth, maxDet: s.maxDet,
-		minConf: s.minConf, baseline: s.baseline, noAllow: s.noAllow, ids: s.ids, explain: s.explain, parts: s.parts, glued: true}
+		minConf: s.minConf, baseline: s.baseline, noAllow: s.noAllow, ids: s.ids, explain: s.explain, parts: s.parts, glued: true,
+		allow: s.allow}
 	g.pool.New = func() any { return &scratch{} }
 	return g
 }
@@ -136,11 +147,25 @@ func builtin() ([]*compiledRule, *automaton, [][]int, error) {
 }
 
 // New returns a Scanner with the built-in rules. It panics only if a
-// built-in rule fails to compile, which the package tests rule out.
+// built-in rule fails to compile, which the package tests rule out, or if
+// opts has custom rules, disabled rules or allowed values that Build would
+// refuse: use Build for those.
 func New(opts *Options) *Scanner {
 	if opts == nil {
 		opts = &Options{}
 	}
+	if len(opts.CustomRules) > 0 || len(opts.DisabledRules) > 0 || len(opts.AllowValues) > 0 {
+		s, err := Build(opts)
+		if err != nil {
+			panic("secretscan: " + err.Error())
+		}
+		return s
+	}
+	return newScanner(opts)
+}
+
+// newScanner is a Scanner of the built-in rules with opts' settings.
+func newScanner(opts *Options) *Scanner {
 	rules, ac, users, err := builtin()
 	if err != nil {
 		panic("secretscan: built-in rules: " + err.Error())
@@ -253,8 +278,12 @@ func (s *Scanner) scanRange(ctx context.Context, text string, from, to int) (Res
 			res.Suppressed++
 			continue
 		}
+		if s.allowed(c.value) {
+			res.Suppressed++
+			continue
+		}
 		fp := s.Fingerprint(c.value)
-		if s.baseline.Contains(fp) {
+		if s.baseline.match(c.r.rule, c.value, fp) {
 			res.Suppressed++
 			continue
 		}
@@ -267,6 +296,7 @@ func (s *Scanner) scanRange(ctx context.Context, text string, from, to int) (Res
 			Confidence: round2(c.conf), Fingerprint: fp, ValueLength: utf8.RuneCountInString(c.value),
 			Line: line, Column: col, Offset: c.start, End: c.end, Encoding: c.enc,
 			Evidence: c.evidence, Parts: parts, secret: &secretValue{v: strings.Clone(c.value)}, // no pinning of the text
+			strong: c.r.Evidence >= evPrefix,
 		})
 	}
 	if st.explain {

@@ -84,7 +84,7 @@ func TestDetectionFields(t *testing.T) {
 		Severity: SeverityHigh, Confidence: 0.95, ValueLength: 40, Line: 2, Column: 18,
 		Offset: off, End: off + 40, Evidence: []string{"prefix", "checksum_valid"}}
 	if diff := cmp.Diff(want, d, cmp.FilterPath(func(p cmp.Path) bool {
-		return p.Last().String() == ".Fingerprint" || p.Last().String() == ".secret"
+		return p.Last().String() == ".Fingerprint" || p.Last().String() == ".secret" || p.Last().String() == ".strong"
 	}, cmp.Ignore())); diff != "" {
 		t.Errorf("detection (-want +got):\n%s", diff)
 	}

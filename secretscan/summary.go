@@ -7,12 +7,15 @@ type Summary struct {
 	Total      int            `json:"total"`
 	BySeverity map[string]int `json:"by_severity"`
 	ByType     map[string]int `json:"by_type"`
+	// Suppressed counts the detections an allow comment, an allowed
+	// value or the baseline silenced.
+	Suppressed int `json:"suppressed"`
 }
 
 // Summarize counts the detections of r by severity and by type. The
 // by_severity map always holds the four severities, zero or not.
 func (r Result) Summarize() Summary {
-	s := Summary{Total: len(r.Detections), BySeverity: map[string]int{
+	s := Summary{Total: len(r.Detections), Suppressed: r.Suppressed, BySeverity: map[string]int{
 		"low": 0, "medium": 0, "high": 0, "critical": 0}, ByType: map[string]int{}}
 	for _, d := range r.Detections {
 		s.BySeverity[d.Severity.String()]++

@@ -42,6 +42,11 @@ type WalkOptions struct {
 	// OnSkip, if set, is called (from the ScanDir goroutine) for each
 	// skipped file or directory, with a Skip* reason.
 	OnSkip func(path, reason string)
+	// Archives, when set, opens zip (and jar), tar, tar.gz and gzip files
+	// and scans their entries, reported as "archive.zip!dir/entry", within
+	// its bounds. Nil: archives are files like any other (binary, so
+	// skipped unless IncludeBinary).
+	Archives *ArchiveOptions
 }
 
 // WalkStats counts what ScanDir did.
@@ -66,6 +71,8 @@ type walkOut struct {
 	bytes int64
 	skip  string
 	err   error
+	// sub holds an archive's entries, when the file was one.
+	sub []archiveEntry
 }
 
 // .gitignore matching is our own small implementation (gitignore.go)
@@ -106,7 +113,7 @@ func (s *Scanner) ScanDir(ctx context.Context, root string, opts *WalkOptions, f
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				outs <- s.scanOne(ctx, j, maxSize, opts.IncludeBinary)
+				outs <- s.scanOne(ctx, j, maxSize, opts.IncludeBinary, opts.Archives)
 			}
 		}()
 	}
@@ -171,6 +178,23 @@ func (s *Scanner) ScanDir(ctx context.Context, root string, opts *WalkOptions, f
 		case o.err != nil:
 			fnErr = o.err
 			cancel()
+		case o.sub != nil:
+			for _, e := range o.sub {
+				if e.skip != "" {
+					stats.Skipped[e.skip]++
+					if opts.OnSkip != nil {
+						opts.OnSkip(e.path, e.skip)
+					}
+					continue
+				}
+				stats.Files++
+				stats.Bytes += e.bytes
+				if err := fn(FileResult{Path: e.path, Result: e.res}); err != nil {
+					fnErr = err
+					cancel()
+					return
+				}
+			}
 		default:
 			stats.Files++
 			stats.Bytes += o.bytes
@@ -292,7 +316,7 @@ func walkDir(ctx context.Context, dir, rel string, ign ignoreStack, includeIgnor
 }
 
 // scanOne reads and scans one file.
-func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, includeBinary bool) walkOut {
+func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, includeBinary bool, archives *ArchiveOptions) walkOut {
 	o := walkOut{seq: j.seq, rel: j.rel}
 	f, err := os.Open(j.path)
 	if err != nil {
@@ -304,6 +328,17 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 	if err != nil {
 		o.skip = SkipUnreadable
 		return o
+	}
+	if archives != nil {
+		head := make([]byte, 512)
+		n, _ := io.ReadFull(f, head)
+		if IsArchive(head[:n]) {
+			return s.scanArchiveFile(ctx, o, f, st.Size(), archives.withDefaults(maxSize), includeBinary)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			o.skip = SkipUnreadable
+			return o
+		}
 	}
 	if st.Size() > maxSize {
 		o.skip = SkipTooLarge
@@ -335,5 +370,33 @@ func (s *Scanner) scanOne(ctx context.Context, j walkJob, maxSize int64, include
 		return o
 	}
 	o.res, o.bytes = res, n
+	return o
+}
+
+// scanArchiveFile scans the archive open in f (its first bytes already
+// read) and returns its entries in o.sub.
+func (s *Scanner) scanArchiveFile(ctx context.Context, o walkOut, f *os.File, size int64, ao ArchiveOptions, includeBinary bool) walkOut {
+	if size > ao.MaxArchiveSize {
+		o.skip = SkipTooLarge
+		return o
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		o.skip = SkipUnreadable
+		return o
+	}
+	data, err := io.ReadAll(io.LimitReader(f, ao.MaxArchiveSize+1))
+	if err != nil || int64(len(data)) > ao.MaxArchiveSize {
+		o.skip = SkipUnreadable
+		return o
+	}
+	entries, err := s.scanArchive(ctx, o.rel, data, ao, includeBinary)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	if entries == nil {
+		entries = []archiveEntry{} // an empty archive: nothing to report, but not a file
+	}
+	o.sub = entries
 	return o
 }

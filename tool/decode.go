@@ -308,35 +308,9 @@ func decodeValue(n *node, val []byte, v reflect.Value, name string, env *decodeE
 }
 
 func decodeValueInner(n *node, val []byte, v reflect.Value, name string, env *decodeEnv) *paramError {
-	k := jsonwalk.Kind(val)
 	switch n.kind {
 	case kString:
-		if k != "string" {
-			return typeError(name, "a string")
-		}
-		s, ok := jsonwalk.Unquote(val)
-		if !ok {
-			return typeError(name, "a string")
-		}
-		if n.nonEmpty && strings.Trim(s, asciiSpace) == "" {
-			return perr("parameter %s must not be empty", displayName(name))
-		}
-		if n.minLen >= 0 || n.maxLen >= 0 {
-			c := runeCount(s)
-			if n.minLen >= 0 && c < n.minLen {
-				return perr("parameter %s must be at least %d characters long", displayName(name), n.minLen)
-			}
-			if n.maxLen >= 0 && c > n.maxLen {
-				return withCode(n.maxLenCode, perr("parameter %s must be at most %d characters long", displayName(name), n.maxLen))
-			}
-		}
-		if len(n.enum) > 0 && !contains(n.enum, s) {
-			return perr("parameter %s must be one of: %s", displayName(name), strings.Join(n.enum, ", "))
-		}
-		if n.pattern != nil && !n.pattern.MatchString(s) {
-			return perr("parameter %s does not match the required pattern", displayName(name))
-		}
-		v.SetString(s)
+		return decodeString(n, val, v, name)
 	case kBool:
 		switch string(val) {
 		case "true":
@@ -347,46 +321,9 @@ func decodeValueInner(n *node, val []byte, v reflect.Value, name string, env *de
 			return typeError(name, "a boolean")
 		}
 	case kInt, kUint:
-		if k != "number" {
-			return typeError(name, "an integer")
-		}
-		f, isInt, ok := parseNumber(val)
-		if !ok || !isInt {
-			return typeError(name, "an integer")
-		}
-		if len(n.enum) > 0 && !contains(n.enum, strconv.FormatFloat(f, 'f', -1, 64)) {
-			return perr("parameter %s must be one of: %s", displayName(name), strings.Join(n.enum, ", "))
-		}
-		if err := checkBounds(n, f, name); err != nil {
-			return err
-		}
-		if n.kind == kInt {
-			i, err := strconv.ParseInt(string(val), 10, n.bits)
-			if err != nil {
-				if f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
-					return perr("parameter %s is out of range", displayName(name))
-				}
-				i = int64(f)
-				if v.OverflowInt(i) {
-					return perr("parameter %s is out of range", displayName(name))
-				}
-			}
-			v.SetInt(i)
-		} else {
-			u, err := strconv.ParseUint(string(val), 10, n.bits)
-			if err != nil {
-				if f < 0 {
-					return perr("parameter %s must be at least 0", displayName(name))
-				}
-				if f > math.MaxUint64 || v.OverflowUint(uint64(f)) {
-					return perr("parameter %s is out of range", displayName(name))
-				}
-				u = uint64(f)
-			}
-			v.SetUint(u)
-		}
+		return decodeInteger(n, val, v, name)
 	case kFloat:
-		if k != "number" {
+		if jsonwalk.Kind(val) != "number" {
 			return typeError(name, "a number")
 		}
 		f, _, ok := parseNumber(val)
@@ -398,58 +335,14 @@ func decodeValueInner(n *node, val []byte, v reflect.Value, name string, env *de
 		}
 		v.SetFloat(f)
 	case kArray:
-		if k != "array" {
-			return typeError(name, "an array")
-		}
-		count := 0
-		_ = jsonwalk.EachElement(val, func(int, []byte) error { count++; return nil })
-		if n.minItems >= 0 && count < n.minItems {
-			return perr("parameter %s must have at least %d items", displayName(name), n.minItems)
-		}
-		if n.maxItems >= 0 && count > n.maxItems {
-			return perr("parameter %s must have at most %d items", displayName(name), n.maxItems)
-		}
-		s := reflect.MakeSlice(v.Type(), count, count)
-		err := jsonwalk.EachElement(val, func(i int, el []byte) error {
-			en := name + "[" + strconv.Itoa(i) + "]"
-			if jsonwalk.IsNull(el) {
-				return perr("parameter %s must not be null", displayName(en))
-			}
-			if e := decodeValue(n.items, el, s.Index(i), en, env); e != nil {
-				return e
-			}
-			return nil
-		})
-		if err != nil {
-			return err.(*paramError)
-		}
-		v.Set(s)
+		return decodeArray(n, val, v, name, env)
 	case kObject:
-		if k != "object" {
+		if jsonwalk.Kind(val) != "object" {
 			return typeError(name, "an object")
 		}
 		return decodeObject(n, val, v, name, env)
 	case kMap:
-		if k != "object" {
-			return typeError(name, "an object")
-		}
-		m := reflect.MakeMap(v.Type())
-		err := jsonwalk.EachMember(val, func(rawKey, el []byte) error {
-			key, ok := jsonwalk.Unquote(rawKey)
-			if !ok {
-				return typeError(name, "an object")
-			}
-			ev := reflect.New(v.Type().Elem()).Elem()
-			if e := decodeValue(n.items, el, ev, join(name, key), env); e != nil {
-				return e
-			}
-			m.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), ev)
-			return nil
-		})
-		if err != nil {
-			return err.(*paramError)
-		}
-		v.Set(m)
+		return decodeMap(n, val, v, name, env)
 	case kRaw:
 		if v.Type() == rawMessageType {
 			v.SetBytes(append(json.RawMessage(nil), val...))
@@ -465,6 +358,139 @@ func decodeValueInner(n *node, val []byte, v reflect.Value, name string, env *de
 		}
 		v.SetUint(u)
 	}
+	return nil
+}
+
+// decodeString checks a string against the parameter's length, enum and
+// pattern.
+func decodeString(n *node, val []byte, v reflect.Value, name string) *paramError {
+	if jsonwalk.Kind(val) != "string" {
+		return typeError(name, "a string")
+	}
+	s, ok := jsonwalk.Unquote(val)
+	if !ok {
+		return typeError(name, "a string")
+	}
+	if n.nonEmpty && strings.Trim(s, asciiSpace) == "" {
+		return perr("parameter %s must not be empty", displayName(name))
+	}
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		c := runeCount(s)
+		if n.minLen >= 0 && c < n.minLen {
+			return perr("parameter %s must be at least %d characters long", displayName(name), n.minLen)
+		}
+		if n.maxLen >= 0 && c > n.maxLen {
+			return withCode(n.maxLenCode, perr("parameter %s must be at most %d characters long", displayName(name), n.maxLen))
+		}
+	}
+	if len(n.enum) > 0 && !contains(n.enum, s) {
+		return perr("parameter %s must be one of: %s", displayName(name), strings.Join(n.enum, ", "))
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		return perr("parameter %s does not match the required pattern", displayName(name))
+	}
+	v.SetString(s)
+	return nil
+}
+
+// decodeInteger reads a signed or unsigned integer, written as JSON
+// Schema's "integer" allows (1, 1.0, 1e2), within its bounds and width.
+func decodeInteger(n *node, val []byte, v reflect.Value, name string) *paramError {
+	if jsonwalk.Kind(val) != "number" {
+		return typeError(name, "an integer")
+	}
+	f, isInt, ok := parseNumber(val)
+	if !ok || !isInt {
+		return typeError(name, "an integer")
+	}
+	if len(n.enum) > 0 && !contains(n.enum, strconv.FormatFloat(f, 'f', -1, 64)) {
+		return perr("parameter %s must be one of: %s", displayName(name), strings.Join(n.enum, ", "))
+	}
+	if err := checkBounds(n, f, name); err != nil {
+		return err
+	}
+	if n.kind == kInt {
+		i, err := strconv.ParseInt(string(val), 10, n.bits)
+		if err != nil {
+			if f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
+				return perr("parameter %s is out of range", displayName(name))
+			}
+			i = int64(f)
+			if v.OverflowInt(i) {
+				return perr("parameter %s is out of range", displayName(name))
+			}
+		}
+		v.SetInt(i)
+	} else {
+		u, err := strconv.ParseUint(string(val), 10, n.bits)
+		if err != nil {
+			if f < 0 {
+				return perr("parameter %s must be at least 0", displayName(name))
+			}
+			if f > math.MaxUint64 || v.OverflowUint(uint64(f)) {
+				return perr("parameter %s is out of range", displayName(name))
+			}
+			u = uint64(f)
+		}
+		v.SetUint(u)
+	}
+	return nil
+}
+
+// decodeArray checks the number of items, then decodes each; a null item
+// is refused.
+func decodeArray(n *node, val []byte, v reflect.Value, name string, env *decodeEnv) *paramError {
+	if jsonwalk.Kind(val) != "array" {
+		return typeError(name, "an array")
+	}
+	count := 0
+	_ = jsonwalk.EachElement(val, func(int, []byte) error { count++; return nil })
+	if n.minItems >= 0 && count < n.minItems {
+		return perr("parameter %s must have at least %d items", displayName(name), n.minItems)
+	}
+	if n.maxItems >= 0 && count > n.maxItems {
+		return perr("parameter %s must have at most %d items", displayName(name), n.maxItems)
+	}
+	s := reflect.MakeSlice(v.Type(), count, count)
+	err := jsonwalk.EachElement(val, func(i int, el []byte) error {
+		en := name + "[" + strconv.Itoa(i) + "]"
+		if jsonwalk.IsNull(el) {
+			return perr("parameter %s must not be null", displayName(en))
+		}
+		if e := decodeValue(n.items, el, s.Index(i), en, env); e != nil {
+			return e
+		}
+		return nil
+	})
+	if err != nil {
+		return err.(*paramError)
+	}
+	v.Set(s)
+	return nil
+}
+
+// decodeMap decodes an object of any keys into a map.
+func decodeMap(n *node, val []byte, v reflect.Value, name string, env *decodeEnv) *paramError {
+	if jsonwalk.Kind(val) != "object" {
+		return typeError(name, "an object")
+	}
+	m := reflect.MakeMap(v.Type())
+	err := jsonwalk.EachMember(val, func(rawKey, el []byte) error {
+		key, ok := jsonwalk.Unquote(rawKey)
+		if !ok {
+			return typeError(name, "an object")
+		}
+		ev := reflect.New(v.Type().Elem()).Elem()
+		if e := decodeValue(n.items, el, ev, join(name, key), env); e != nil {
+			return e
+		}
+		m.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), ev)
+		return nil
+	})
+	if err != nil {
+		return err.(*paramError)
+	}
+	v.Set(m)
 	return nil
 }
 

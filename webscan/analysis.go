@@ -517,6 +517,33 @@ func tlsFindings(r TLSResult, wanted bool) []Finding {
 	if len(weak) > 0 {
 		add("tls_weak_ciphers", SeverityMedium, "Weak cipher suites are accepted", "RC4 and 3DES are broken or limited to 64-bit blocks (SWEET32).", truncate(strings.Join(weak, ", "), 300), "Disable RC4 and 3DES suites.")
 	}
+	var insecure []string
+	for _, c := range r.CipherSuites {
+		switch c.Weak {
+		case "export", "null_cipher", "anonymous", "des":
+			insecure = append(insecure, c.Name)
+		}
+	}
+	if len(insecure) > 0 {
+		add("tls_insecure_ciphers", SeverityHigh, "Broken cipher suites are accepted", "Export-grade, NULL, anonymous or single-DES suites let an attacker read or impersonate the server's traffic.", truncate(strings.Join(insecure, ", "), 300), "Disable every export, NULL, anonymous and DES suite.")
+	}
+	for _, p := range r.Protocols {
+		if p.Version == "SSL 3.0" && p.Offered {
+			add("tls_sslv3", SeverityHigh, "SSL 3.0 is offered", "SSL 3.0 is broken (POODLE) and was prohibited by RFC 7568.", "", "Disable SSL 3.0.")
+		}
+	}
+	if r.DHBits > 0 && r.DHBits < 2048 {
+		add("tls_weak_dh", SeverityMedium, "DHE uses a small group", fmt.Sprintf("A %d-bit Diffie-Hellman group is within reach of precomputation (Logjam).", r.DHBits), fmt.Sprintf("%d bits", r.DHBits), "Use a group of 2048 bits or more (RFC 7919's ffdhe2048), or ECDHE only.")
+	}
+	if r.Compression != nil && *r.Compression {
+		add("tls_compression", SeverityHigh, "TLS compression is enabled", "Compressed TLS leaks secrets such as cookies to an attacker who can add to the requests (CRIME).", "", "Disable TLS compression.")
+	}
+	if r.SecureRenegotiation == "not_supported" {
+		add("tls_insecure_renegotiation", SeverityMedium, "Secure renegotiation is not supported", "Without RFC 5746 an attacker can splice their own request in front of a client's.", "", "Enable the renegotiation_info extension (any current TLS library does).")
+	}
+	if r.FallbackSCSV == "not_supported" {
+		add("tls_no_fallback_scsv", SeverityLow, "Downgraded handshakes are accepted", "A client that retries with an older version is not protected by TLS_FALLBACK_SCSV (RFC 7507).", "", "Support TLS_FALLBACK_SCSV, or offer only TLS 1.2 and 1.3.")
+	}
 	var nofs []string
 	for _, c := range r.CipherSuites {
 		if !c.ForwardSecrecy {

@@ -22,10 +22,12 @@
 // per-test modifiers, bonuses only when the score is still at least 90,
 // letter from the Observatory chart), versioned as AlgorithmVersion. The
 // overall grade is that header grade capped by the TLS rules (in the manner
-// of SSL Labs and testssl.sh, limited to what crypto/tls can observe) and
-// by the severity of any exposed file. Result.Reasons lists every cap.
-// What crypto/tls cannot test (SSLv2/v3, export ciphers, Heartbleed-class
-// flaws, …) is listed in TLSResult.NotTested and never counted as passed.
+// of SSL Labs and testssl.sh) and by the severity of any exposed file.
+// Result.Reasons lists every cap. What crypto/tls will not offer (SSL 3.0,
+// DHE, export, NULL and anonymous suites, compression, TLS_FALLBACK_SCSV) is
+// probed with hand-written ClientHellos (package webscan/internal/hello);
+// what neither tests (SSLv2, Heartbleed-class flaws, …) is listed in
+// TLSResult.NotTested and never counted as passed.
 //
 // Secrets are never copied into a Report: exposure evidence is built by
 // each matcher to show structure only ("APP_KEY=***"), cookie values are

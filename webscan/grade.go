@@ -3,6 +3,7 @@ package webscan
 import (
 	"crypto/tls"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -139,6 +140,9 @@ func tlsCaps(r TLSResult, hsts HSTSSummary) []GradeReason {
 	}
 	v10, v11 := tls.VersionName(tls.VersionTLS10), tls.VersionName(tls.VersionTLS11)
 	v12, v13 := tls.VersionName(tls.VersionTLS12), tls.VersionName(tls.VersionTLS13)
+	if offered["SSL 3.0"] {
+		add("C", "SSL 3.0 is offered (POODLE)")
+	}
 	if offered[v10] || offered[v11] {
 		add("B", "TLS 1.0 or 1.1 is offered")
 	}
@@ -158,6 +162,31 @@ func tlsCaps(r TLSResult, hsts HSTSSummary) []GradeReason {
 		anyFS = anyFS || c.ForwardSecrecy
 		anyAEAD = anyAEAD || c.AEAD
 	}
+	for _, w := range []struct{ weak, grade, why string }{
+		{"export", "F", "an export-grade suite is accepted (FREAK, Logjam)"},
+		{"null_cipher", "F", "a suite without encryption (NULL) is accepted"},
+		{"anonymous", "F", "an anonymous suite is accepted: the server is not authenticated"},
+		{"des", "C", "single DES is accepted"},
+	} {
+		if slices.ContainsFunc(r.CipherSuites, func(c CipherResult) bool { return c.Weak == w.weak }) {
+			add(w.grade, w.why)
+		}
+	}
+	switch {
+	case r.DHBits > 0 && r.DHBits < 1024:
+		add("F", fmt.Sprintf("DHE uses a %d-bit group (under 1024)", r.DHBits))
+	case r.DHBits > 0 && r.DHBits < 2048:
+		add("B", fmt.Sprintf("DHE uses a %d-bit group (under 2048)", r.DHBits))
+	}
+	if r.Compression != nil && *r.Compression {
+		add("C", "TLS compression is enabled (CRIME)")
+	}
+	if r.SecureRenegotiation == "not_supported" {
+		add("B", "secure renegotiation (RFC 5746) is not supported")
+	}
+	if r.FallbackSCSV == "not_supported" {
+		add("A-", "a downgraded handshake is accepted: no TLS_FALLBACK_SCSV (RFC 7507)")
+	}
 	if rc4Modern {
 		add("C", "RC4 is accepted with TLS 1.1 or later")
 	} else if rc4 {
@@ -168,7 +197,7 @@ func tlsCaps(r TLSResult, hsts HSTSSummary) []GradeReason {
 	}
 	if len(r.CipherSuites) > 0 && !offered[v13] {
 		if !anyFS {
-			add("B", "no forward-secret (ECDHE) cipher suite is accepted")
+			add("B", "no forward-secret (ECDHE or DHE) cipher suite is accepted")
 		}
 		if !anyAEAD {
 			add("B", "no AEAD (GCM or ChaCha20-Poly1305) cipher suite is accepted")

@@ -171,7 +171,11 @@ var reportTmpl = template.Must(template.New("report").Funcs(reportFuncs).Parse(`
 <tr><td>Key exchange group</td><td>{{.Group}}</td></tr>
 <tr><td>ALPN</td><td>{{.ALPN}}</td></tr>
 <tr><td>OCSP stapled</td><td>{{yesno .OCSPStapled}} {{.OCSPStatus}}</td></tr>
-{{range .Protocols}}<tr><td>{{.Version}}</td><td class="{{if .Offered}}{{if .Insecure}}fail{{else}}pass{{end}}{{else}}neutral{{end}}">{{if .Offered}}offered{{else if .Tested}}not offered{{else}}not tested ({{.Error}}){{end}}</td></tr>
+{{with .DHBits}}<tr><td>DHE group</td><td class="{{if lt . 2048}}fail{{else}}pass{{end}}">{{.}} bits</td></tr>
+{{end}}{{with .SecureRenegotiation}}<tr><td>Secure renegotiation</td><td class="{{if eq . "not_supported"}}fail{{else}}neutral{{end}}">{{key .}}</td></tr>
+{{end}}{{with .FallbackSCSV}}<tr><td>TLS_FALLBACK_SCSV</td><td class="{{if eq . "not_supported"}}fail{{else}}neutral{{end}}">{{key .}}</td></tr>
+{{end}}{{with .Compression}}<tr><td>TLS compression</td><td class="{{if .}}fail{{else}}pass{{end}}">{{if .}}enabled (CRIME){{else}}off{{end}}</td></tr>
+{{end}}{{range .Protocols}}<tr><td>{{.Version}}</td><td class="{{if .Offered}}{{if .Insecure}}fail{{else}}pass{{end}}{{else}}neutral{{end}}">{{if .Offered}}offered{{else if .Tested}}not offered{{else}}not tested ({{.Error}}){{end}}</td></tr>
 {{end}}</table>
 {{with .Certificate}}<table>
 <tr><th colspan="2">Certificate</th></tr>

@@ -319,7 +319,9 @@ type TLSResult struct {
 	Caps []GradeReason `json:"caps"`
 	// Protocols lists each probed version and whether it was accepted.
 	Protocols []ProtocolResult `json:"protocols"`
-	// CipherSuites lists the TLS 1.0–1.2 suites the server accepted.
+	// CipherSuites lists the TLS 1.0–1.2 suites the server accepted: those
+	// crypto/tls implements, probed with it, and the rest (DHE, CAMELLIA,
+	// ARIA, CCM, export, NULL, anonymous, ...) with raw ClientHellos.
 	CipherSuites []CipherResult `json:"cipher_suites"`
 	// NegotiatedVersion, NegotiatedCipher and Group describe the default handshake.
 	NegotiatedVersion string `json:"negotiated_version,omitempty" privacy:"plain"`
@@ -335,6 +337,20 @@ type TLSResult struct {
 	OCSPStapled bool `json:"ocsp_stapled"`
 	// OCSPStatus is the stapled response's status ("successful", …), if any.
 	OCSPStatus string `json:"ocsp_status,omitempty" privacy:"plain"`
+	// DHBits is the smallest Diffie-Hellman prime of the DHE suites the
+	// server accepted (0 when it accepts none, or none could be read).
+	DHBits int `json:"dh_bits,omitempty"`
+	// SecureRenegotiation is "supported" when the server answers with the
+	// RFC 5746 renegotiation_info extension, "not_supported" when it does
+	// not, "not_applicable" with no TLS 1.2 or earlier; empty when untested.
+	SecureRenegotiation string `json:"secure_renegotiation,omitempty" privacy:"plain"`
+	// FallbackSCSV is "supported" when the server refuses a downgraded
+	// ClientHello carrying TLS_FALLBACK_SCSV (RFC 7507), "not_supported"
+	// when it accepts it, "not_applicable" with only one version to offer.
+	FallbackSCSV string `json:"fallback_scsv,omitempty" privacy:"plain"`
+	// Compression is true when the server chose TLS compression (CRIME);
+	// absent when untested.
+	Compression *bool `json:"compression,omitempty"`
 	// Unanswered counts the suite and group probes that timed out or could
 	// not connect; those suites and groups are not known to be refused.
 	Unanswered int `json:"unanswered"`

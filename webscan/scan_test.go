@@ -83,7 +83,7 @@ func TestScanGoodSite(t *testing.T) {
 	for _, p := range tr.Protocols {
 		offered[p.Version] = p.Offered
 	}
-	if diff := cmp.Diff(map[string]bool{"TLS 1.0": false, "TLS 1.1": false, "TLS 1.2": true, "TLS 1.3": true}, offered); diff != "" {
+	if diff := cmp.Diff(map[string]bool{"SSL 3.0": false, "TLS 1.0": false, "TLS 1.1": false, "TLS 1.2": true, "TLS 1.3": true}, offered); diff != "" {
 		t.Errorf("protocols (-want +got):\n%s", diff)
 	}
 	if len(tr.CipherSuites) == 0 {
@@ -105,8 +105,11 @@ func TestScanGoodSite(t *testing.T) {
 	if c := tr.Certificate; c == nil || !c.Trusted || !c.HostnameMatch || c.KeyType != "ECDSA" || c.KeyBits != 256 {
 		t.Errorf("certificate %+v", tr.Certificate)
 	}
-	if !slices.Contains(tr.NotTested, "heartbleed") || !slices.Contains(tr.NotTested, "sslv3") {
+	if !slices.Contains(tr.NotTested, "heartbleed") || slices.Contains(tr.NotTested, "sslv3") {
 		t.Errorf("not_tested = %v", tr.NotTested)
+	}
+	if tr.SecureRenegotiation != "supported" || tr.FallbackSCSV != "supported" || tr.Compression == nil || *tr.Compression {
+		t.Errorf("renegotiation %q, fallback SCSV %q, compression %v", tr.SecureRenegotiation, tr.FallbackSCSV, tr.Compression)
 	}
 	hops := rep.Result.Redirects.HTTP.Hops
 	if len(hops) != 2 || hops[0].StatusCode != 301 || hops[1].URL != "https://example.com/" {

@@ -95,8 +95,17 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		p("  OCSP stapled: %v\n", t.OCSPStapled)
 	}
+	if t.DHBits > 0 {
+		p("  DHE group: %d bits\n", t.DHBits)
+	}
+	if t.SecureRenegotiation != "" || t.FallbackSCSV != "" {
+		p("  secure renegotiation: %s; TLS_FALLBACK_SCSV: %s\n", orDash(t.SecureRenegotiation), orDash(t.FallbackSCSV))
+	}
+	if t.Compression != nil && *t.Compression {
+		p("  TLS compression: enabled (CRIME)\n")
+	}
 	if len(t.NotTested) > 0 {
-		p("  not tested (beyond crypto/tls): %s\n", strings.Join(t.NotTested, ", "))
+		p("  not tested: %s\n", strings.Join(t.NotTested, ", "))
 	}
 
 	h := res.Headers
@@ -147,4 +156,11 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	return bw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

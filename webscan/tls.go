@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 )
 
-// tlsNotTested lists what crypto/tls cannot probe. These checks are
-// reported as not tested and never counted as passed.
+// tlsNotTested lists the checks a scan starts without. The raw ClientHello
+// probes (tlsraw.go) take off those they complete; the rest are reported as
+// not tested and never counted as passed.
 var tlsNotTested = []string{
 	"sslv2", "sslv3", "export_ciphers", "null_and_anonymous_ciphers", "dhe_parameters",
 	"heartbleed", "ccs_injection", "robot", "ticketbleed", "crime_compression",
@@ -166,6 +167,9 @@ func (s *Scanner) probeTLS(ctx context.Context, sem chan struct{}, addr, host st
 		r.NotTested = append(r.NotTested, "cipher_suites")
 	}
 	r.Unanswered = int(unans.Load())
+	if !s.opts.SkipCipherProbes {
+		r.applyRaw(s.probeRaw(ctx, sem, addr, host, protos))
+	}
 	return r
 }
 
@@ -201,14 +205,28 @@ func versionID(name string) uint16 {
 
 // describeSuite classifies an accepted suite.
 func describeSuite(cs *tls.CipherSuite, version uint16) *CipherResult {
-	n := cs.Name
-	c := &CipherResult{Name: n, ID: cs.ID, Version: tls.VersionName(version),
-		ForwardSecrecy: strings.HasPrefix(n, "TLS_ECDHE_"),
-		AEAD:           strings.Contains(n, "_GCM_") || strings.Contains(n, "CHACHA20_POLY1305")}
+	c := classifySuite(cs.Name, cs.ID, tls.VersionName(version))
+	return &c
+}
+
+// classifySuite reads a suite's properties from its IANA name, and the
+// worst thing about it, if any.
+func classifySuite(n string, id uint16, version string) CipherResult {
+	c := CipherResult{Name: n, ID: id, Version: version,
+		ForwardSecrecy: strings.HasPrefix(n, "TLS_ECDHE_") || strings.HasPrefix(n, "TLS_DHE_"),
+		AEAD:           strings.Contains(n, "_GCM_") || strings.Contains(n, "_CCM") || strings.Contains(n, "CHACHA20_POLY1305")}
 	switch {
+	case strings.Contains(n, "_EXPORT"):
+		c.Weak = "export"
+	case strings.Contains(n, "_WITH_NULL_"):
+		c.Weak = "null_cipher"
+	case strings.Contains(n, "_anon_"):
+		c.Weak, c.ForwardSecrecy = "anonymous", false
+	case strings.Contains(n, "_WITH_DES_CBC_"):
+		c.Weak = "des"
 	case strings.Contains(n, "_RC4_"):
 		c.Weak = "rc4"
-	case strings.Contains(n, "3DES"):
+	case strings.Contains(n, "3DES") || strings.Contains(n, "_IDEA_") || strings.Contains(n, "_RC2_"):
 		c.Weak = "64bit_block_cipher"
 	case !c.ForwardSecrecy:
 		c.Weak = "no_forward_secrecy"

@@ -87,3 +87,34 @@ func FuzzFastFlow(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFastFlow decodes the Go compiler's .text linearly on the fast
+// path (x/arch for what it declines), the loop the function stages run.
+func BenchmarkFastFlow(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOTOOLDIR").Output()
+	if err != nil {
+		b.Skip(err)
+	}
+	f, err := elf.Open(filepath.Join(strings.TrimSpace(string(out)), "compile"))
+	if err != nil {
+		b.Skip(err)
+	}
+	defer f.Close()
+	s := f.Section(".text")
+	text, err := s.Data()
+	if err != nil {
+		b.Fatal(err)
+	}
+	text = text[:min(len(text), 4<<20)]
+	be := x86Backend{mode: 64}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for off := 0; off < len(text); {
+			ff, ok := be.fastFlow(text[off:], s.Addr+uint64(off))
+			if !ok {
+				ff = be.slowFlow(text[off:], s.Addr+uint64(off))
+			}
+			off += max(ff.Len, 1)
+		}
+	}
+}

@@ -46,31 +46,57 @@ type svgNode struct {
 // crossings are reduced by barycentre sweeps, and each block is pulled
 // towards its predecessors' centres without overlapping its neighbours.
 func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
+	g := newSVGLayout(c)
+	g.layer(g.postOrder())
+	g.size()
+	g.group()
+	g.order()
+	g.place()
+	return g.nodes, g.idx
+}
+
+// svgLayout is the drawing being laid out: blocks by index, their edges,
+// and the back edges the layering ignores.
+type svgLayout struct {
+	c     *FuncCFG
+	nodes []svgNode
+	idx   map[uint64]int // block start -> index
+	succ  [][]int        // every edge
+	back  map[[2]int]bool
+	// preds and fwd are the edges without the back edges, each way.
+	preds, fwd [][]int
+	layers     [][]int
+}
+
+func newSVGLayout(c *FuncCFG) *svgLayout {
 	n := len(c.Blocks)
-	idx := make(map[uint64]int, n)
+	g := &svgLayout{c: c, nodes: make([]svgNode, n), idx: make(map[uint64]int, n), succ: make([][]int, n), back: map[[2]int]bool{}}
 	for i, b := range c.Blocks {
-		idx[b.Start] = i
+		g.idx[b.Start] = i
 	}
-	succ := make([][]int, n)
 	for i, b := range c.Blocks {
 		for _, e := range b.Succs {
-			if j, ok := idx[e.To]; ok {
-				succ[i] = append(succ[i], j)
+			if j, ok := g.idx[e.To]; ok {
+				g.succ[i] = append(g.succ[i], j)
 			}
 		}
 	}
-	// Depth-first search from the entry (then any unreached block) to
-	// classify back edges, iteratively so deep graphs cannot overflow
-	// the stack.
+	return g
+}
+
+// postOrder runs a depth-first search from the entry (then from any block
+// not reached), iteratively so that deep graphs cannot overflow the stack,
+// marks the back edges, and returns the blocks in post-order.
+func (g *svgLayout) postOrder() []int {
+	n := len(g.nodes)
 	const white, grey, black = 0, 1, 2
 	color := make([]int, n)
-	back := map[[2]int]bool{}
 	var post []int
 	entry := 0
-	if i, ok := idx[c.Function.Addr]; ok {
+	if i, ok := g.idx[g.c.Function.Addr]; ok {
 		entry = i
 	}
-	roots := append([]int{entry}, make([]int, 0, n)...)
+	roots := append(make([]int, 0, n), entry)
 	for i := 0; i < n; i++ {
 		if i != entry {
 			roots = append(roots, i)
@@ -85,15 +111,15 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 		color[r] = grey
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
-			if top.next < len(succ[top.v]) {
-				w := succ[top.v][top.next]
+			if top.next < len(g.succ[top.v]) {
+				w := g.succ[top.v][top.next]
 				top.next++
 				switch color[w] {
 				case white:
 					color[w] = grey
 					stack = append(stack, frame{w, 0})
 				case grey:
-					back[[2]int{top.v, w}] = true
+					g.back[[2]int{top.v, w}] = true
 				}
 				continue
 			}
@@ -102,17 +128,36 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 			stack = stack[:len(stack)-1]
 		}
 	}
-	// Longest-path layering in topological order (reverse post-order).
-	nodes := make([]svgNode, n)
+	return post
+}
+
+// layer gives each block the longest path to it from the entry, walking
+// in topological order (reverse post-order), and keeps the forward edges.
+func (g *svgLayout) layer(post []int) {
+	nodes := g.nodes
 	for k := len(post) - 1; k >= 0; k-- {
 		v := post[k]
-		for _, w := range succ[v] {
-			if !back[[2]int{v, w}] && nodes[w].layer < nodes[v].layer+1 {
+		for _, w := range g.succ[v] {
+			if !g.back[[2]int{v, w}] && nodes[w].layer < nodes[v].layer+1 {
 				nodes[w].layer = nodes[v].layer + 1
 			}
 		}
 	}
-	// Text and sizes.
+	g.preds, g.fwd = make([][]int, len(nodes)), make([][]int, len(nodes))
+	for v := range g.succ {
+		for _, w := range g.succ[v] {
+			if !g.back[[2]int{v, w}] {
+				g.preds[w] = append(g.preds[w], v)
+				g.fwd[v] = append(g.fwd[v], w)
+			}
+		}
+	}
+}
+
+// size sets each block's text (its instructions, and the function's name
+// on the entry) and the box that holds it.
+func (g *svgLayout) size() {
+	c := g.c
 	for i, b := range c.Blocks {
 		var lines []string
 		if b.Start == c.Function.Addr {
@@ -132,66 +177,61 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 			}
 			cols = max(cols, len([]rune(lines[k])))
 		}
-		nodes[i].lines = lines
-		nodes[i].w = float64(cols)*svgCharW + 2*svgPadX
-		nodes[i].h = float64(len(lines))*svgLineH + 2*svgPadY
+		g.nodes[i].lines = lines
+		g.nodes[i].w = float64(cols)*svgCharW + 2*svgPadX
+		g.nodes[i].h = float64(len(lines))*svgLineH + 2*svgPadY
 	}
-	// Layers, first ordered by address.
+}
+
+// group puts the blocks of each layer together, ordered by address.
+func (g *svgLayout) group() {
 	depth := 0
-	for _, nd := range nodes {
+	for _, nd := range g.nodes {
 		depth = max(depth, nd.layer+1)
 	}
-	layers := make([][]int, depth)
-	for i := range nodes {
-		layers[nodes[i].layer] = append(layers[nodes[i].layer], i)
+	g.layers = make([][]int, depth)
+	for i := range g.nodes {
+		g.layers[g.nodes[i].layer] = append(g.layers[g.nodes[i].layer], i)
 	}
-	preds := make([][]int, n)
-	for v := range succ {
-		for _, w := range succ[v] {
-			if !back[[2]int{v, w}] {
-				preds[w] = append(preds[w], v)
-			}
-		}
+	for _, l := range g.layers {
+		g.setOrder(l)
 	}
-	setOrder := func(l []int) {
-		for k, v := range l {
-			nodes[v].order = float64(k)
-		}
+}
+
+func (g *svgLayout) setOrder(l []int) {
+	for k, v := range l {
+		g.nodes[v].order = float64(k)
 	}
-	for _, l := range layers {
-		setOrder(l)
-	}
+}
+
+// order reduces crossings: sweeps down and up the layers, sorting each by
+// the mean position of its blocks' neighbours in the layer before.
+func (g *svgLayout) order() {
 	bary := func(v int, nb []int) float64 {
 		if len(nb) == 0 {
-			return nodes[v].order
+			return g.nodes[v].order
 		}
 		s := 0.0
 		for _, u := range nb {
-			s += nodes[u].order
+			s += g.nodes[u].order
 		}
 		return s / float64(len(nb))
 	}
 	for sweep := 0; sweep < svgSweeps; sweep++ {
 		down := sweep%2 == 0
-		for k := range layers {
+		nb := g.preds
+		if !down {
+			nb = g.fwd
+		}
+		for k := range g.layers {
 			li := k
 			if !down {
-				li = len(layers) - 1 - k
+				li = len(g.layers) - 1 - k
 			}
-			l := layers[li]
+			l := g.layers[li]
 			key := make(map[int]float64, len(l))
 			for _, v := range l {
-				if down {
-					key[v] = bary(v, preds[v])
-				} else {
-					var s []int
-					for _, w := range succ[v] {
-						if !back[[2]int{v, w}] {
-							s = append(s, w)
-						}
-					}
-					key[v] = bary(v, s)
-				}
+				key[v] = bary(v, nb[v])
 			}
 			slices.SortStableFunc(l, func(a, b int) int {
 				switch {
@@ -202,13 +242,19 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 				}
 				return 0
 			})
-			setOrder(l)
+			g.setOrder(l)
 		}
 	}
-	// Coordinates: y by layer, x packed then pulled towards the
-	// predecessors' centres, keeping the gaps.
+}
+
+// place gives the coordinates: y by layer, x packed, then each layer
+// pulled towards its neighbours' centres, down from the predecessors and
+// then up from the successors (so a switch sits above the middle of its
+// cases), keeping the gaps; the drawing starts at the margin.
+func (g *svgLayout) place() {
+	nodes := g.nodes
 	y := svgMargin
-	for _, l := range layers {
+	for _, l := range g.layers {
 		h := 0.0
 		x := svgMargin
 		for _, v := range l {
@@ -218,17 +264,6 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 		}
 		y += h + svgGapY
 	}
-	fwd := make([][]int, n)
-	for v := range succ {
-		for _, w := range succ[v] {
-			if !back[[2]int{v, w}] {
-				fwd[v] = append(fwd[v], w)
-			}
-		}
-	}
-	// Pull each layer towards its neighbours' centres: down from the
-	// predecessors, then up from the successors (so a switch sits above
-	// the middle of its cases), keeping the gaps.
 	pull := func(l []int, nb [][]int) {
 		for _, v := range l {
 			if len(nb[v]) == 0 {
@@ -247,11 +282,11 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 			}
 		}
 	}
-	for li := 1; li < len(layers); li++ {
-		pull(layers[li], preds)
+	for li := 1; li < len(g.layers); li++ {
+		pull(g.layers[li], g.preds)
 	}
-	for li := len(layers) - 2; li >= 0; li-- {
-		pull(layers[li], fwd)
+	for li := len(g.layers) - 2; li >= 0; li-- {
+		pull(g.layers[li], g.fwd)
 	}
 	minX := 0.0
 	for i := range nodes {
@@ -262,7 +297,6 @@ func (c *FuncCFG) layout() ([]svgNode, map[uint64]int) {
 	for i := range nodes {
 		nodes[i].x += svgMargin - minX
 	}
-	return nodes, idx
 }
 
 // WriteSVG draws the graph as a standalone SVG document with a layered

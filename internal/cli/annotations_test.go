@@ -15,12 +15,12 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/internal/testbin"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/store/postgres"
 	"github.com/warden-mcp/warden/store/sqlite"
 	"github.com/warden-mcp/warden/tool"
 	"github.com/warden-mcp/warden/tool/tooltest"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 // replica is one Warden process's view of the annotations: its store

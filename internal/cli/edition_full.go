@@ -2,7 +2,7 @@
 
 package cli
 
-import "github.com/warden-mcp/warden/toolset"
+import "github.com/warden-mcp/warden/internal/toolset"
 
 // edition is the build's edition; build with -tags lean for the lean one.
 const edition = toolset.EditionFull

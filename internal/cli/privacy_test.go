@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/store/sqlite"
 	"github.com/warden-mcp/warden/tool"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 type oneHost struct{ addr netip.Addr }

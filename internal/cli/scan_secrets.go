@@ -49,6 +49,8 @@ type scanSecretsFlags struct {
 	since, rng      string
 	maxCommits      int
 	exclude         []string
+	config          string
+	archives        bool
 }
 
 func (e *env) scanSecretsCommand() *cobra.Command {
@@ -94,7 +96,9 @@ func (e *env) scanSecretsCommand() *cobra.Command {
 	fl.StringVar(&f.since, "since", "", "with --git: only commits more recent than this date (any form git log --since reads)")
 	fl.StringVar(&f.rng, "range", "", "with --git: only the commits of this revision range, A..B")
 	fl.IntVar(&f.maxCommits, "max-commits", 0, "with --git: only the N most recent commits")
+	fl.StringVar(&f.config, "config", "", "repository configuration (default: .keysweep.yaml in the scanned directory, if any): exclusions, disabled rules, allowed values, custom rules")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "skip paths matching this glob, in .gitignore syntax (*.min.js, vendor/, /build); repeatable")
+	fl.BoolVar(&f.archives, "archives", false, "also scan inside zip, jar, tar, tar.gz and gzip files (nested up to 3 deep; at most 10,000 entries and 256 MiB expanded per archive, 64 MiB per archive file; entries are named archive.zip!path)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print to stderr each skipped file and directory with its reason")
 	fl.BoolVar(&f.failOnSkip, "fail-on-skip", false, "exit 2 when a file could not be scanned: unreadable, or larger than --max-file-size")
 	fl.BoolVar(&f.explainFilters, "explain-filters", false, "print to stderr each candidate a filter turned down: where, rule, type, length and the filter's name (never the value)")
@@ -106,6 +110,47 @@ type secretsReport struct {
 	Files   []fileFindings       `json:"files"`
 	Summary secretscan.Summary   `json:"summary"`
 	Stats   secretscan.WalkStats `json:"stats"`
+	// Baseline says how the baseline (--baseline, or the configuration's)
+	// was used; absent without one.
+	Baseline *baselineUse `json:"baseline,omitempty"`
+}
+
+// baselineUse is how many of a baseline's entries suppressed a finding.
+type baselineUse struct {
+	Entries   int  `json:"entries"`
+	Matched   int  `json:"matched"`
+	Unmatched int  `json:"unmatched"`
+	Portable  bool `json:"portable"`
+}
+
+func baselineSummary(b *secretscan.Baseline) *baselineUse {
+	if b == nil {
+		return nil
+	}
+	return &baselineUse{Entries: b.Len(), Matched: b.Matched(), Unmatched: b.Len() - b.Matched(), Portable: b.Portable()}
+}
+
+// warnBaseline says on stderr when baseline entries matched nothing (the
+// secret was removed, or the baseline is another scan's), and when a
+// version 1 baseline will not work on another machine.
+func warnBaseline(w io.Writer, b *secretscan.Baseline) {
+	u := baselineSummary(b)
+	if u == nil {
+		return
+	}
+	if u.Unmatched > 0 {
+		fmt.Fprintf(w, "warning: %d of %d baseline entries matched no finding (fixed, or from another scan); --write-baseline writes a current one\n", u.Unmatched, u.Entries)
+	}
+	if !u.Portable && u.Entries > 0 {
+		fmt.Fprintf(w, "warning: the baseline is version 1, keyed to one machine; --write-baseline writes a portable one\n")
+	}
+}
+
+func suppressedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d suppressed by allow comments, allowed values or the baseline)", n)
 }
 
 type fileFindings struct {
@@ -125,11 +170,33 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		failOn = sev
 	}
-	exclude, err := secretscan.NewPathFilter(f.exclude...)
+	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
+	root := ""
+	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() && paths[0] != "-" {
+		root = paths[0]
+	}
+	cfg, cfgPath, err := loadKeysweepConfig(f.config, root)
+	if err != nil {
+		return &exitError{code: ExitError, err: fmt.Errorf("configuration: %w", err)}
+	}
+	globs := slices.Clone(f.exclude)
+	if cfg != nil {
+		if err := cfg.apply(cfgPath, opts, &globs); err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		if f.config == "" {
+			// The configuration holds its rules' examples: it is not
+			// scanned, as gitleaks does not scan its own.
+			globs = append(globs, "/"+keysweepConfigName)
+		}
+		if f.baseline == "" && cfg.Baseline != "" {
+			f.baseline = filepath.Join(filepath.Dir(cfgPath), cfg.Baseline)
+		}
+	}
+	exclude, err := secretscan.NewPathFilter(globs...)
 	if err != nil {
 		return &exitError{code: ExitError, err: fmt.Errorf("--exclude: %w", err)}
 	}
-	opts := &secretscan.Options{SkipIdentifiers: f.noIdentifiers, ExplainFilters: f.explainFilters}
 	trees := paths
 	if f.git || f.staged {
 		trees = nil // history comes from git, not from files under the paths
@@ -147,9 +214,16 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		}
 		opts.Baseline = b
 	}
-	sc := secretscan.New(opts)
+	sc, err := secretscan.Build(opts)
+	if err != nil {
+		where := "--config"
+		if cfgPath != "" {
+			where = cfgPath
+		}
+		return &exitError{code: ExitError, err: fmt.Errorf("%s: %w", where, err)}
+	}
 	if f.git || f.staged {
-		return e.scanSecretsGit(ctx, sc, paths, f, failOn, exclude)
+		return e.scanSecretsGit(ctx, sc, opts.Baseline, paths, f, failOn, exclude)
 	}
 	if f.since != "" || f.rng != "" || f.maxCommits != 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--since, --range and --max-commits need --git")}
@@ -189,6 +263,27 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 			}
 			continue
 		}
+		var archives *secretscan.ArchiveOptions
+		if f.archives {
+			archives = &secretscan.ArchiveOptions{}
+		}
+		onSkip := func(root string) func(rel, reason string) {
+			return func(rel, reason string) {
+				if f.verbose {
+					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
+				}
+			}
+		}
+		if !fi.IsDir() && f.archives {
+			st, ok, err := sc.ScanArchiveFile(ctx, p, int64(f.maxFileSize), archives, f.includeBinary, collect, onSkip(""))
+			if err != nil {
+				return &exitError{code: ExitError, err: err}
+			}
+			if ok {
+				addStats(&stats, st)
+				continue
+			}
+		}
 		if !fi.IsDir() {
 			res, err := sc.ScanFile(ctx, p, int64(f.maxFileSize))
 			if errors.Is(err, secretscan.ErrTooLarge) {
@@ -205,12 +300,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		root := p
 		st, err := sc.ScanDir(ctx, p, &secretscan.WalkOptions{
 			MaxFileSize: int64(f.maxFileSize), IncludeIgnored: f.includeIgnored, IncludeBinary: f.includeBinary,
-			Exclude: exclude,
-			OnSkip: func(rel, reason string) {
-				if f.verbose {
-					fmt.Fprintf(e.stderr, "skipped %s: %s\n", filepath.ToSlash(filepath.Join(root, rel)), skipReason(reason, int64(f.maxFileSize)))
-				}
-			},
+			Exclude: exclude, Archives: archives, OnSkip: onSkip(root),
 		}, func(fr secretscan.FileResult) error {
 			fr.Path = filepath.ToSlash(filepath.Join(p, fr.Path))
 			return collect(fr)
@@ -218,17 +308,14 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		if err != nil {
 			return &exitError{code: ExitError, err: err}
 		}
-		stats.Files += st.Files
-		stats.Bytes += st.Bytes
-		for k, v := range st.Skipped {
-			stats.Skipped[k] += v
-		}
+		addStats(&stats, st)
 	}
 	prog.done()
 
 	var all secretscan.Result
 	worst := secretscan.SeverityNone
 	for _, fr := range files {
+		all.Suppressed += fr.Result.Suppressed
 		all.Detections = append(all.Detections, fr.Result.Detections...)
 		for _, d := range fr.Result.Detections {
 			if d.Severity > worst && d.Family != secretscan.FamilyIdentifier {
@@ -245,7 +332,7 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 	case f.asSARIF:
 		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
 	case f.asJSON:
-		rep := secretsReport{Files: make([]fileFindings, 0, len(files)), Summary: all.Summarize(), Stats: stats}
+		rep := secretsReport{Files: make([]fileFindings, 0, len(files)), Summary: all.Summarize(), Stats: stats, Baseline: baselineSummary(opts.Baseline)}
 		for _, fr := range files {
 			rep.Files = append(rep.Files, fileFindings{Path: fr.Path, Detections: fr.Result.Detections})
 		}
@@ -254,8 +341,9 @@ func (e *env) scanSecrets(ctx context.Context, paths []string, f scanSecretsFlag
 		err = enc.Encode(rep)
 	default:
 		err = writeSecretsText(e.stdout, files)
-		fmt.Fprintf(e.stderr, "scanned %d files (%s); %d findings%s\n", stats.Files, humanBytes(stats.Bytes), len(all.Detections), skippedNote(stats.Skipped))
+		fmt.Fprintf(e.stderr, "scanned %d files (%s); %d findings%s%s\n", stats.Files, humanBytes(stats.Bytes), len(all.Detections), suppressedNote(all.Suppressed), skippedNote(stats.Skipped))
 	}
+	warnBaseline(e.stderr, opts.Baseline)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
@@ -286,8 +374,20 @@ func skipReason(reason string, maxSize int64) string {
 		return "special file (device, pipe or socket)"
 	case secretscan.SkipUnreadable:
 		return "unreadable (permission denied or read error)"
+	case secretscan.SkipArchiveLimit:
+		return "archive_limit (the archive's entries, expanded size or nesting ran past the bounds of --archives)"
+	case secretscan.SkipArchiveCorrupt:
+		return "archive_corrupt (the archive, or the rest of it, could not be read)"
 	}
 	return reason
+}
+
+func addStats(to *secretscan.WalkStats, st secretscan.WalkStats) {
+	to.Files += st.Files
+	to.Bytes += st.Bytes
+	for k, v := range st.Skipped {
+		to.Skipped[k] += v
+	}
 }
 
 func writeBaselineFile(path string, ds []secretscan.Detection) error {

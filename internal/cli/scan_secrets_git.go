@@ -19,6 +19,7 @@ type gitReport struct {
 	Findings []gitscan.Finding  `json:"findings"`
 	Summary  secretscan.Summary `json:"summary"`
 	Stats    gitStats           `json:"stats"`
+	Baseline *baselineUse       `json:"baseline,omitempty"`
 }
 
 // gitStats counts what a history scan read.
@@ -30,7 +31,7 @@ type gitStats struct {
 	Truncated  bool  `json:"truncated,omitempty"`
 }
 
-func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths []string, f scanSecretsFlags, failOn secretscan.Severity, exclude *secretscan.PathFilter) error {
+func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, baseline *secretscan.Baseline, paths []string, f scanSecretsFlags, failOn secretscan.Severity, exclude *secretscan.PathFilter) error {
 	if len(paths) > 1 {
 		return &exitError{code: ExitError, err: fmt.Errorf("--git and --staged scan one repository; got %d paths", len(paths))}
 	}
@@ -42,7 +43,7 @@ func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths 
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	var all secretscan.Result
+	all := secretscan.Result{Suppressed: res.Suppressed}
 	worst := secretscan.SeverityNone
 	for _, fd := range res.Findings {
 		all.Detections = append(all.Detections, fd.Detection)
@@ -66,7 +67,8 @@ func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths 
 		err = secretscan.WriteSARIF(e.stdout, files, &secretscan.SARIFOptions{ToolVersion: Version(), InformationURI: "https://github.com/warden-mcp/warden"})
 	case f.asJSON:
 		rep := gitReport{Findings: res.Findings, Summary: all.Summarize(),
-			Stats: gitStats{Commits: res.Commits, Files: res.Files, Bytes: res.Bytes, Suppressed: res.Suppressed, Truncated: res.Truncated}}
+			Stats:    gitStats{Commits: res.Commits, Files: res.Files, Bytes: res.Bytes, Suppressed: res.Suppressed, Truncated: res.Truncated},
+			Baseline: baselineSummary(baseline)}
 		if rep.Findings == nil {
 			rep.Findings = []gitscan.Finding{}
 		}
@@ -79,8 +81,9 @@ func (e *env) scanSecretsGit(ctx context.Context, sc *secretscan.Scanner, paths 
 		if f.staged {
 			what = "the staged changes"
 		}
-		fmt.Fprintf(e.stderr, "scanned %s (%s added in %d file changes); %d findings\n", what, humanBytes(res.Bytes), res.Files, len(res.Findings))
+		fmt.Fprintf(e.stderr, "scanned %s (%s added in %d file changes); %d findings%s\n", what, humanBytes(res.Bytes), res.Files, len(res.Findings), suppressedNote(res.Suppressed))
 	}
+	warnBaseline(e.stderr, baseline)
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}

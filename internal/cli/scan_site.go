@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/safehttp"
 	"github.com/warden-mcp/warden/tool"
-	"github.com/warden-mcp/warden/toolset"
 	"github.com/warden-mcp/warden/webscan"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/warden-mcp/warden/internal/gcdefault"
-	"github.com/warden-mcp/warden/toolset"
+	"github.com/warden-mcp/warden/internal/toolset"
 )
 
 // serveFlags are the flags of warden serve; set ones win over the

@@ -12,8 +12,8 @@ import (
 
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/console"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/mcp"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 // server is one warden serve: openServer builds it in dependency order

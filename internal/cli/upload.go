@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/warden-mcp/warden/toolset"
+	"github.com/warden-mcp/warden/internal/toolset"
 )
 
 type uploadFlags struct {

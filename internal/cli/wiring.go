@@ -9,12 +9,12 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/binview/isolate"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/mcp"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/statestore"
 	"github.com/warden-mcp/warden/tool"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 // This file is the one place that decides what Warden serves: which tool

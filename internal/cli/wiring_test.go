@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/warden-mcp/warden/internal/repotest"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/tool/tooltest"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 // The production wiring must refuse loopback and metadata targets: no

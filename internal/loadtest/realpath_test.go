@@ -48,6 +48,7 @@ import (
 
 	"github.com/warden-mcp/warden/internal/loadtest"
 	"github.com/warden-mcp/warden/internal/loadtest/fixture"
+	"github.com/warden-mcp/warden/internal/repotest"
 )
 
 var (
@@ -84,12 +85,18 @@ func buildBinaries(b *testing.B) string {
 		if binaries.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", binaries.dir+string(filepath.Separator),
-			"github.com/warden-mcp/warden/cmd/warden",
+		// warden is built in its own module, as a person builds it; the
+		// peer servers in this one.
+		warden := exec.Command("go", "build", "-o", binaries.dir+string(filepath.Separator), "./cmd/warden")
+		warden.Dir = repotest.Root(b)
+		peers := exec.Command("go", "build", "-o", binaries.dir+string(filepath.Separator),
 			"github.com/warden-mcp/warden/internal/loadtest/cmd/gosdkserver",
 			"github.com/warden-mcp/warden/internal/loadtest/cmd/wardenserver")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaries.err = fmt.Errorf("go build: %v\n%s", err, out)
+		for _, cmd := range []*exec.Cmd{warden, peers} {
+			if out, err := cmd.CombinedOutput(); err != nil {
+				binaries.err = fmt.Errorf("go build: %v\n%s", err, out)
+				return
+			}
 		}
 	})
 	if binaries.err != nil {

@@ -33,8 +33,8 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/internal/repotest"
+	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/safehttp"
-	"github.com/warden-mcp/warden/toolset"
 )
 
 const domain = "fx.test"

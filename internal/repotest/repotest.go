@@ -3,13 +3,18 @@
 package repotest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
+// module is the path Warden's go.mod declares.
+const module = "github.com/warden-mcp/warden"
+
 // Root walks up from the working directory to the directory holding
-// go.mod, and fails the test if there is none.
+// Warden's go.mod, past the go.mod of a nested module (internal/loadtest
+// has its own), and fails the test if there is none.
 func Root(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -17,12 +22,12 @@ func Root(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(b, []byte("module "+module+"\n")) {
 			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("go.mod not found above the working directory")
+			t.Fatal("Warden's go.mod not found above the working directory")
 		}
 		dir = parent
 	}

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"strconv"
-	"strings"
-	"time"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 
 	"github.com/warden-mcp/warden/limits"
 )
@@ -44,46 +42,11 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 
 // QueryAudit implements limits.AuditStore.
 func (s *Store) QueryAudit(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error) {
-	var where []string
-	var args []any
-	add := func(col, op string, v any) {
-		args = append(args, v)
-		where = append(where, col+" "+op+" $"+strconv.Itoa(len(args)))
-	}
-	if !f.Since.IsZero() {
-		add("at_us", ">=", f.Since.UnixMicro())
-	}
-	if !f.Until.IsZero() {
-		add("at_us", "<", f.Until.UnixMicro())
-	}
-	for _, c := range []struct{ col, v string }{
-		{"credential", f.Credential}, {"tenant", f.Tenant}, {"tool", f.Tool}, {"outcome", f.Outcome},
-	} {
-		if c.v != "" {
-			add(c.col, "=", c.v)
-		}
-	}
-	q := `SELECT at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged FROM audit_log`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	args = append(args, f.Limit)
-	q += " ORDER BY at_us DESC, id DESC LIMIT $" + strconv.Itoa(len(args))
+	q, args := sqlshare.Postgres.QueryAudit(f)
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []limits.AuditRecord
-	for rows.Next() {
-		var r limits.AuditRecord
-		var at, dur int64
-		if err := rows.Scan(&at, &r.CorrelationID, &r.Credential, &r.Tenant, &r.Tool, &r.Outcome, &dur, &r.QuotaCharged); err != nil {
-			return nil, err
-		}
-		r.Time = time.UnixMicro(at).UTC()
-		r.Duration = time.Duration(dur) * time.Microsecond
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanAudit)
 }

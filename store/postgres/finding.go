@@ -2,13 +2,12 @@ package postgres
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 )
 
 var _ finding.Store = (*Store)(nil)
@@ -38,61 +37,20 @@ func (s *Store) RecordFinding(ctx context.Context, f finding.Finding) error {
 		if n >= s.findingsLimit() {
 			return finding.ErrTenantFull
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO finding (tenant, id, created_us, credential, title, severity, severity_rank,
-			target, evidence, source_tool, correlation_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-			f.Tenant, f.ID, f.Created.UnixMicro(), f.Credential, f.Title, f.Severity, finding.Rank(f.Severity),
-			f.Target, f.Evidence, f.SourceTool, f.CorrelationID)
+		_, err := tx.Exec(ctx, qInsertFinding, sqlshare.FindingArgs(f)...)
 		return err
 	})
 }
 
 // ListFindings implements finding.Store.
 func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.Finding, error) {
-	args := []any{f.Tenant}
-	where := []string{"tenant = $1"}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
-	}
-	if f.MinSeverity != "" {
-		add("severity_rank >= ?", finding.Rank(f.MinSeverity))
-	}
-	if f.Target != "" {
-		add("strpos(lower(target), lower(?)) > 0", f.Target)
-	}
-	if f.SourceTool != "" {
-		add("source_tool = ?", f.SourceTool)
-	}
-	if !f.Since.IsZero() {
-		add("created_us >= ?", f.Since.UnixMicro())
-	}
-	if !f.Until.IsZero() {
-		add("created_us < ?", f.Until.UnixMicro())
-	}
-	if f.After.ID != "" {
-		us := f.After.Created.UnixMicro()
-		args = append(args, us, f.After.ID)
-		n := len(args)
-		where = append(where, "(created_us < $"+strconv.Itoa(n-1)+" OR created_us = $"+strconv.Itoa(n-1)+" AND id < $"+strconv.Itoa(n)+")")
-	}
-	args = append(args, f.Limit)
-	rows, err := s.pool.Query(ctx, `SELECT tenant, id, created_us, credential, title, severity, target, evidence, source_tool, correlation_id
-		FROM finding WHERE `+strings.Join(where, " AND ")+` ORDER BY created_us DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	q, args := sqlshare.Postgres.ListFindings(f)
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []finding.Finding
-	for rows.Next() {
-		var f finding.Finding
-		var us int64
-		if err := rows.Scan(&f.Tenant, &f.ID, &us, &f.Credential, &f.Title, &f.Severity, &f.Target, &f.Evidence, &f.SourceTool, &f.CorrelationID); err != nil {
-			return nil, err
-		}
-		f.Created = time.UnixMicro(us).UTC()
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanFinding)
 }
 
 var _ finding.StatusStore = (*Store)(nil)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -84,21 +85,13 @@ func (s *Store) AppendMessage(ctx context.Context, channel string, data []byte, 
 
 // Messages implements statestore.Store.
 func (s *Store) Messages(ctx context.Context, channel string, after int64, now time.Time, limit int) ([]statestore.Message, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, data FROM state_message WHERE channel = $1 AND seq > $2 AND expires_us >= $3 ORDER BY seq LIMIT $4`,
+	rows, err := s.pool.Query(ctx, qMessages,
 		channel, after, now.UnixMicro(), limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []statestore.Message
-	for rows.Next() {
-		var m statestore.Message
-		if err := rows.Scan(&m.Seq, &m.Data); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanMessage)
 }
 
 // DeleteMessages implements statestore.Store.

@@ -3,7 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"time"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 
 	"github.com/warden-mcp/warden/annotation"
 )
@@ -16,7 +16,7 @@ var _ annotation.Store = (*Store)(nil)
 func (s *Store) AppendAnnotation(ctx context.Context, e annotation.Entry, max int) (annotation.Entry, error) {
 	err := s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
 		var last int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM annotation_log WHERE tenant = ? AND sha256 = ?`,
+		if err := tx.QueryRowContext(ctx, sqlshare.AnnotationLastSeq,
 			e.Tenant, e.SHA256).Scan(&last); err != nil {
 			return false, err
 		}
@@ -24,9 +24,7 @@ func (s *Store) AppendAnnotation(ctx context.Context, e annotation.Entry, max in
 			return false, annotation.ErrLimit()
 		}
 		e.Seq = last + 1
-		_, err := tx.ExecContext(ctx, `INSERT INTO annotation_log (tenant, sha256, seq, kind, rel_addr, text, author, at_us, deleted)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.Tenant, e.SHA256, e.Seq, string(e.Kind), int64(e.Offset), e.Text, e.Author, e.Time.UnixMicro(), e.Deleted)
+		_, err := tx.ExecContext(ctx, sqlshare.InsertAnnotation, sqlshare.AnnotationArgs(e)...)
 		return err == nil, err
 	})
 	if err != nil {
@@ -35,44 +33,21 @@ func (s *Store) AppendAnnotation(ctx context.Context, e annotation.Entry, max in
 	return e, nil
 }
 
-const annotationCols = `seq, kind, rel_addr, text, author, at_us, deleted`
-
-func scanAnnotation(f annotation.File, sc interface{ Scan(...any) error }) (annotation.Entry, error) {
-	e := annotation.Entry{File: f}
-	var kind string
-	var off, at int64
-	if err := sc.Scan(&e.Seq, &kind, &off, &e.Text, &e.Author, &at, &e.Deleted); err != nil {
-		return annotation.Entry{}, err
-	}
-	e.Kind, e.Offset, e.Time = annotation.Kind(kind), uint64(off), time.UnixMicro(at).UTC()
-	return e, nil
-}
-
 // AnnotationLog implements annotation.Store.
 func (s *Store) AnnotationLog(ctx context.Context, f annotation.File, after int64, limit int) ([]annotation.Entry, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT `+annotationCols+` FROM annotation_log
-		WHERE tenant = ? AND sha256 = ? AND seq > ? ORDER BY seq LIMIT ?`, f.Tenant, f.SHA256, after, limit)
+	rows, err := s.ro.QueryContext(ctx, sqlshare.AnnotationLog, f.Tenant, f.SHA256, after, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []annotation.Entry
-	for rows.Next() {
-		e, err := scanAnnotation(f, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, func(sc sqlshare.Scanner) (annotation.Entry, error) { return sqlshare.ScanAnnotation(f, sc) })
 }
 
 // LatestAnnotation implements annotation.Store.
 func (s *Store) LatestAnnotation(ctx context.Context, f annotation.File, kind annotation.Kind, offset uint64) (annotation.Entry, bool, error) {
-	row := s.ro.QueryRowContext(ctx, `SELECT `+annotationCols+` FROM annotation_log
-		WHERE tenant = ? AND sha256 = ? AND kind = ? AND rel_addr = ? ORDER BY seq DESC LIMIT 1`,
+	row := s.ro.QueryRowContext(ctx, sqlshare.LatestAnnotation,
 		f.Tenant, f.SHA256, string(kind), int64(offset))
-	e, err := scanAnnotation(f, row)
+	e, err := sqlshare.ScanAnnotation(f, row)
 	if err == sql.ErrNoRows {
 		return annotation.Entry{}, false, nil
 	}

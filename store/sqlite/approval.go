@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/approval"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 )
 
 // GrantApproval implements approval.Store.
@@ -39,7 +40,7 @@ func (s *Store) CreateApprovalRequest(ctx context.Context, r approval.Request) e
 		_, err := tx.ExecContext(ctx, `INSERT INTO approval_request (`+requestColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.Match, r.Caller, r.Owner, r.Tenant, r.Grant, r.Tool, r.Trust, r.Summary, r.State, r.DecidedBy, r.Spent,
-			r.Created.UnixMicro(), r.Expires.UnixMicro(), microsOrZero(r.DecidedAt))
+			r.Created.UnixMicro(), r.Expires.UnixMicro(), sqlshare.MicrosOrZero(r.DecidedAt))
 		return err == nil, err
 	})
 }

@@ -3,8 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 	"strings"
-	"time"
 
 	"github.com/warden-mcp/warden/limits"
 )
@@ -17,7 +17,7 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 	case 0:
 		return nil
 	case 1:
-		_, err := s.stmts[qInsertAudits(1)].ExecContext(ctx, auditArgs(nil, rs[0])...)
+		_, err := s.stmts[qInsertAudits(1)].ExecContext(ctx, sqlshare.AuditArgs(nil, rs[0])...)
 		return err
 	}
 	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
@@ -30,7 +30,7 @@ func (s *Store) AppendAudit(ctx context.Context, rs ...limits.AuditRecord) error
 			for ; len(rs) >= n; rs = rs[n:] {
 				args = args[:0]
 				for _, r := range rs[:n] {
-					args = auditArgs(args, r)
+					args = sqlshare.AuditArgs(args, r)
 				}
 				if _, err := st.ExecContext(ctx, args...); err != nil {
 					return false, err
@@ -60,53 +60,13 @@ func qInsertAudits(n int) string {
 // onConflictAudit skips a record already kept (index audit_log_once).
 const onConflictAudit = "\n\tON CONFLICT DO NOTHING"
 
-func auditArgs(args []any, r limits.AuditRecord) []any {
-	return append(args, r.Time.UnixMicro(), r.CorrelationID, r.Credential, r.Tenant, r.Tool, r.Outcome,
-		r.Duration.Microseconds(), r.QuotaCharged)
-}
-
 // QueryAudit implements limits.AuditStore.
 func (s *Store) QueryAudit(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error) {
-	var where []string
-	var args []any
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
-	if !f.Since.IsZero() {
-		add("at_us >= ?", f.Since.UnixMicro())
-	}
-	if !f.Until.IsZero() {
-		add("at_us < ?", f.Until.UnixMicro())
-	}
-	for _, c := range []struct{ col, v string }{
-		{"credential", f.Credential}, {"tenant", f.Tenant}, {"tool", f.Tool}, {"outcome", f.Outcome},
-	} {
-		if c.v != "" {
-			add(c.col+" = ?", c.v)
-		}
-	}
-	q := `SELECT at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged FROM audit_log`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY at_us DESC, id DESC LIMIT ?"
-	args = append(args, f.Limit)
+	q, args := sqlshare.SQLite.QueryAudit(f)
 	rows, err := s.ro.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []limits.AuditRecord
-	for rows.Next() {
-		var r limits.AuditRecord
-		var at, dur int64
-		if err := rows.Scan(&at, &r.CorrelationID, &r.Credential, &r.Tenant, &r.Tool, &r.Outcome, &dur, &r.QuotaCharged); err != nil {
-			return nil, err
-		}
-		r.Time = time.UnixMicro(at).UTC()
-		r.Duration = time.Duration(dur) * time.Microsecond
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanAudit)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 	"strings"
 	"time"
 
@@ -13,17 +14,13 @@ import (
 
 var _ credential.Store = (*Store)(nil)
 
-const credentialColumns = `id, kind, tenant, issuer, subject, key_hash, entitlements, label, created_us, expires_us, revoked_us`
-
 // CreateCredential implements credential.Store.
 func (s *Store) CreateCredential(ctx context.Context, c credential.Credential) error {
 	ents, err := json.Marshal(c.Entitlements)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO credential (`+credentialColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Kind, c.Tenant, c.Issuer, c.Subject, c.KeyHash, string(ents), c.Label,
-		c.Created.UnixMicro(), microsOrZero(c.Expires), microsOrZero(c.Revoked))
+	_, err = s.db.ExecContext(ctx, sqlshare.InsertCredential, sqlshare.CredentialArgs(c, ents)...)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
 		return credential.ErrExists
 	}
@@ -32,38 +29,28 @@ func (s *Store) CreateCredential(ctx context.Context, c credential.Credential) e
 
 // CredentialByID implements credential.Store.
 func (s *Store) CredentialByID(ctx context.Context, id string) (credential.Credential, error) {
-	return scanCredential(s.db.QueryRowContext(ctx, `SELECT `+credentialColumns+` FROM credential WHERE id = ?`, id))
+	return scanCredential(s.db.QueryRowContext(ctx, sqlshare.CredentialByID, id))
 }
 
 // CredentialBySubject implements credential.Store.
 func (s *Store) CredentialBySubject(ctx context.Context, issuer, tenant, subject string) (credential.Credential, error) {
-	return scanCredential(s.db.QueryRowContext(ctx, `SELECT `+credentialColumns+` FROM credential
-		WHERE kind = 'jwt' AND issuer = ? AND tenant = ? AND subject = ?`, issuer, tenant, subject))
+	return scanCredential(s.db.QueryRowContext(ctx, sqlshare.CredentialByJWT, issuer, tenant, subject))
 }
 
 // ListCredentials implements credential.Store.
 func (s *Store) ListCredentials(ctx context.Context, f credential.Filter) ([]credential.Credential, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT `+credentialColumns+` FROM credential
-		WHERE (? = '' OR tenant = ?) AND (? = '' OR kind = ?) ORDER BY created_us, id LIMIT ?`,
+	rows, err := s.ro.QueryContext(ctx, sqlshare.ListCredentials,
 		f.Tenant, f.Tenant, f.Kind, f.Kind, f.Limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []credential.Credential
-	for rows.Next() {
-		c, err := scanCredential(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, func(sc sqlshare.Scanner) (credential.Credential, error) { return scanCredential(sc) })
 }
 
 // RevokeCredential implements credential.Store.
 func (s *Store) RevokeCredential(ctx context.Context, id string, at time.Time) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE credential SET revoked_us = ? WHERE id = ? AND revoked_us = 0`, at.UnixMicro(), id)
+	res, err := s.db.ExecContext(ctx, sqlshare.RevokeCredential, at.UnixMicro(), id)
 	if err != nil {
 		return false, err
 	}
@@ -71,37 +58,11 @@ func (s *Store) RevokeCredential(ctx context.Context, id string, at time.Time) (
 	return n == 1, err
 }
 
+// scanCredential reads a credential, ErrNotFound for no row.
 func scanCredential(row interface{ Scan(...any) error }) (credential.Credential, error) {
-	var c credential.Credential
-	var ents string
-	var created, expires, revoked int64
-	err := row.Scan(&c.ID, &c.Kind, &c.Tenant, &c.Issuer, &c.Subject, &c.KeyHash, &ents, &c.Label, &created, &expires, &revoked)
+	c, err := sqlshare.ScanCredential(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, credential.ErrNotFound
 	}
-	if err != nil {
-		return c, err
-	}
-	if err := json.Unmarshal([]byte(ents), &c.Entitlements); err != nil {
-		return c, err
-	}
-	c.Created, c.Expires, c.Revoked = fromMicros(created), fromMicros(expires), fromMicros(revoked)
-	if len(c.KeyHash) == 0 {
-		c.KeyHash = nil
-	}
-	return c, nil
-}
-
-func microsOrZero(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMicro()
-}
-
-func fromMicros(us int64) time.Time {
-	if us == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(us).UTC()
+	return c, err
 }

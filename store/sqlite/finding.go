@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 )
 
 var _ finding.Store = (*Store)(nil)
@@ -33,55 +34,20 @@ func (s *Store) RecordFinding(ctx context.Context, f finding.Finding) error {
 		if n >= s.findingsLimit() {
 			return false, finding.ErrTenantFull
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO finding (tenant, id, created_us, credential, title, severity, severity_rank,
-			target, evidence, source_tool, correlation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			f.Tenant, f.ID, f.Created.UnixMicro(), f.Credential, f.Title, f.Severity, finding.Rank(f.Severity),
-			f.Target, f.Evidence, f.SourceTool, f.CorrelationID)
+		_, err := tx.ExecContext(ctx, sqlshare.InsertFinding, sqlshare.FindingArgs(f)...)
 		return err == nil, err
 	})
 }
 
 // ListFindings implements finding.Store on the read-only pool.
 func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.Finding, error) {
-	where := []string{"tenant = ?"}
-	args := []any{f.Tenant}
-	if f.MinSeverity != "" {
-		where, args = append(where, "severity_rank >= ?"), append(args, finding.Rank(f.MinSeverity))
-	}
-	if f.Target != "" {
-		where, args = append(where, "instr(lower(target), lower(?)) > 0"), append(args, f.Target)
-	}
-	if f.SourceTool != "" {
-		where, args = append(where, "source_tool = ?"), append(args, f.SourceTool)
-	}
-	if !f.Since.IsZero() {
-		where, args = append(where, "created_us >= ?"), append(args, f.Since.UnixMicro())
-	}
-	if !f.Until.IsZero() {
-		where, args = append(where, "created_us < ?"), append(args, f.Until.UnixMicro())
-	}
-	if f.After.ID != "" {
-		us := f.After.Created.UnixMicro()
-		where, args = append(where, "(created_us < ? OR created_us = ? AND id < ?)"), append(args, us, us, f.After.ID)
-	}
-	args = append(args, f.Limit)
-	rows, err := s.ro.QueryContext(ctx, `SELECT tenant, id, created_us, credential, title, severity, target, evidence, source_tool, correlation_id
-		FROM finding WHERE `+strings.Join(where, " AND ")+` ORDER BY created_us DESC, id DESC LIMIT ?`, args...)
+	q, args := sqlshare.SQLite.ListFindings(f)
+	rows, err := s.ro.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []finding.Finding
-	for rows.Next() {
-		var f finding.Finding
-		var us int64
-		if err := rows.Scan(&f.Tenant, &f.ID, &us, &f.Credential, &f.Title, &f.Severity, &f.Target, &f.Evidence, &f.SourceTool, &f.CorrelationID); err != nil {
-			return nil, err
-		}
-		f.Created = time.UnixMicro(us).UTC()
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanFinding)
 }
 
 var _ finding.StatusStore = (*Store)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 	"time"
 
 	"github.com/warden-mcp/warden/statestore"
@@ -82,21 +83,13 @@ func (s *Store) AppendMessage(ctx context.Context, channel string, data []byte, 
 
 // Messages implements statestore.Store.
 func (s *Store) Messages(ctx context.Context, channel string, after int64, now time.Time, limit int) ([]statestore.Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, data FROM state_message WHERE channel = ? AND seq > ? AND expires_us >= ? ORDER BY seq LIMIT ?`,
+	rows, err := s.db.QueryContext(ctx, sqlshare.Messages,
 		channel, after, now.UnixMicro(), limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []statestore.Message
-	for rows.Next() {
-		var m statestore.Message
-		if err := rows.Scan(&m.Seq, &m.Data); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return sqlshare.Collect(rows, sqlshare.ScanMessage)
 }
 
 // DeleteMessages implements statestore.Store.

@@ -2,6 +2,11 @@
 // family (keysweep_, microdefend_, bininspect_). It is an adapter: the engines
 // know nothing of MCP, and the wiring in internal/cli decides which
 // families a server offers.
+//
+// It lives under internal/ because it is Warden's product, not the SDK: a tool
+// author builds on package tool (and tool/tooltest), and only the wiring of
+// cmd/warden reaches these bindings, so their names can change without
+// breaking anyone.
 package toolset
 
 import (

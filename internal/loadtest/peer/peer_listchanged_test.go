@@ -1,7 +1,8 @@
-package mcp_test
+package peer_test
 
 import (
 	"context"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"testing"
 	"time"
 
@@ -16,10 +17,10 @@ import (
 func TestPeerGoSDKDefaultsToModern(t *testing.T) {
 	for _, tr := range []struct {
 		name string
-		make func(*testing.T, *peerFixture) sdk.Transport
+		make func(*testing.T, *mcpfixture.Fixture) sdk.Transport
 	}{{"stdio", stdioPipeTransport}, {"http", httpTransport}} {
 		t.Run(tr.name, func(t *testing.T) {
-			fx := newPeerFixture(t)
+			fx := mcpfixture.New(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			cs, err := newPeerClient(&peerProgress{}).Connect(ctx, tr.make(t, fx), nil)
@@ -41,11 +42,11 @@ func TestPeerGoSDKDefaultsToModern(t *testing.T) {
 func TestPeerGoSDKToolListChanged(t *testing.T) {
 	for _, tr := range []struct {
 		name string
-		make func(*testing.T, *peerFixture) sdk.Transport
+		make func(*testing.T, *mcpfixture.Fixture) sdk.Transport
 	}{{"stdio", stdioPipeTransport}, {"http", httpTransport}} {
 		for _, era := range peerEras {
 			t.Run(tr.name+"/"+era.name, func(t *testing.T) {
-				fx := newPeerFixture(t)
+				fx := mcpfixture.New(t)
 				changed := make(chan struct{}, 8)
 				client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-peer", Version: "1.8.0"}, &sdk.ClientOptions{
 					ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
@@ -66,8 +67,8 @@ func TestPeerGoSDKToolListChanged(t *testing.T) {
 					if i >= 26 {
 						t.Fatal("ran out of tool names")
 					}
-					tool.Add(fx.reg, peerDef(name, "Registered after the client connected."),
-						func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) { return "late", nil })
+					tool.Add(fx.Reg, mcpfixture.Def(name, "Registered after the client connected."),
+						func(ctx context.Context, c *tool.Call, _ mcpfixture.None) (string, error) { return "late", nil })
 					select {
 					case <-changed:
 					case <-time.After(300 * time.Millisecond):

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcp_test
+package peer_test
 
 // Protocol benchmarks: Warden's engine beside the official Go SDK, serving
 // the same echo tool (internal/loadtest/fixture) in the same run. Each

@@ -1,8 +1,9 @@
-package mcp_test
+package peer_test
 
 import (
 	"bytes"
 	"context"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,13 +25,13 @@ import (
 func TestPeerGoSDKLogging(t *testing.T) {
 	for _, tr := range []struct {
 		name string
-		make func(*testing.T, *peerFixture, *wireTap) sdk.Transport
+		make func(*testing.T, *mcpfixture.Fixture, *wireTap) sdk.Transport
 	}{{"stdio", tappedStdio}, {"http", tappedHTTP}} {
 		for _, era := range peerEras {
 			t.Run(tr.name+"/"+era.name, func(t *testing.T) {
-				fx := newPeerFixture(t)
-				tool.Add(fx.reg, peerDef("peer_log", "Logs at four levels."),
-					func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+				fx := mcpfixture.New(t)
+				tool.Add(fx.Reg, mcpfixture.Def("peer_log", "Logs at four levels."),
+					func(ctx context.Context, c *tool.Call, _ mcpfixture.None) (string, error) {
 						for _, l := range []string{"debug", "info", "warning", "error"} {
 							c.Log(l, map[string]string{"at": l})
 						}
@@ -125,7 +126,7 @@ func (t tapReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func tappedStdio(t *testing.T, fx *peerFixture, tap *wireTap) sdk.Transport {
+func tappedStdio(t *testing.T, fx *mcpfixture.Fixture, tap *wireTap) sdk.Transport {
 	tr := stdioPipeTransport(t, fx).(*sdk.IOTransport)
 	tr.Reader = tapReader{tr.Reader, tap}
 	return tr
@@ -146,9 +147,9 @@ func (w tapWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w tapWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
 
-func tappedHTTP(t *testing.T, fx *peerFixture, tap *wireTap) sdk.Transport {
+func tappedHTTP(t *testing.T, fx *mcpfixture.Fixture, tap *wireTap) sdk.Transport {
 	t.Helper()
-	h := mcp.NewHTTPHandler(fx.srv, nil)
+	h := mcp.NewHTTPHandler(fx.Srv, nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(tapWriter{w, tap}, r)
 	}))

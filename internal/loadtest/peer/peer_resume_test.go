@@ -1,7 +1,8 @@
-package mcp_test
+package peer_test
 
 import (
 	"context"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"net/http/httptest"
 	"slices"
 	"testing"
@@ -15,9 +16,9 @@ import (
 
 // resumingHTTPTransport is httpTransport with the client's default
 // reconnection policy, which resuming needs.
-func resumingHTTPTransport(t *testing.T, fx *peerFixture) sdk.Transport {
+func resumingHTTPTransport(t *testing.T, fx *mcpfixture.Fixture) sdk.Transport {
 	t.Helper()
-	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.Srv, nil))
 	t.Cleanup(ts.Close)
 	return &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}
 }
@@ -30,7 +31,7 @@ func resumingHTTPTransport(t *testing.T, fx *peerFixture) sdk.Transport {
 func TestPeerGoSDKResumedStream(t *testing.T) {
 	for _, tr := range []struct {
 		name       string
-		make       func(*testing.T, *peerFixture) sdk.Transport
+		make       func(*testing.T, *mcpfixture.Fixture) sdk.Transport
 		resumable  bool
 		eraVersion string
 	}{
@@ -39,10 +40,10 @@ func TestPeerGoSDKResumedStream(t *testing.T) {
 		{"stdio/legacy", stdioPipeTransport, false, peerEras[0].version},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
-			fx := newPeerFixture(t)
+			fx := mcpfixture.New(t)
 			closed := make(chan bool, 1)
-			tool.Add(fx.reg, peerDef("peer_poll", "Closes its stream, then answers."),
-				func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+			tool.Add(fx.Reg, mcpfixture.Def("peer_poll", "Closes its stream, then answers."),
+				func(ctx context.Context, c *tool.Call, _ mcpfixture.None) (string, error) {
 					c.Progress(1, 3, "before")
 					closed <- c.CloseStream()
 					select {

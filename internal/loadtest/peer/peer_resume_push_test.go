@@ -1,7 +1,8 @@
-package mcp_test
+package peer_test
 
 import (
 	"context"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -18,9 +19,9 @@ import (
 // GET stream: list_changed notifications still reach the client after a
 // resumed call.
 func TestPeerGoSDKResumeKeepsPushStream(t *testing.T) {
-	fx := newPeerFixture(t)
-	tool.Add(fx.reg, peerDef("peer_poll", "Closes its stream, then answers."),
-		func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) {
+	fx := mcpfixture.New(t)
+	tool.Add(fx.Reg, mcpfixture.Def("peer_poll", "Closes its stream, then answers."),
+		func(ctx context.Context, c *tool.Call, _ mcpfixture.None) (string, error) {
 			c.CloseStream()
 			select {
 			case <-time.After(100 * time.Millisecond):
@@ -35,7 +36,7 @@ func TestPeerGoSDKResumeKeepsPushStream(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h := mcp.NewHTTPHandler(fx.srv, nil)
+	h := mcp.NewHTTPHandler(fx.Srv, nil)
 	resumedDone := make(chan struct{}, 8) // a resumed GET's handler returned
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
@@ -52,8 +53,8 @@ func TestPeerGoSDKResumeKeepsPushStream(t *testing.T) {
 	defer cs.Close()
 
 	register := func(name string) bool {
-		tool.Add(fx.reg, peerDef(name, "Registered late."),
-			func(ctx context.Context, c *tool.Call, _ peerNone) (string, error) { return name, nil })
+		tool.Add(fx.Reg, mcpfixture.Def(name, "Registered late."),
+			func(ctx context.Context, c *tool.Call, _ mcpfixture.None) (string, error) { return name, nil })
 		select {
 		case <-changed:
 			return true

@@ -1,9 +1,10 @@
-package mcp_test
+package peer_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"github.com/warden-mcp/warden/internal/repotest"
 	"io"
 	"net/http/httptest"
@@ -148,14 +149,14 @@ func connectPeer(t *testing.T, tr sdk.Transport, era peerEra, prog *peerProgress
 
 // stdioPipeTransport serves fx over a pair of pipes with ServeStdio and
 // returns the client's end.
-func stdioPipeTransport(t *testing.T, fx *peerFixture) sdk.Transport {
+func stdioPipeTransport(t *testing.T, fx *mcpfixture.Fixture) sdk.Transport {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		err := fx.srv.ServeStdio(ctx, inR, outW, nil)
+		err := fx.Srv.ServeStdio(ctx, inR, outW, nil)
 		_ = outW.Close()
 		done <- err
 	}()
@@ -174,9 +175,9 @@ func stdioPipeTransport(t *testing.T, fx *peerFixture) sdk.Transport {
 	return &sdk.IOTransport{Reader: outR, Writer: inW}
 }
 
-func httpTransport(t *testing.T, fx *peerFixture) sdk.Transport {
+func httpTransport(t *testing.T, fx *mcpfixture.Fixture) sdk.Transport {
 	t.Helper()
-	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.Srv, nil))
 	t.Cleanup(ts.Close)
 	return &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}
 }
@@ -184,7 +185,7 @@ func httpTransport(t *testing.T, fx *peerFixture) sdk.Transport {
 func TestPeerGoSDK(t *testing.T) {
 	transports := []struct {
 		name string
-		make func(*testing.T, *peerFixture) sdk.Transport
+		make func(*testing.T, *mcpfixture.Fixture) sdk.Transport
 	}{
 		{"stdio", stdioPipeTransport},
 		{"http", httpTransport},
@@ -192,7 +193,7 @@ func TestPeerGoSDK(t *testing.T) {
 	for _, tr := range transports {
 		for _, era := range append(slices.Clone(peerEras), olderEras...) {
 			t.Run(tr.name+"/"+era.name, func(t *testing.T) {
-				fx := newPeerFixture(t)
+				fx := mcpfixture.New(t)
 				prog := &peerProgress{}
 				cs := connectPeer(t, tr.make(t, fx), era, prog)
 				peerCheckList(t, cs)
@@ -353,7 +354,7 @@ func peerCheckInput(t *testing.T, cs *sdk.ClientSession) {
 	}
 }
 
-func peerCheckCancel(t *testing.T, cs *sdk.ClientSession, fx *peerFixture) {
+func peerCheckCancel(t *testing.T, cs *sdk.ClientSession, fx *mcpfixture.Fixture) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -363,13 +364,13 @@ func peerCheckCancel(t *testing.T, cs *sdk.ClientSession, fx *peerFixture) {
 		callErr <- err
 	}()
 	select {
-	case <-fx.blockStarted:
+	case <-fx.BlockStarted:
 	case <-time.After(10 * time.Second):
 		t.Fatal("peer_block never started")
 	}
 	cancel()
 	select {
-	case err := <-fx.blockDone:
+	case err := <-fx.BlockDone:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the handler saw %v, want context.Canceled", err)
 		}

@@ -1,8 +1,9 @@
-package mcp_test
+package peer_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/warden-mcp/warden/internal/mcpfixture"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -19,8 +20,8 @@ import (
 // against a real peer.
 func TestPeerGoSDKConcurrentClients(t *testing.T) {
 	const clients, calls = 12, 15
-	fx := newPeerFixture(t)
-	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.srv, nil))
+	fx := mcpfixture.New(t)
+	ts := httptest.NewServer(mcp.NewHTTPHandler(fx.Srv, nil))
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -1,0 +1,127 @@
+package webscan
+
+import "crypto/tls"
+
+// rawSuites are the TLS 1.0–1.2 cipher suites crypto/tls does not
+// implement, which the raw ClientHello probes offer: Diffie-Hellman
+// (DHE, and the anonymous and export kinds), CAMELLIA, ARIA, CCM,
+// SHA-384 CBC, SEED, IDEA, DES and NULL suites. Pre-shared-key and SRP
+// suites are left out: a server picks them only for a client with a key.
+// The numbers are the IANA registry's.
+var rawSuites = []struct {
+	id   uint16
+	name string
+}{
+	{0x0001, "TLS_RSA_WITH_NULL_MD5"},
+	{0x0002, "TLS_RSA_WITH_NULL_SHA"},
+	{0x0003, "TLS_RSA_EXPORT_WITH_RC4_40_MD5"},
+	{0x0004, "TLS_RSA_WITH_RC4_128_MD5"},
+	{0x0006, "TLS_RSA_EXPORT_WITH_RC2_CBC_40_MD5"},
+	{0x0007, "TLS_RSA_WITH_IDEA_CBC_SHA"},
+	{0x0008, "TLS_RSA_EXPORT_WITH_DES40_CBC_SHA"},
+	{0x0009, "TLS_RSA_WITH_DES_CBC_SHA"},
+	{0x0011, "TLS_DHE_DSS_EXPORT_WITH_DES40_CBC_SHA"},
+	{0x0012, "TLS_DHE_DSS_WITH_DES_CBC_SHA"},
+	{0x0013, "TLS_DHE_DSS_WITH_3DES_EDE_CBC_SHA"},
+	{0x0014, "TLS_DHE_RSA_EXPORT_WITH_DES40_CBC_SHA"},
+	{0x0015, "TLS_DHE_RSA_WITH_DES_CBC_SHA"},
+	{0x0016, "TLS_DHE_RSA_WITH_3DES_EDE_CBC_SHA"},
+	{0x0017, "TLS_DH_anon_EXPORT_WITH_RC4_40_MD5"},
+	{0x0018, "TLS_DH_anon_WITH_RC4_128_MD5"},
+	{0x0019, "TLS_DH_anon_EXPORT_WITH_DES40_CBC_SHA"},
+	{0x001a, "TLS_DH_anon_WITH_DES_CBC_SHA"},
+	{0x001b, "TLS_DH_anon_WITH_3DES_EDE_CBC_SHA"},
+	{0x0032, "TLS_DHE_DSS_WITH_AES_128_CBC_SHA"},
+	{0x0033, "TLS_DHE_RSA_WITH_AES_128_CBC_SHA"},
+	{0x0034, "TLS_DH_anon_WITH_AES_128_CBC_SHA"},
+	{0x0038, "TLS_DHE_DSS_WITH_AES_256_CBC_SHA"},
+	{0x0039, "TLS_DHE_RSA_WITH_AES_256_CBC_SHA"},
+	{0x003a, "TLS_DH_anon_WITH_AES_256_CBC_SHA"},
+	{0x003b, "TLS_RSA_WITH_NULL_SHA256"},
+	{0x003d, "TLS_RSA_WITH_AES_256_CBC_SHA256"},
+	{0x0040, "TLS_DHE_DSS_WITH_AES_128_CBC_SHA256"},
+	{0x0041, "TLS_RSA_WITH_CAMELLIA_128_CBC_SHA"},
+	{0x0044, "TLS_DHE_DSS_WITH_CAMELLIA_128_CBC_SHA"},
+	{0x0045, "TLS_DHE_RSA_WITH_CAMELLIA_128_CBC_SHA"},
+	{0x0046, "TLS_DH_anon_WITH_CAMELLIA_128_CBC_SHA"},
+	{0x0067, "TLS_DHE_RSA_WITH_AES_128_CBC_SHA256"},
+	{0x006a, "TLS_DHE_DSS_WITH_AES_256_CBC_SHA256"},
+	{0x006b, "TLS_DHE_RSA_WITH_AES_256_CBC_SHA256"},
+	{0x006c, "TLS_DH_anon_WITH_AES_128_CBC_SHA256"},
+	{0x006d, "TLS_DH_anon_WITH_AES_256_CBC_SHA256"},
+	{0x0084, "TLS_RSA_WITH_CAMELLIA_256_CBC_SHA"},
+	{0x0087, "TLS_DHE_DSS_WITH_CAMELLIA_256_CBC_SHA"},
+	{0x0088, "TLS_DHE_RSA_WITH_CAMELLIA_256_CBC_SHA"},
+	{0x0089, "TLS_DH_anon_WITH_CAMELLIA_256_CBC_SHA"},
+	{0x0096, "TLS_RSA_WITH_SEED_CBC_SHA"},
+	{0x009e, "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256"},
+	{0x009f, "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384"},
+	{0x00a2, "TLS_DHE_DSS_WITH_AES_128_GCM_SHA256"},
+	{0x00a3, "TLS_DHE_DSS_WITH_AES_256_GCM_SHA384"},
+	{0x00a6, "TLS_DH_anon_WITH_AES_128_GCM_SHA256"},
+	{0x00a7, "TLS_DH_anon_WITH_AES_256_GCM_SHA384"},
+	{0x00ba, "TLS_RSA_WITH_CAMELLIA_128_CBC_SHA256"},
+	{0x00be, "TLS_DHE_RSA_WITH_CAMELLIA_128_CBC_SHA256"},
+	{0x00c0, "TLS_RSA_WITH_CAMELLIA_256_CBC_SHA256"},
+	{0x00c4, "TLS_DHE_RSA_WITH_CAMELLIA_256_CBC_SHA256"},
+	{0xc006, "TLS_ECDHE_ECDSA_WITH_NULL_SHA"},
+	{0xc010, "TLS_ECDHE_RSA_WITH_NULL_SHA"},
+	{0xc015, "TLS_ECDH_anon_WITH_NULL_SHA"},
+	{0xc016, "TLS_ECDH_anon_WITH_RC4_128_SHA"},
+	{0xc017, "TLS_ECDH_anon_WITH_3DES_EDE_CBC_SHA"},
+	{0xc018, "TLS_ECDH_anon_WITH_AES_128_CBC_SHA"},
+	{0xc019, "TLS_ECDH_anon_WITH_AES_256_CBC_SHA"},
+	{0xc024, "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384"},
+	{0xc028, "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384"},
+	{0xc050, "TLS_RSA_WITH_ARIA_128_GCM_SHA256"},
+	{0xc051, "TLS_RSA_WITH_ARIA_256_GCM_SHA384"},
+	{0xc052, "TLS_DHE_RSA_WITH_ARIA_128_GCM_SHA256"},
+	{0xc053, "TLS_DHE_RSA_WITH_ARIA_256_GCM_SHA384"},
+	{0xc05c, "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256"},
+	{0xc05d, "TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384"},
+	{0xc060, "TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256"},
+	{0xc061, "TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384"},
+	{0xc072, "TLS_ECDHE_ECDSA_WITH_CAMELLIA_128_CBC_SHA256"},
+	{0xc073, "TLS_ECDHE_ECDSA_WITH_CAMELLIA_256_CBC_SHA384"},
+	{0xc076, "TLS_ECDHE_RSA_WITH_CAMELLIA_128_CBC_SHA256"},
+	{0xc077, "TLS_ECDHE_RSA_WITH_CAMELLIA_256_CBC_SHA384"},
+	{0xc09c, "TLS_RSA_WITH_AES_128_CCM"},
+	{0xc09d, "TLS_RSA_WITH_AES_256_CCM"},
+	{0xc09e, "TLS_DHE_RSA_WITH_AES_128_CCM"},
+	{0xc09f, "TLS_DHE_RSA_WITH_AES_256_CCM"},
+	{0xc0a0, "TLS_RSA_WITH_AES_128_CCM_8"},
+	{0xc0a1, "TLS_RSA_WITH_AES_256_CCM_8"},
+	{0xc0a2, "TLS_DHE_RSA_WITH_AES_128_CCM_8"},
+	{0xc0a3, "TLS_DHE_RSA_WITH_AES_256_CCM_8"},
+	{0xc0ac, "TLS_ECDHE_ECDSA_WITH_AES_128_CCM"},
+	{0xc0ad, "TLS_ECDHE_ECDSA_WITH_AES_256_CCM"},
+	{0xc0ae, "TLS_ECDHE_ECDSA_WITH_AES_128_CCM_8"},
+	{0xc0af, "TLS_ECDHE_ECDSA_WITH_AES_256_CCM_8"},
+	{0xccaa, "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256"},
+}
+
+// rawSuiteIDs are rawSuites' numbers, less any crypto/tls implements
+// (those are probed with crypto/tls).
+var rawSuiteIDs = func() []uint16 {
+	goSuites := map[uint16]bool{}
+	for _, cs := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		goSuites[cs.ID] = true
+	}
+	var ids []uint16
+	for _, s := range rawSuites {
+		if !goSuites[s.id] {
+			ids = append(ids, s.id)
+		}
+	}
+	return ids
+}()
+
+// rawSuiteName is the IANA name of a suite of rawSuites.
+func rawSuiteName(id uint16) string {
+	for _, s := range rawSuites {
+		if s.id == id {
+			return s.name
+		}
+	}
+	return tls.CipherSuiteName(id)
+}
