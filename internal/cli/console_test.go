@@ -283,3 +283,53 @@ func TestConsoleLinkForAnAPIKey(t *testing.T) {
 		t.Error("a link for an unknown credential")
 	}
 }
+
+// TestConsoleKey: on by default locally, off hosted; the key turns it
+// either way, and with it off nothing under /console is served and a
+// client that cannot ask gets approval_unavailable.
+func TestConsoleKey(t *testing.T) {
+	on, off := true, false
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		{"local", Config{Listen: "127.0.0.1:8787"}, true},
+		{"local, console: false", Config{Listen: "127.0.0.1:8787", Console: &off}, false},
+		{"hosted", Config{Listen: "0.0.0.0:8787", PublicURL: "https://mcp.example.com/mcp"}, false},
+		{"hosted, console: true", Config{Listen: "0.0.0.0:8787", PublicURL: "https://mcp.example.com/mcp", Console: &on}, true},
+	} {
+		cfg, err := c.cfg.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.consoleOn(); got != c.want {
+			t.Errorf("%s: console on = %v, want %v", c.name, got, c.want)
+		}
+	}
+	e := &env{}
+	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Console = &off
+	s, err := openServer(context.Background(), cfg, derived, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done; s.Close() }()
+	if s.console != nil {
+		t.Fatal("console: false still built the console")
+	}
+	origin := s.cfg.consoleOrigin()
+	if resp, _ := get(t, origin+"/console/signin"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/console/signin with the console off: %d", resp.StatusCode)
+	}
+	tok, _ := s.ctl.local.Mint(auth.TokenSpec{Audience: s.cfg.PublicURL, Subject: "dev", Tenant: "local", Entitlements: []string{"*"}, Lifetime: time.Hour})
+	if _, body := post(t, s.cfg.PublicURL, tok, "tools/call", `"name":"warden_findings_record","arguments":{"title":"t","severity":"low"},`); !strings.Contains(body, "approval_unavailable") {
+		t.Errorf("a client that cannot ask, console off: %s", body)
+	}
+}
