@@ -73,6 +73,9 @@ type Options struct {
 	// expiry, and fails if it was used already (or cannot be marked): a
 	// store every replica shares. Nil: this process remembers them.
 	SpendLink func(ctx context.Context, nonce string, until time.Time) error
+	// PerMinute bounds the requests of one source address a minute
+	// (hosted servers). Zero: no bound (one person on loopback).
+	PerMinute int
 	// SessionLifetime: zero, 12 hours.
 	SessionLifetime time.Duration
 	// Poll is how often the live list looks for changes. Zero: 2 s.
@@ -94,6 +97,7 @@ type Handler struct {
 	secure  bool // the origin is https: cookies are Secure
 	mux     *http.ServeMux
 	spent   spentLinks
+	rate    pageRate
 	fails   failRate
 	streams chan struct{} // bounds the live streams
 }
@@ -128,6 +132,7 @@ func New(o Options) (*Handler, error) {
 	}
 	h := &Handler{o: o, secure: u.Scheme == "https", streams: make(chan struct{}, maxStreams)}
 	h.spent.until = map[string]time.Time{}
+	h.rate.per = float64(o.PerMinute)
 	m := http.NewServeMux()
 	m.HandleFunc("GET "+Path, h.signedIn(h.home))
 	m.HandleFunc("GET "+Path+"/{$}", h.signedIn(h.home))
@@ -171,6 +176,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if h.limited(w, r) {
+		return
+	}
 	if r.Method == http.MethodPost && !h.sameOrigin(r) {
 		h.fail(w, r, http.StatusForbidden, "origin_not_allowed", "This form must be sent from the console's own page.")
 		return

@@ -249,3 +249,22 @@ func TestLiveList(t *testing.T) {
 		t.Errorf("a stream past the bound: %d", rec.Code)
 	}
 }
+
+func TestPerSourceRate(t *testing.T) {
+	now := time.Now()
+	h, err := New(Options{Origin: origin, Key: key, Requests: approval.NewMemoryRequests(0), PerMinute: 3, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := []int{}
+	for range 4 {
+		codes = append(codes, serve(h, "GET", "/console/signin", nil, nil, "").Code)
+	}
+	if codes[2] != 200 || codes[3] != http.StatusTooManyRequests {
+		t.Errorf("codes %v: want three served, the fourth 429", codes)
+	}
+	now = now.Add(30 * time.Second) // half a minute refills half the bucket
+	if c := serve(h, "GET", "/console/signin", nil, nil, "").Code; c != 200 {
+		t.Errorf("after a refill: %d", c)
+	}
+}

@@ -75,6 +75,7 @@ func (s *server) openConsole(keys keySet) (*console.Handler, error) {
 		Audit: func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error) {
 			return ctl.lim.QueryAudit(ctx, f)
 		},
+		PerMinute:   consolePerMinute(s.ctl.profile),
 		Settings:    s.consoleSettings,
 		Version:     Version(),
 		ApprovalTTL: s.w.gates.ApprovalTTL(),
@@ -221,4 +222,14 @@ func (e *env) credentialsConsoleLink(f *serveFlags) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().DurationVar(&ttl, "ttl", 15*time.Minute, "how long the link can be used")
 	return c
+}
+
+// consolePerMinute bounds the console's requests per source address: a
+// hosted console takes 120 a minute from each (the live list's stream is
+// one), a local one is unbounded.
+func consolePerMinute(p profile) int {
+	if p == profileLocal {
+		return 0
+	}
+	return 120
 }
