@@ -31,6 +31,7 @@ import (
 	"github.com/warden-mcp/warden/auth"
 	"github.com/warden-mcp/warden/finding"
 	"github.com/warden-mcp/warden/limits"
+	"github.com/warden-mcp/warden/viewstore"
 )
 
 // Path is where the console is served; Path + "/approvals/{id}" is an
@@ -56,6 +57,9 @@ type Options struct {
 	// Statuses keeps the findings' triage states. Nil: findings cannot
 	// be marked.
 	Statuses finding.StatusStore
+	// Views lists a caller's open binary views. Nil: no Binary views
+	// page.
+	Views func(ctx context.Context, p auth.Principal) ([]viewstore.View, error)
 	// Audit queries the audit trail. Nil: no Activity page.
 	Audit func(ctx context.Context, f limits.AuditFilter) ([]limits.AuditRecord, error)
 	// Record writes an audit record of a person's act on the console (a
@@ -147,6 +151,7 @@ func New(o Options) (*Handler, error) {
 	m.HandleFunc("GET "+Path+"/findings/export", h.signedIn(h.exportFindings))
 	m.HandleFunc("POST "+Path+"/findings/{id}/status", h.signedIn(h.markFinding))
 	m.HandleFunc("GET "+Path+"/activity", h.signedIn(h.activity))
+	m.HandleFunc("GET "+Path+"/views", h.signedIn(h.views))
 	m.HandleFunc("GET "+Path+"/settings", h.signedIn(h.settings))
 	m.HandleFunc("GET "+Path+"/static/{file}", h.static)
 	h.mux = m

@@ -33,6 +33,13 @@ type page struct {
 	Activity                   []activityRow
 	Credential                 string
 	Settings                   []Setting
+	Views                      []viewRow
+}
+
+// viewRow is an open binary view as the Binary views page shows it.
+type viewRow struct {
+	Name, SHA256, Opened, Used, Expires string
+	Size                                int64
 }
 
 type navItem struct {
@@ -88,6 +95,9 @@ func (h *Handler) base(s Session, title string) page {
 	}
 	if h.o.Audit != nil {
 		add("Activity", Path+"/activity")
+	}
+	if h.o.Views != nil {
+		add("Binary views", Path+"/views")
 	}
 	add("Settings", Path+"/settings")
 	return p
@@ -282,6 +292,31 @@ func (h *Handler) activity(w http.ResponseWriter, r *http.Request, s Session) {
 			Outcome: x.Outcome, Duration: x.Duration.Round(time.Millisecond).String(), CorrelationID: x.CorrelationID})
 	}
 	h.render(w, http.StatusOK, "activity", p)
+}
+
+// views lists the open binary views of the session's credential. An
+// owner's session names no credential: its page says so.
+func (h *Handler) views(w http.ResponseWriter, r *http.Request, s Session) {
+	if h.o.Views == nil {
+		http.NotFound(w, r)
+		return
+	}
+	p := h.base(s, "Binary views")
+	if s.Credential != "" {
+		vs, err := h.o.Views(r.Context(), s.principal())
+		if err != nil {
+			h.fail(w, r, http.StatusServiceUnavailable, "views_unavailable", "Binary views cannot be read now; try again.")
+			return
+		}
+		for _, v := range vs {
+			if v.Tenant != s.Tenant {
+				continue
+			}
+			p.Views = append(p.Views, viewRow{Name: v.Name, SHA256: v.SHA256, Size: v.Size,
+				Opened: stamp(v.Opened), Used: stamp(v.Used), Expires: stamp(v.Expires)})
+		}
+	}
+	h.render(w, http.StatusOK, "views", p)
 }
 
 // settings shows the server's settings, read-only.

@@ -76,6 +76,7 @@ func (s *server) openConsole(keys keySet) (*console.Handler, error) {
 			return ctl.lim.QueryAudit(ctx, f)
 		},
 		PerMinute:   consolePerMinute(s.ctl.profile),
+		Views:       s.w.binary.ViewsOf,
 		Settings:    s.consoleSettings,
 		Version:     Version(),
 		ApprovalTTL: s.w.gates.ApprovalTTL(),

@@ -3,6 +3,9 @@ package cli
 import (
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +161,30 @@ func TestConsoleHostile(t *testing.T) {
 			t.Errorf("export with tenant=other: %s", body)
 		}
 	})
+}
+
+// TestConsoleViewsEscapeFileNames: a binary whose file name is markup is
+// listed on the Binary views page as text, to its own credential only.
+func TestConsoleViewsEscapeFileNames(t *testing.T) {
+	root := t.TempDir()
+	name := `<img src=x onerror=alert(7)>.bin`
+	if err := os.WriteFile(filepath.Join(root, name), []byte("\x00\x01\x02\x03 raw bytes of no known format"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := startConsoleServerIn(t, t.TempDir(), root)
+	_, body := post(t, cs.mcp, cs.token, "tools/call", `"name":"bininspect_open","arguments":{"path":`+strconv.Quote(filepath.Join(root, name))+`,"format":"raw","arch":"x86-64"},`)
+	if !strings.Contains(body, `"isError":false`) {
+		t.Fatalf("open: %s", body)
+	}
+	b := newBrowser(t, cs.origin)
+	b.signInToken(t, cs.token)
+	_, page := b.get(t, cs.origin+"/console/views")
+	if strings.Contains(page, "<img src=x") || !strings.Contains(page, "&lt;img src=x onerror=alert(7)&gt;.bin") {
+		t.Errorf("the file name is not text on the page:\n%s", page)
+	}
+	other := newBrowser(t, cs.origin)
+	other.signInToken(t, cs.mint(t, "other", "mallory"))
+	if _, page := other.get(t, cs.origin+"/console/views"); strings.Contains(page, "alert(7)") {
+		t.Error("another tenant sees the view")
+	}
 }

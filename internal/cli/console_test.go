@@ -30,10 +30,10 @@ func startConsoleServer(t *testing.T) *consoleServer {
 	return startConsoleServerIn(t, t.TempDir())
 }
 
-func startConsoleServerIn(t *testing.T, stateDir string) *consoleServer {
+func startConsoleServerIn(t *testing.T, stateDir string, roots ...string) *consoleServer {
 	t.Helper()
 	e := &env{}
-	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: stateDir})
+	cfg, derived, err := e.serveConfig(serveFlags{listen: "127.0.0.1:0", stateDir: stateDir, roots: roots})
 	if err != nil {
 		t.Fatal(err)
 	}
