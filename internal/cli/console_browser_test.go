@@ -173,7 +173,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("findings filtered to high: %d rows, title %q, markup ran: %v", rows, title, pwned)
 	}
 	shot(t, ctx, "findings")
-	for _, p := range []string{"activity", "settings"} {
+	for _, p := range []string{"activity", "views", "settings"} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(cs.origin+"/console/"+p), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
