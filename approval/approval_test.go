@@ -36,3 +36,7 @@ func TestKeyIsUnambiguous(t *testing.T) {
 		t.Error("key is not 64 hex digits")
 	}
 }
+
+func TestMemoryRequests(t *testing.T) {
+	approvaltest.RunRequests(t, func(*testing.T) approval.RequestStore { return approval.NewMemoryRequests(0) })
+}

@@ -94,6 +94,23 @@ type Exchange struct {
 	Total time.Duration
 }
 
+// Check runs the checks Do runs on the first URL before any connection:
+// the URL, the scope, the port, and the addresses its host resolves to.
+// A tool asks a person's approval after it, so nobody approves a request
+// that would be refused. Do checks again, and the dial checks the address
+// it connects to.
+func (s *Sender) Check(ctx context.Context, req Request) error {
+	cur, err := url.Parse(req.URL)
+	if err != nil || cur.Host == "" {
+		return errcode.New(string(safehttp.CodeInvalidTarget), "the URL cannot be read")
+	}
+	if err := s.scope(cur); err != nil {
+		return err
+	}
+	_, err = s.o.Client.Validate(ctx, cur.String())
+	return err
+}
+
 // Do sends req. An error is an *errcode.Error: target_out_of_scope for a
 // first URL outside the scope, or a safehttp code.
 func (s *Sender) Do(ctx context.Context, req Request) (*Exchange, error) {

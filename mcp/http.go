@@ -91,6 +91,10 @@ type HTTPOptions struct {
 	MaxKeptResultBytes int
 	// Extra serves other paths (the /.well-known/ documents, say).
 	Extra map[string]http.Handler
+	// Trees serves a path and every path under it ("/console" serves
+	// "/console" and "/console/..."), after the Host check; the handler
+	// judges the Origin itself. Nil: none.
+	Trees map[string]http.Handler
 	// Wrap, if set, wraps the protocol endpoint (authentication, rate
 	// limits). It runs after the Origin and Host checks.
 	Wrap func(http.Handler) http.Handler
@@ -359,6 +363,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.opts.ReadinessPath:
 		h.ready(sw, r)
 	default:
+		if x, ok := h.tree(r.URL.Path); ok {
+			if !h.checkHost(sw, r) {
+				return
+			}
+			x.ServeHTTP(sw, r)
+			return
+		}
 		if x, ok := h.opts.Extra[r.URL.Path]; ok {
 			// The other paths (public documents, the local authorization
 			// server, uploads) get the Host check too; an Origin is theirs
@@ -371,6 +382,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.NotFound(sw, r)
 	}
+}
+
+// tree finds the Trees handler whose path is p or a parent of it.
+func (h *HTTPHandler) tree(p string) (http.Handler, bool) {
+	for root, x := range h.opts.Trees {
+		if p == root || strings.HasPrefix(p, root+"/") {
+			return x, true
+		}
+	}
+	return nil, false
 }
 
 // Liveness is the liveness check: 200 while the process serves.

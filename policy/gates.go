@@ -61,6 +61,15 @@ type CatalogConfig struct {
 	// credential and client on the stateless revision (in a legacy
 	// session it lasts as long as the session). Zero: 8 hours.
 	ApprovalTTL time.Duration
+	// ConsoleURL is the origin of Warden's own listener ("http://127.0.0.1:8787")
+	// when it serves the console: a call that needs approval from a client
+	// that cannot ask then answers approval_required with a link to
+	// ConsoleURL + ApprovalPath + id. Empty: such calls answer
+	// approval_unavailable.
+	ConsoleURL string
+	// ApprovalWait is how long such a request can be decided. Zero:
+	// DefaultApprovalWait.
+	ApprovalWait time.Duration
 }
 
 // Gates enforces a CatalogConfig on every call and decides what each
@@ -75,12 +84,18 @@ type Gates struct {
 	// grants is shared by replicas: stateless approvals, and legacy
 	// sessions' under the session's key (which replicas share too).
 	grants approval.Store
-	now    func() time.Time
+	// requests keeps out-of-band requests (the grants' store when it
+	// keeps them too); consoleURL is the base of their links.
+	requests   approval.RequestStore
+	consoleURL string
+	wait       time.Duration
+	now        func() time.Time
 }
 
 // NewGates checks cfg against the registry: an unknown tool or family
 // name in any list is an error, not a silent no-op. grants keeps
-// approvals across replicas; nil keeps them in this process only. It is
+// approvals across replicas; nil keeps them in this process only; when it
+// is also an approval.RequestStore it keeps out-of-band requests too. It is
 // PrepareGates and Check in one step.
 func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g, err := PrepareGates(cfg, grants)
@@ -101,7 +116,15 @@ func NewGates(reg *tool.Registry, cfg CatalogConfig, grants approval.Store) (*Ga
 func PrepareGates(cfg CatalogConfig, grants approval.Store) (*Gates, error) {
 	g := &Gates{
 		unsafe: cfg.Unsafe, approvals: cfg.Approvals, ttl: cfg.ApprovalTTL,
-		grants: grants, now: time.Now,
+		grants: grants, now: time.Now, consoleURL: strings.TrimSuffix(cfg.ConsoleURL, "/"), wait: cfg.ApprovalWait,
+	}
+	if g.wait <= 0 {
+		g.wait = DefaultApprovalWait
+	}
+	if rs, ok := grants.(approval.RequestStore); ok {
+		g.requests = rs
+	} else {
+		g.requests = approval.NewMemoryRequests(0)
 	}
 	switch g.approvals {
 	case "":
@@ -222,6 +245,9 @@ func (g *Gates) InScope(host string) bool {
 	return err == nil && g.scope.Allows(h)
 }
 
+// ApprovalTTL is how long a confirm approval lasts.
+func (g *Gates) ApprovalTTL() time.Duration { return g.ttl }
+
 // Approvals is the configured approval mode.
 func (g *Gates) Approvals() string { return g.approvals }
 
@@ -259,57 +285,96 @@ func (g *Gates) inScope(ctx context.Context, call *tool.Call, next tool.Handler)
 const approvalKey = "warden_approval"
 
 // approve asks a person before a confirm or confirm_each tool runs, through
-// the client, and remembers a confirm answer.
+// the client or, when it cannot ask, on the console's approval page, and
+// remembers a confirm answer. A tool whose catalog says ApproveAtBegin is
+// asked at Call.Begin, after its own checks, instead of before its
+// handler.
 func (g *Gates) approve(c *Controls, questions Hider) stage {
 	return func(ctx context.Context, call *tool.Call, next tool.Handler) tool.Outcome {
 		t := call.Tool()
 		if t.Catalog.Trust == tool.TrustAuto || g.approvals == ApprovalsClient {
 			return next(ctx, call)
 		}
-		p, pok := c.principal(ctx)
-		if !pok {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"})
+		if t.Catalog.ApproveAtBegin {
+			call.SetApproval(func(ctx context.Context) error { return g.permit(ctx, c, call, questions) })
+			return next(ctx, call)
 		}
-		store := g.grants
-		key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
-		if !call.Modern() {
-			// The session's key is random and shared by every replica
-			// serving the session: its approvals hold there and nowhere
-			// else, and are unreachable once it ends.
-			key = approval.Key("session", call.Session(), t.Name)
+		err := g.permit(ctx, c, call, questions)
+		var ask *askError
+		var te *tool.Error
+		switch {
+		case err == nil:
+			return next(ctx, call)
+		case errors.As(err, &ask):
+			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: ask.pending}}
+		case errors.As(err, &te):
+			return refuse(t, te)
 		}
-		if t.Catalog.Trust == tool.TrustConfirm {
-			granted, err := store.ApprovalGranted(ctx, key, g.now())
-			if err != nil {
-				c.logger().Error("approval store unavailable", "tool", t.Name, "cause", err.Error())
-				return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second})
-			}
-			if granted {
-				return next(ctx, call)
-			}
-		}
-		if !call.Supports("elicitation") {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
-				"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"})
-		}
-		req := tool.Elicit(approvalQuestion(call, questions), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
-		answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
-		if errors.Is(err, tool.ErrInputRequired) {
-			return tool.Outcome{Interrupt: &tool.Interrupt{Err: tool.ErrInputRequired, Pending: map[string]tool.InputRequest{approvalKey: req}}}
-		}
-		if err != nil {
-			return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"})
-		}
-		if !accepted(answers[approvalKey]) {
-			return refuse(t, &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name})
-		}
-		if t.Catalog.Trust == tool.TrustConfirm {
-			if err := store.GrantApproval(ctx, key, g.now().Add(g.ttl)); err != nil {
-				c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
-			}
-		}
-		return next(ctx, call)
+		return refuse(t, &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"})
 	}
+}
+
+// askError is a question the client must answer first (a 2026-07-28
+// input round): it is tool.ErrInputRequired with the question.
+type askError struct{ pending map[string]tool.InputRequest }
+
+func (*askError) Error() string { return tool.ErrInputRequired.Error() }
+func (*askError) Unwrap() error { return tool.ErrInputRequired }
+
+// permit decides whether a confirm or confirm_each call may run: nil, a
+// refusal (*tool.Error), or an *askError.
+func (g *Gates) permit(ctx context.Context, c *Controls, call *tool.Call, questions Hider) error {
+	t := call.Tool()
+	p, pok := c.principal(ctx)
+	if !pok {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: "approval cannot be asked for this call"}
+	}
+	store := g.grants
+	key := approval.Key("stateless", p.Issuer, p.Tenant, credentialOf(p), call.Client(), t.Name)
+	if !call.Modern() {
+		// The session's key is random and shared by every replica
+		// serving the session: its approvals hold there and nowhere
+		// else, and are unreachable once it ends.
+		key = approval.Key("session", call.Session(), t.Name)
+	}
+	if t.Catalog.Trust == tool.TrustConfirm {
+		granted, err := store.ApprovalGranted(ctx, key, g.now())
+		if err != nil {
+			c.logger().Error("approval store unavailable", "tool", t.Name, "cause", err.Error())
+			return &tool.Error{Code: CodeApprovalUnavailable, Message: "remembered approvals cannot be read; try again later", RetryAfter: 2 * time.Second}
+		}
+		if granted {
+			return nil
+		}
+	}
+	if !call.Supports("elicitation") && g.consoleURL != "" {
+		return g.outOfBand(ctx, c, call, p, key, questions)
+	}
+	if !call.Supports("elicitation") {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: t.Name + " needs a person's approval, and this client cannot ask (it does not support elicitation); " +
+			"use a client that does, or have the operator set approvals: client when a client or gateway in front asks instead"}
+	}
+	covers := time.Duration(0)
+	if t.Catalog.Trust == tool.TrustConfirm {
+		covers = g.ttl
+	}
+	req := tool.Elicit(approvalQuestion(call, questions, covers), json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run it","default":true}}}`))
+	answers, err := call.Input(ctx, map[string]tool.InputRequest{approvalKey: req})
+	if errors.Is(err, tool.ErrInputRequired) {
+		return &askError{pending: map[string]tool.InputRequest{approvalKey: req}}
+	}
+	if err != nil {
+		return &tool.Error{Code: CodeApprovalUnavailable, Message: "the approval question could not be asked"}
+	}
+	if !accepted(answers[approvalKey]) {
+		return &tool.Error{Code: CodeApprovalDeclined, Message: "the person declined to run " + t.Name}
+	}
+	if t.Catalog.Trust == tool.TrustConfirm {
+		if err := store.GrantApproval(ctx, key, g.now().Add(g.ttl)); err != nil {
+			c.logger().Warn("approval not remembered", "tool", t.Name, "cause", err.Error())
+		}
+	}
+	return nil
 }
 
 // accepted reads an elicitation answer: accept, and approve not false.
@@ -336,7 +401,10 @@ const maxSummary = 200
 // (x-warden-privacy, from a `privacy` tag: a request body, header values,
 // a password) is never repeated, whatever it holds: the question shows
 // its marker instead.
-func approvalQuestion(call *tool.Call, questions Hider) string {
+//
+// covers, when not zero, is how long a yes also covers later calls of the
+// tool (a confirm tool): the question says so after the summary.
+func approvalQuestion(call *tool.Call, questions Hider, covers time.Duration) string {
 	t := call.Tool()
 	var parts []string
 	if members := call.ArgumentList(); members != nil {
@@ -345,7 +413,12 @@ func approvalQuestion(call *tool.Call, questions Hider) string {
 			name, v := m.Name, m.Value
 			val := ""
 			if kind, ok := private[name]; ok {
-				parts = append(parts, name+"=[REDACTED:"+kind+"]")
+				if jsonwalk.Kind(v) == "object" {
+					// Header names are shown, their values never.
+					parts = append(parts, name+"={"+memberNames(v, questions)+"} (values hidden)")
+				} else {
+					parts = append(parts, name+"=[REDACTED:"+kind+"]")
+				}
 				continue
 			}
 			switch jsonwalk.Kind(v) {
@@ -370,7 +443,13 @@ func approvalQuestion(call *tool.Call, questions Hider) string {
 	if len(parts) > 0 {
 		q += " " + strings.Join(parts, ", ")
 	}
-	return cut(q, maxSummary)
+	q = cut(q, maxSummary)
+	if covers > 0 {
+		q += " A yes also lets later calls of " + t.Name + " from this client run without asking, for " + covers.String() + "."
+	} else {
+		q += " You are asked at every call of " + t.Name + "."
+	}
+	return q
 }
 
 // privateArgs returns the arguments of t's input schema that carry a

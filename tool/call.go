@@ -117,6 +117,7 @@ type Call struct {
 	hasCaller bool
 	resolve   ViewResolver
 	admit     func(ctx context.Context) (context.Context, error)
+	approve   func(ctx context.Context) error
 	redact    Redactor
 
 	ended    bool
@@ -278,16 +279,25 @@ func (c *Call) Detach() bool {
 // so a call refused by validation is never charged. The returned context
 // ends if the admission is lost (an abandoned slot reclaimed); run the work
 // under it. A refusal is a *Error with the limit's code (quota_exceeded,
-// too_many_concurrent_scans, ...): return it. Later calls to Begin do
-// nothing.
+// too_many_concurrent_scans, ...): return it. For a tool whose catalog
+// says ApproveAtBegin, Begin first asks a person's approval (set by the
+// server's approval stage with SetApproval); its refusal or question is
+// returned the same way. Later calls to Begin do nothing.
 func (c *Call) Begin(ctx context.Context) (context.Context, error) {
 	c.mu.Lock()
 	if c.begun {
 		c.mu.Unlock()
 		return ctx, nil
 	}
-	admit := c.admit
+	admit, approve := c.admit, c.approve
 	c.mu.Unlock()
+	if approve != nil {
+		// A person's approval first: a call waiting for one holds no
+		// slot and is not charged.
+		if err := approve(ctx); err != nil {
+			return ctx, err
+		}
+	}
 	if admit != nil {
 		var err error
 		if ctx, err = admit(context.WithValue(ctx, admittingKey{}, c)); err != nil {

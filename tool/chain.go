@@ -206,6 +206,16 @@ func (c *Call) SetAdmission(admit func(ctx context.Context) (context.Context, er
 	c.mu.Unlock()
 }
 
+// SetApproval sets what Call.Begin asks before admission, for a tool
+// whose catalog says ApproveAtBegin: nil lets the call go on, an error
+// (a refusal, or ErrInputRequired for a question the client must answer)
+// is returned by Begin and the handler returns it.
+func (c *Call) SetApproval(approve func(ctx context.Context) error) {
+	c.mu.Lock()
+	c.approve = approve
+	c.mu.Unlock()
+}
+
 // SetRedactor sets the privacy stage's typed pass: fn is applied to each
 // string of a typed result whose field is tagged with a privacy kind,
 // before the result is marshalled. Nil changes nothing.

@@ -59,6 +59,12 @@ func (t *Tool) run(ctx context.Context, call *Call) (out Outcome) {
 		call.Logger().LogAttrs(ctx, slog.LevelError, "tool consumes quota but never called Call.Begin", slog.String("tool", t.Name))
 		return Outcome{Result: t.errorResult(internalError())}
 	}
+	if t.Catalog.ApproveAtBegin && !r.IsError && !call.hasBegun() {
+		// Approval is asked at Begin: a result reached without it
+		// was never approved.
+		call.Logger().LogAttrs(ctx, slog.LevelError, "tool approves at Begin but never called Call.Begin", slog.String("tool", t.Name))
+		return Outcome{Result: t.errorResult(internalError())}
+	}
 	res, err := complete(r, call.takeWarnings())
 	if err != nil {
 		call.Logger().LogAttrs(ctx, slog.LevelError, "tool result is not well-formed",

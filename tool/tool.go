@@ -74,6 +74,13 @@ type Catalog struct {
 	Trust Trust
 	// ConsumesQuota says each call spends one scan quota unit.
 	ConsumesQuota bool
+	// ApproveAtBegin says the handler runs its own checks (arguments,
+	// ports, addresses) first and calls Call.Begin before any effect: a
+	// confirm or confirm_each tool is then asked for at Begin, so a
+	// person never approves a call its checks refuse. A handler that
+	// succeeds without calling Begin has its result replaced by
+	// internal_error. The zero value asks before the handler runs.
+	ApproveAtBegin bool
 }
 
 // TaskSupport says whether a tool can run as a task of the

@@ -26,6 +26,38 @@ func rec(tenant, title, sev, target string, at time.Time) finding.Finding {
 // production; a store may take a lower one for this test).
 func Run(t *testing.T, newStore func(t *testing.T) finding.Store) {
 	ctx := context.Background()
+	t.Run("Status", func(t *testing.T) {
+		st := newStore(t)
+		ss, ok := st.(finding.StatusStore)
+		if !ok {
+			t.Skip("the store keeps no triage states")
+		}
+		a := rec("acme", "open redirect", "medium", "https://app.example.com/", t0)
+		if err := st.RecordFinding(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.SetFindingStatus(ctx, "other", a.ID, finding.Status{State: finding.StatusFixed, By: "mallory", At: t0}); !errors.Is(err, finding.ErrNotFound) {
+			t.Errorf("another tenant set a state: %v", err)
+		}
+		if err := ss.SetFindingStatus(ctx, "acme", finding.NewID(), finding.Status{State: finding.StatusFixed, By: "alice", At: t0}); !errors.Is(err, finding.ErrNotFound) {
+			t.Errorf("a state on an unknown id: %v", err)
+		}
+		for _, state := range []string{finding.StatusAccepted, finding.StatusFixed} {
+			if err := ss.SetFindingStatus(ctx, "acme", a.ID, finding.Status{State: state, By: "alice", At: t0.Add(time.Minute)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := ss.FindingStatuses(ctx, "acme", []string{a.ID, finding.NewID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := got[a.ID]; len(got) != 1 || s.State != finding.StatusFixed || s.By != "alice" || !s.At.Equal(t0.Add(time.Minute)) {
+			t.Errorf("states: %+v", got)
+		}
+		if got, _ := ss.FindingStatuses(ctx, "other", []string{a.ID}); len(got) != 0 {
+			t.Errorf("another tenant reads the state: %+v", got)
+		}
+	})
 	t.Run("RecordAndList", func(t *testing.T) {
 		st := newStore(t)
 		a := rec("acme", "open redirect", "medium", "https://app.example.com/r?to=x", t0)

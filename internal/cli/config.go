@@ -73,6 +73,11 @@ type Config struct {
 	// ApprovalTTL is how long a confirm approval lasts for a credential
 	// and client on the stateless revision. Default 8h.
 	ApprovalTTL Duration `yaml:"approval_ttl"`
+	// Console serves the console at /console on the same listener, and
+	// lets a client that cannot ask send the person to an approval page
+	// there (approval_required). Unset: on in the local profile, off
+	// hosted.
+	Console *bool `yaml:"console"`
 	// Tenants override server settings per tenant (the token's tenant
 	// claim).
 	Tenants map[string]TenantConfig `yaml:"tenants"`

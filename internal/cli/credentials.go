@@ -33,7 +33,7 @@ func (e *env) credentialsCommand() *cobra.Command {
 	pf.StringVar(&f.config, "config", "", "configuration file (YAML)")
 	pf.StringVar(&f.stateDir, "state-dir", "", "directory of the embedded database")
 	pf.StringVar(&f.store, "store", "", "store DSN: postgres://... (default: the embedded database)")
-	c.AddCommand(e.credentialsCreate(&f), e.credentialsList(&f), e.credentialsRevoke(&f))
+	c.AddCommand(e.credentialsCreate(&f), e.credentialsList(&f), e.credentialsRevoke(&f), e.credentialsConsoleLink(&f))
 	return c
 }
 

@@ -65,6 +65,7 @@ type limitsStore interface {
 	annotation.Store
 	viewstore.Store
 	finding.Store
+	finding.StatusStore
 	credential.Store
 	statestore.Store
 	// Prune deletes state that no longer affects a decision.

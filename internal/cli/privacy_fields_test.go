@@ -296,19 +296,37 @@ func TestPrivacyKeepsSecretsOutOfStoreAndLogs(t *testing.T) {
 
 // The approval question for http_request never repeats the request body
 // or header values, which the tool promises never to echo, in any mode;
-// the method and URL, which the person approves, are there.
+// the method, the URL and the header names, which the person approves,
+// are there. The question comes after the tool's own checks, so the
+// target is an address literal that passes them without a look-up (no
+// connection is made before the answer).
 func TestApprovalQuestionKeepsTheBody(t *testing.T) {
 	if edition != "full" {
 		t.Skip("the lean edition has no http_request")
 	}
 	for _, mode := range []string{"off", "balanced"} {
 		call := wiredServerWith(t, Config{Privacy: mode, Approvals: "elicit", Tools: ToolsConfig{Unsafe: true}}, nil)
-		out := call("http_request", `{"method":"POST","url":"https://shop.example.com/login","headers":{"X-Note":"hdr-value-7"},"body":"user=alice&note=plain-body-text"}`)
+		out := call("http_request", `{"method":"POST","url":"https://1.1.1.1/login","headers":{"X-Note":"hdr-value-7"},"body":"user=alice&note=plain-body-text"}`)
 		if !strings.Contains(out, "Allow http_request") {
 			t.Fatalf("%s: no approval question: %.600s", mode, out)
 		}
-		if strings.Contains(out, "plain-body-text") || strings.Contains(out, "hdr-value-7") || !strings.Contains(out, "shop.example.com/login") {
+		if strings.Contains(out, "plain-body-text") || strings.Contains(out, "hdr-value-7") || !strings.Contains(out, "1.1.1.1/login") || !strings.Contains(out, "X-Note") {
 			t.Errorf("%s: the question: %.800s", mode, out)
+		}
+	}
+}
+
+// A person is never asked about an http_request its own checks refuse: a
+// port other than 80 and 443, or a private address, is refused first.
+func TestApprovalNotAskedForARefusedRequest(t *testing.T) {
+	if edition != "full" {
+		t.Skip("the lean edition has no http_request")
+	}
+	call := wiredServerWith(t, Config{Approvals: "elicit", Tools: ToolsConfig{Unsafe: true}}, nil)
+	for url, code := range map[string]string{"https://1.1.1.1:8443/": "blocked_port", "http://10.0.0.1/": "blocked_ip"} {
+		out := call("http_request", `{"url":"`+url+`"}`)
+		if strings.Contains(out, "Allow http_request") || !strings.Contains(out, code) {
+			t.Errorf("%s: %.400s, want %s before any question", url, out, code)
 		}
 	}
 }

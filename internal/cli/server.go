@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warden-mcp/warden/auth"
+	"github.com/warden-mcp/warden/console"
 	"github.com/warden-mcp/warden/internal/toolset"
 	"github.com/warden-mcp/warden/mcp"
 )
@@ -29,6 +30,7 @@ type server struct {
 	obs      *observability
 	w        *wired
 	h        *mcp.HTTPHandler
+	console  *console.Handler // nil when the console is off
 	hs       *http.Server
 	closers  []func() // run by Close, last first
 }
@@ -85,8 +87,12 @@ func openServer(ctx context.Context, cfg Config, derivedURL bool, stderr io.Writ
 	if err != nil {
 		return s, err
 	}
+	var consoleURL string
+	if cfg.consoleOn() {
+		consoleURL = cfg.consoleOrigin()
+	}
 	if s.w, err = wire(wireOptions{logger: s.logger, stateDir: cfg.StateDir, controls: s.ctl, cfg: cfg, outer: s.obs.middleware(),
-		keys: keys, state: s.ctl.store}); err != nil {
+		keys: keys, state: s.ctl.store, consoleURL: consoleURL}); err != nil {
 		return s, err
 	}
 	s.ctl.setTools(s.w)
@@ -108,6 +114,12 @@ func openServer(ctx context.Context, cfg Config, derivedURL bool, stderr io.Writ
 	opts.Extra[toolset.UploadPath] = s.ctl.wrap(s.w.binary.UploadHandler())
 	if cfg.loopback() {
 		_, opts.LoopbackPort, _ = net.SplitHostPort(cfg.Listen)
+	}
+	if consoleURL != "" {
+		if s.console, err = s.openConsole(keys); err != nil {
+			return s, fmt.Errorf("console: %w", err)
+		}
+		opts.Trees = map[string]http.Handler{console.Path: s.console}
 	}
 	s.h = mcp.NewHTTPHandler(s.w.srv, opts)
 	s.obs.serve(s.h, s.logger)
@@ -169,6 +181,15 @@ func (s *server) greet(stdout io.Writer) error {
 		pruneTokenFiles(cfg.StateDir, tokenFile, devTokenLifetime, time.Now())
 	}
 	printClientConfig(stdout, cfg.PublicURL, token, tokenFile, ctl.as != nil)
+	if s.console != nil && ctl.profile == profileLocal {
+		// The local user signs in to the console with a one-time link
+		// printed here, where only they read it.
+		link, err := s.console.SignInLink(console.Session{Issuer: auth.LocalIssuerID, Tenant: "local", Owner: true, Name: "local user"}, localSignInLifetime)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nConsole (approvals, findings, activity): %s/console\nSign in once with: %s\n", cfg.consoleOrigin(), link)
+	}
 	return nil
 }
 

@@ -59,6 +59,9 @@ type wireOptions struct {
 	// state keeps legacy sessions, tasks and stream events; nil keeps
 	// them in this process's memory.
 	state statestore.Store
+	// consoleURL is the origin of a served console: calls that need an
+	// approval a client cannot ask for get a link there. "": no console.
+	consoleURL string
 }
 
 // wire builds the server in dependency order, changing nothing it was
@@ -71,7 +74,9 @@ func wire(o wireOptions) (*wired, error) {
 	if o.controls != nil {
 		grants = o.controls.store
 	}
-	gates, err := policy.PrepareGates(o.cfg.catalog(), grants)
+	catalog := o.cfg.catalog()
+	catalog.ConsoleURL = o.consoleURL
+	gates, err := policy.PrepareGates(catalog, grants)
 	if err != nil {
 		return nil, err
 	}

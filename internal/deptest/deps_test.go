@@ -50,6 +50,8 @@ var rules = []struct {
 	{"policy/...", []string{"mcp/...", "internal/toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are stages of the SDK's call path (tool.Middleware); they know no protocol"},
 	{"privacy", []string{"tool/...", "redact/...", "mcp/...", "internal/toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "errcode"}, "the privacy vocabulary is a leaf the SDK and the privacy engine share"},
 	{"examples/...", []string{"internal/toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
+	{"console/...", []string{"mcp/...", "internal/toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "the console is an adapter over the domain's stores and the policy's approval keys; the wiring hands it what it shows"},
+	{"mcp/...", []string{"console/..."}, "the protocol serves the console as any other handler tree, without knowing it"},
 }
 
 func matches(pattern, pkg string) bool {

@@ -118,11 +118,18 @@ func httpRequestTools(deps Deps) ([]*tool.Tool, error) {
 			Unsafe:      true,
 			TargetParam: "url",
 			Trust:       tool.TrustConfirmEach,
+			// The person is asked after the arguments, the scope, the
+			// port and the addresses are checked: never for a call
+			// these refuse.
+			ApproveAtBegin: true,
 		},
 	}, func(ctx context.Context, call *tool.Call, in httpRequestArgs) (*HTTPRequestResult, error) {
 		req, err := buildRequest(in)
 		if err != nil {
 			return nil, err
+		}
+		if err := sender.Check(ctx, req); err != nil {
+			return nil, requestError(err)
 		}
 		ctx, err = call.Begin(ctx)
 		if err != nil {

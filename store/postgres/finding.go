@@ -2,11 +2,12 @@ package postgres
 
 import (
 	"context"
-	"github.com/warden-mcp/warden/store/internal/sqlshare"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 )
 
 var _ finding.Store = (*Store)(nil)
@@ -50,4 +51,46 @@ func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.F
 	}
 	defer rows.Close()
 	return sqlshare.Collect(rows, sqlshare.ScanFinding)
+}
+
+var _ finding.StatusStore = (*Store)(nil)
+
+// SetFindingStatus implements finding.StatusStore: only a finding the
+// tenant holds gets a state.
+func (s *Store) SetFindingStatus(ctx context.Context, tenant, id string, st finding.Status) error {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO finding_status (tenant, id, state, set_by, set_us)
+		SELECT tenant, id, $1, $2, $3 FROM finding WHERE tenant = $4 AND id = $5
+		ON CONFLICT (tenant, id) DO UPDATE SET state = excluded.state, set_by = excluded.set_by, set_us = excluded.set_us`,
+		st.State, st.By, st.At.UnixMicro(), tenant, id)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return finding.ErrNotFound
+	}
+	return nil
+}
+
+// FindingStatuses implements finding.StatusStore.
+func (s *Store) FindingStatuses(ctx context.Context, tenant string, ids []string) (map[string]finding.Status, error) {
+	out := map[string]finding.Status{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, state, set_by, set_us FROM finding_status WHERE tenant = $1 AND id = ANY($2)`, tenant, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var st finding.Status
+		var us int64
+		if err := rows.Scan(&id, &st.State, &st.By, &us); err != nil {
+			return nil, err
+		}
+		st.At = time.UnixMicro(us)
+		out[id] = st
+	}
+	return out, rows.Err()
 }

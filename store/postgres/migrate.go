@@ -555,6 +555,44 @@ DROP INDEX audit_log_at;
 CREATE UNIQUE INDEX audit_log_once ON audit_log
 	(at_us, correlation_id, credential, tenant, tool, outcome, duration_us, quota_charged);
 `},
+	{23, "approval_requests", `
+-- Out-of-band approval requests (issue 23): a call from a client that
+-- cannot ask waits for a person's decision on the console. No credential
+-- is kept: caller and match are SHA-256 keys (approval.Key), the summary
+-- passed the secret filter.
+CREATE TABLE approval_request (
+	id          text PRIMARY KEY,            -- 128 random bits, hex
+	match_key   text NOT NULL,               -- caller, scope, tool, arguments
+	caller      text NOT NULL,               -- who may decide
+	owner       text NOT NULL,               -- or the owner of the tenant
+	tenant      text NOT NULL,
+	grant_key   text NOT NULL,               -- what approve-for-session grants
+	tool        text NOT NULL,
+	trust       text NOT NULL,
+	summary     text NOT NULL,
+	state       text NOT NULL,
+	decided_by  text NOT NULL,
+	spent       boolean NOT NULL DEFAULT false,
+	created_us  bigint NOT NULL,
+	expires_us  bigint NOT NULL,
+	decided_us  bigint NOT NULL
+);
+CREATE INDEX approval_request_match ON approval_request (match_key, created_us);
+CREATE INDEX approval_request_tenant ON approval_request (tenant, created_us);
+CREATE INDEX approval_request_caller ON approval_request (caller, expires_us);
+`},
+	{24, "finding_status", `
+-- A finding's triage state set on the console (issue 23): accepted risk or
+-- fixed, who set it and when. A finding without a row is open.
+CREATE TABLE finding_status (
+	tenant   text NOT NULL,
+	id       text NOT NULL,
+	state    text NOT NULL,
+	set_by   text NOT NULL,
+	set_us   bigint NOT NULL,
+	PRIMARY KEY (tenant, id)
+);
+`},
 }
 
 // SchemaVersion is the schema version this package migrates to.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/viewstore"
 )
@@ -165,6 +166,11 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM approval_grant WHERE until_us <= $1`, n); err != nil {
+			return err
+		}
+		// Out-of-band requests stay a week past their expiry, for the
+		// console's history of who decided.
+		if _, err := tx.Exec(ctx, `DELETE FROM approval_request WHERE expires_us < $1`, now.Add(-approval.History).UnixMicro()); err != nil {
 			return err
 		}
 		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {

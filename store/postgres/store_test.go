@@ -447,6 +447,7 @@ func TestOpenWaitsForAnotherReplicasMigration(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	testDSN(t)
 	approvaltest.Run(t, func(t *testing.T) approval.Store { return newBackend(t).Instance(t).(*Store) })
+	approvaltest.RunRequests(t, func(t *testing.T) approval.RequestStore { return newBackend(t).Instance(t).(*Store) })
 }
 
 type annotationBackend struct{ b *backend }

@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"github.com/warden-mcp/warden/store/internal/sqlshare"
+	"strings"
+	"time"
 
 	"github.com/warden-mcp/warden/finding"
+	"github.com/warden-mcp/warden/store/internal/sqlshare"
 )
 
 var _ finding.Store = (*Store)(nil)
@@ -46,4 +48,56 @@ func (s *Store) ListFindings(ctx context.Context, f finding.Filter) ([]finding.F
 	}
 	defer rows.Close()
 	return sqlshare.Collect(rows, sqlshare.ScanFinding)
+}
+
+var _ finding.StatusStore = (*Store)(nil)
+
+// SetFindingStatus implements finding.StatusStore: only a finding the
+// tenant holds gets a state.
+func (s *Store) SetFindingStatus(ctx context.Context, tenant, id string, st finding.Status) error {
+	return s.withTx(ctx, func(tx *sql.Tx) (bool, error) {
+		res, err := tx.ExecContext(ctx, `INSERT INTO finding_status (tenant, id, state, set_by, set_us)
+			SELECT tenant, id, ?, ?, ? FROM finding WHERE tenant = ? AND id = ?
+			ON CONFLICT (tenant, id) DO UPDATE SET state = excluded.state, set_by = excluded.set_by, set_us = excluded.set_us`,
+			st.State, st.By, st.At.UnixMicro(), tenant, id)
+		if err != nil {
+			return false, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				err = finding.ErrNotFound
+			}
+			return false, err
+		}
+		return true, nil
+	})
+}
+
+// FindingStatuses implements finding.StatusStore.
+func (s *Store) FindingStatuses(ctx context.Context, tenant string, ids []string) (map[string]finding.Status, error) {
+	out := map[string]finding.Status{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{tenant}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, state, set_by, set_us FROM finding_status
+		WHERE tenant = ? AND id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var st finding.Status
+		var us int64
+		if err := rows.Scan(&id, &st.State, &st.By, &us); err != nil {
+			return nil, err
+		}
+		st.At = time.UnixMicro(us)
+		out[id] = st
+	}
+	return out, rows.Err()
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/warden-mcp/warden/approval"
 	"github.com/warden-mcp/warden/limits"
 	"github.com/warden-mcp/warden/viewstore"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -263,6 +264,11 @@ func (s *Store) Prune(ctx context.Context, now, before time.Time) error {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_grant WHERE until_us <= ?`, n); err != nil {
+			return false, err
+		}
+		// Out-of-band requests stay a week past their expiry, for the
+		// console's history of who decided.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM approval_request WHERE expires_us < ?`, now.Add(-approval.History).UnixMicro()); err != nil {
 			return false, err
 		}
 		if err := pruneViews(ctx, tx, n, viewstore.Day(now)); err != nil {

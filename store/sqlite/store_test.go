@@ -341,6 +341,9 @@ func TestApprovals(t *testing.T) {
 	approvaltest.Run(t, func(t *testing.T) approval.Store {
 		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
 	})
+	approvaltest.RunRequests(t, func(t *testing.T) approval.RequestStore {
+		return (&backend{dir: t.TempDir()}).Instance(t).(*Store)
+	})
 }
 
 type annotationBackend struct{ dir string }
