@@ -20,6 +20,9 @@ type BuildOptions struct {
 	Env []string
 	// Stderr receives the compiler's diagnostics; nil discards them.
 	Stderr *bytes.Buffer
+	// OutDir receives the module and the manifest; "": the plugin's
+	// directory.
+	OutDir string
 }
 
 // Build builds the plugin in dir, as its files say: a Go plugin (a
@@ -54,12 +57,19 @@ func hasGo(dir string) bool {
 	return len(m) > 0
 }
 
-func buildGo(ctx context.Context, dir string, m *Manifest, raw []byte, o *BuildOptions) error {
+func buildGo(ctx context.Context, dir string, m *Manifest, raw []byte, o *BuildOptions) (err error) {
 	goCmd := o.Go
 	if goCmd == "" {
 		goCmd = "go"
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-buildmode=c-shared", "-trimpath", "-o", m.Module, ".")
+	out := dir
+	if o.OutDir != "" {
+		if out, err = filepath.Abs(o.OutDir); err != nil {
+			return err
+		}
+	}
+	module := filepath.Join(out, m.Module)
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-buildmode=c-shared", "-trimpath", "-o", module, ".")
 	cmd.Dir = dir
 	env := o.Env
 	if env == nil {
@@ -75,11 +85,11 @@ func buildGo(ctx context.Context, dir string, m *Manifest, raw []byte, o *BuildO
 		}
 		return fmt.Errorf("go build failed: %w", err)
 	}
-	desc, err := describe(ctx, filepath.Join(dir, m.Module))
+	desc, err := describe(ctx, module)
 	if err != nil {
 		return err
 	}
-	return writeSchemas(filepath.Join(dir, ManifestFile), raw, desc)
+	return writeSchemas(filepath.Join(out, ManifestFile), raw, desc)
 }
 
 // toolSchemas is one entry of warden_describe's answer.

@@ -282,19 +282,40 @@ func (t *ToolSpec) def(m *Manifest) tool.Def {
 			Trust:       tool.Trust(t.Trust),
 		},
 		OutputSchema: t.OutputSchema,
-		Meta: map[string]any{MetaKey: map[string]any{
-			"name":         m.Name,
-			"version":      m.Version,
-			"runtime":      m.Runtime,
-			"sandboxed":    m.Runtime == RuntimeWasm,
-			"trusted":      m.Runtime == RuntimePython,
-			"capabilities": append([]string{}, t.Capabilities...),
+		Meta: map[string]any{MetaKey: Info{
+			Name:         m.Name,
+			Version:      m.Version,
+			Runtime:      m.Runtime,
+			Sandboxed:    m.Runtime == RuntimeWasm,
+			Trusted:      m.Runtime == RuntimePython,
+			Capabilities: append([]string{}, t.Capabilities...),
 		}},
 	}
 	if t.Scope == "view" {
 		d.Scope = tool.ViewScoped
 	}
 	return d
+}
+
+// Info is what a plugin tool's listing says of its plugin, under
+// MetaKey.
+type Info struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Runtime string `json:"runtime"`
+	// Sandboxed: a WebAssembly plugin, which reaches only its host
+	// functions.
+	Sandboxed bool `json:"sandboxed"`
+	// Trusted: a Python plugin, a child process that can reach what the
+	// server's user can; the operator trusts it as such.
+	Trusted      bool     `json:"trusted"`
+	Capabilities []string `json:"capabilities"`
+}
+
+// InfoOf returns the plugin of a tool loaded from one.
+func InfoOf(t *tool.Tool) (Info, bool) {
+	i, ok := t.Meta[MetaKey].(Info)
+	return i, ok
 }
 
 // MetaKey is the _meta key under which a plugin tool's listing names its

@@ -223,7 +223,16 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 	name := spec.Name
 	asked := spec.Capabilities
 	structured := len(spec.OutputSchema) > 0
+	viewScoped := spec.Scope == "view"
 	return func(ctx context.Context, call *tool.Call, args json.RawMessage) (*tool.Result, error) {
+		if viewScoped {
+			// The server has resolved the view; the plugin reads it
+			// through host functions, not by handle.
+			var err error
+			if args, err = withoutMember(args, tool.ViewParam); err != nil {
+				return nil, err
+			}
+		}
 		ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 		defer cancel()
 		s := newSession(ctx, call, asked, granted, svc)
@@ -249,6 +258,20 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 		}
 		return shapeReply(reply, structured)
 	}
+}
+
+// withoutMember returns the object args without its top-level member
+// name.
+func withoutMember(args json.RawMessage, name string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return nil, &tool.Error{Code: tool.CodeInvalidParams, Message: "arguments must be a JSON object"}
+	}
+	if _, ok := obj[name]; !ok {
+		return args, nil
+	}
+	delete(obj, name)
+	return json.Marshal(obj)
 }
 
 // shapeReply turns a plugin's answer, {"result": value} or {"error":

@@ -89,6 +89,7 @@ func openServer(ctx context.Context, cfg Config, derivedURL bool, stderr io.Writ
 		keys: keys, state: s.ctl.store}); err != nil {
 		return s, err
 	}
+	s.closers = append(s.closers, s.w.closePlugins)
 	s.ctl.setTools(s.w)
 	opts := &mcp.HTTPOptions{
 		Observer:       s.obs.observer(),

@@ -10,6 +10,7 @@ import (
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
+	"github.com/warden-mcp/warden/plugin"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/statestore"
@@ -34,6 +35,9 @@ type wired struct {
 	srv    *mcp.Server
 	gates  *policy.Gates
 	binary *toolset.BinaryViews
+	// plugins are the loaded plugins, pluginErrs the refused ones.
+	plugins    []*plugin.Plugin
+	pluginErrs []error
 }
 
 // wireOptions are the choices a command makes about the server.
@@ -134,7 +138,11 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
+	plugins, pluginErrs := loadPlugins(o, reg, deps.Binary)
 	if err := gates.Check(reg); err != nil {
+		for _, p := range plugins {
+			_ = p.Close(context.Background())
+		}
 		return nil, err
 	}
 	// Input rounds are sealed with this key; replicas that share it can
@@ -163,7 +171,8 @@ func wire(o wireOptions) (*wired, error) {
 		opts.Visible = stages.Visible
 	}
 	opts.Middleware = append(opts.Middleware, priv.Middleware())
-	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary,
+		plugins: plugins, pluginErrs: pluginErrs}, nil
 }
 
 // binaryOptions are the binary views of a server: its roots and limits

@@ -49,6 +49,8 @@ var rules = []struct {
 	{"redact/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "store/...", "auth/...", "limits/...", "policy/...", "safehttp/...", "webscan/..."}, "the privacy engine sees only results, the SDK's types and the scanner"},
 	{"policy/...", []string{"mcp/...", "toolset/...", "internal/cli/...", "secretscan/...", "safehttp/...", "webscan/..."}, "controls are stages of the SDK's call path (tool.Middleware); they know no protocol"},
 	{"privacy", []string{"tool/...", "redact/...", "mcp/...", "toolset/...", "internal/...", "auth/...", "limits/...", "store/...", "policy/...", "secretscan/...", "errcode"}, "the privacy vocabulary is a leaf the SDK and the privacy engine share"},
+	{"plugin", []string{"mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "binview/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the plugin host knows the SDK only; what plugins may reach comes in as plugin.Services"},
+	{"plugin/kit/...", []string{"plugin", "mcp/...", "toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "binview/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the Go kit is compiled into plugins: the SDK's schemas and nothing of the server"},
 	{"examples/...", []string{"toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 }
 
