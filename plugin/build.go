@@ -45,7 +45,7 @@ func Build(ctx context.Context, dir string, o *BuildOptions) error {
 	}
 	switch {
 	case m.Runtime == RuntimePython:
-		return nil
+		return buildPython(ctx, dir, m, raw, o)
 	case hasGo(dir):
 		return buildGo(ctx, dir, m, raw, o)
 	}
@@ -64,32 +64,86 @@ func buildGo(ctx context.Context, dir string, m *Manifest, raw []byte, o *BuildO
 	}
 	out := dir
 	if o.OutDir != "" {
-		if out, err = filepath.Abs(o.OutDir); err != nil {
-			return err
-		}
+		out = o.OutDir
+	}
+	if out, err = filepath.Abs(out); err != nil {
+		return err
 	}
 	module := filepath.Join(out, m.Module)
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-buildmode=c-shared", "-trimpath", "-o", module, ".")
-	cmd.Dir = dir
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env, "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
-	if err := cmd.Run(); err != nil {
-		if o.Stderr != nil {
-			o.Stderr.Write(stderr.Bytes())
+	env = append(env, "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, goCmd, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var stderr bytes.Buffer
+		cmd.Stderr, cmd.Stdout = &stderr, &stderr
+		if err := cmd.Run(); err != nil {
+			if o.Stderr != nil {
+				o.Stderr.Write(stderr.Bytes())
+			}
+			return fmt.Errorf("go %s failed: %w", args[0], err)
 		}
-		return fmt.Errorf("go build failed: %w", err)
+		return nil
+	}
+	// A fresh scaffold has no go.sum yet.
+	if fileExists(filepath.Join(dir, "go.mod")) && !fileExists(filepath.Join(dir, "go.sum")) {
+		if err := run("mod", "tidy"); err != nil {
+			return err
+		}
+	}
+	if err := run("build", "-buildmode=c-shared", "-trimpath", "-o", module, "."); err != nil {
+		return err
 	}
 	desc, err := describe(ctx, module)
 	if err != nil {
 		return err
 	}
 	return writeSchemas(filepath.Join(out, ManifestFile), raw, desc)
+}
+
+// buildPython asks the plugin for its schemas (python3 plugin.py
+// --describe, which the kit answers) and writes them into the manifest.
+// It runs the author's code, on the author's machine, as building does.
+func buildPython(ctx context.Context, dir string, m *Manifest, raw []byte, o *BuildOptions) error {
+	interp := ""
+	for _, d := range pythonDirs {
+		if p := filepath.Join(d, "python3"); fileExists(p) {
+			interp = p
+			break
+		}
+	}
+	if interp == "" {
+		return errors.New("no python3 interpreter found")
+	}
+	cmd := exec.CommandContext(ctx, interp, "-E", "-s", "-B", m.Module, "--describe")
+	cmd.Dir = dir
+	cmd.Env = []string{}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		if o.Stderr != nil {
+			o.Stderr.Write(stderr.Bytes())
+		}
+		return fmt.Errorf("%s --describe failed: %w", m.Module, err)
+	}
+	var desc []toolSchemas
+	if err := json.Unmarshal(b, &desc); err != nil {
+		return fmt.Errorf("%s --describe: not the kit's answer: %w", m.Module, err)
+	}
+	out := dir
+	if o.OutDir != "" {
+		out = o.OutDir
+	}
+	return writeSchemas(filepath.Join(out, ManifestFile), raw, desc)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // toolSchemas is one entry of warden_describe's answer.

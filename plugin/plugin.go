@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -225,13 +226,13 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 	structured := len(spec.OutputSchema) > 0
 	viewScoped := spec.Scope == "view"
 	return func(ctx context.Context, call *tool.Call, args json.RawMessage) (*tool.Result, error) {
-		if viewScoped {
-			// The server has resolved the view; the plugin reads it
-			// through host functions, not by handle.
-			var err error
-			if args, err = withoutMember(args, tool.ViewParam); err != nil {
-				return nil, err
-			}
+		// The plugin gets its arguments in one form: compact, members
+		// sorted, names unescaped, without the view handle (the server
+		// has resolved the view; the plugin reads it through host
+		// functions). A kit in any language can then read them simply.
+		args, err := canonical(args, viewScoped)
+		if err != nil {
+			return nil, err
 		}
 		ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 		defer cancel()
@@ -260,17 +261,18 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 	}
 }
 
-// withoutMember returns the object args without its top-level member
-// name.
-func withoutMember(args json.RawMessage, name string) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
+// canonical returns the argument object compact, with its members
+// sorted by name, and without the view member when dropView.
+func canonical(args json.RawMessage, dropView bool) (json.RawMessage, error) {
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber() // numbers pass through as written, not as float64
+	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return nil, &tool.Error{Code: tool.CodeInvalidParams, Message: "arguments must be a JSON object"}
 	}
-	if _, ok := obj[name]; !ok {
-		return args, nil
+	if dropView {
+		delete(obj, tool.ViewParam)
 	}
-	delete(obj, name)
 	return json.Marshal(obj)
 }
 

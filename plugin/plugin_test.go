@@ -73,11 +73,16 @@ func hostileDir(t testing.TB) string {
 			Category:    "test", Trust: "auto", Scope: "global", Capabilities: []string{CapLog},
 		})
 	}
+	writeManifest(t, dir, &m)
+	return dir
+}
+
+func writeManifest(t testing.TB, dir string, m *Manifest) {
+	t.Helper()
 	b, _ := json.Marshal(m)
 	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 func loadHostile(t testing.TB, l Limits) *Plugin {

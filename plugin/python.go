@@ -38,6 +38,10 @@ type pythonHost struct {
 var pythonDirs = []string{"/usr/bin", "/usr/local/bin", "/bin"}
 
 func newPythonHost(script string, l Limits, o *Options) (*pythonHost, error) {
+	script, err := filepath.Abs(script)
+	if err != nil {
+		return nil, err
+	}
 	interp := o.Python
 	if interp == "" {
 		for _, d := range pythonDirs {
