@@ -225,12 +225,13 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 	asked := spec.Capabilities
 	structured := len(spec.OutputSchema) > 0
 	viewScoped := spec.Scope == "view"
+	defaults := topDefaults(spec.InputSchema)
 	return func(ctx context.Context, call *tool.Call, args json.RawMessage) (*tool.Result, error) {
 		// The plugin gets its arguments in one form: compact, members
 		// sorted, names unescaped, without the view handle (the server
 		// has resolved the view; the plugin reads it through host
 		// functions). A kit in any language can then read them simply.
-		args, err := canonical(args, viewScoped)
+		args, err := canonical(args, viewScoped, defaults)
 		if err != nil {
 			return nil, err
 		}
@@ -261,9 +262,27 @@ func (p *Plugin) handler(spec *ToolSpec, granted map[string]bool, svc *Services,
 	}
 }
 
+// topDefaults are the defaults of a schema's top-level properties.
+func topDefaults(schema json.RawMessage) map[string]json.RawMessage {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := map[string]json.RawMessage{}
+	for name, p := range s.Properties {
+		if len(p.Default) > 0 {
+			out[name] = p.Default
+		}
+	}
+	return out
+}
+
 // canonical returns the argument object compact, with its members
-// sorted by name, and without the view member when dropView.
-func canonical(args json.RawMessage, dropView bool) (json.RawMessage, error) {
+// sorted by name, the schema's top-level defaults filled in, and without
+// the view member when dropView.
+func canonical(args json.RawMessage, dropView bool, defaults map[string]json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]any
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber() // numbers pass through as written, not as float64
@@ -272,6 +291,11 @@ func canonical(args json.RawMessage, dropView bool) (json.RawMessage, error) {
 	}
 	if dropView {
 		delete(obj, tool.ViewParam)
+	}
+	for name, d := range defaults {
+		if _, ok := obj[name]; !ok {
+			obj[name] = d
+		}
 	}
 	return json.Marshal(obj)
 }

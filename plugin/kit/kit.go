@@ -34,7 +34,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/warden-mcp/warden/tool"
 )
@@ -61,24 +60,22 @@ type entry struct {
 
 var tools = map[string]*entry{}
 
+var fast = true
+
 // Add registers a tool: name is the manifest's name for it, fn its
 // handler. In is the arguments struct, Out the result (a struct, which
-// becomes structured content, or a string). The arguments are decoded,
-// checked and defaulted by the SDK's own decoder, as for a built-in tool.
-// Add panics on a name used twice or types the SDK cannot derive a
-// schema from.
+// becomes structured content, or a string). The host has checked the
+// arguments against the schema derived from In and filled in its
+// top-level defaults before the plugin runs; the kit decodes them with
+// encoding/json. Add panics on a name used twice or types the SDK cannot
+// derive a schema from.
 func Add[In, Out any](name string, fn func(c *Call, in In) (Out, error)) {
 	if _, dup := tools[name]; dup {
 		panic("kit: tool " + name + " added twice")
 	}
 	t, err := tool.New(tool.Def{Name: name, Description: name,
 		Catalog: tool.Catalog{Category: "plugin", Trust: tool.TrustConfirm}},
-		func(ctx context.Context, _ *tool.Call, in In) (Out, error) {
-			h := ctx.Value(holderKey{}).(*holder)
-			out, err := fn(h.call, in)
-			h.out, h.err, h.done = out, err, true
-			return out, err
-		})
+		func(context.Context, *tool.Call, In) (Out, error) { var zero Out; return zero, nil })
 	if err != nil {
 		panic("kit: " + err.Error())
 	}
@@ -87,33 +84,13 @@ func Add[In, Out any](name string, fn func(c *Call, in In) (Out, error)) {
 		in:   t.InputSchema(),
 		out:  withoutWarnings(t.OutputSchema()),
 		run: func(c *Call, args []byte) (any, error) {
-			h := &holder{call: c}
-			res := tool.Run(context.WithValue(context.Background(), holderKey{}, h), t, tool.CallEnv{}, args)
-			if h.done {
-				return h.out, h.err
+			var in In
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, &Error{Code: "invalid_params", Message: "the arguments do not fit the tool's type"}
 			}
-			// Refused before the handler ran (bad arguments), or a
-			// panic the SDK recovered.
-			e := &Error{Code: "plugin_failed", Message: "the tool failed"}
-			if r := res.Result; r != nil && r.ErrorCode != "" && r.ErrorCode != tool.CodeInternal {
-				e.Code = r.ErrorCode
-				if len(r.Content) > 0 {
-					e.Message = strings.TrimPrefix(r.Content[0].Text, r.ErrorCode+": ")
-				}
-			}
-			return nil, e
+			return fn(c, in)
 		},
 	}
-}
-
-type holderKey struct{}
-
-// holder carries one call's handler and what it returned.
-type holder struct {
-	call *Call
-	out  any
-	err  error
-	done bool
 }
 
 // withoutWarnings drops the SDK's reserved warnings member from a derived
@@ -184,11 +161,11 @@ func Dispatch(name string, args []byte) []byte {
 		}
 		return answerErr("plugin_failed", err.Error())
 	}
-	b, err := json.Marshal(map[string]any{"result": out})
+	b, err := json.Marshal(out)
 	if err != nil {
 		return answerErr("plugin_failed", "the result cannot be encoded as JSON")
 	}
-	return b
+	return append(append([]byte(`{"result":`), b...), '}')
 }
 
 func answerErr(code, msg string) []byte {
