@@ -48,8 +48,102 @@ func Build(ctx context.Context, dir string, o *BuildOptions) error {
 		return buildPython(ctx, dir, m, raw, o)
 	case hasGo(dir):
 		return buildGo(ctx, dir, m, raw, o)
+	case fileExists(filepath.Join(dir, "lib.rs")):
+		return buildNative(ctx, dir, m, o, rustCommand)
+	case hasC(dir):
+		return buildNative(ctx, dir, m, o, cCommand)
 	}
-	return &ManifestError{File: file, Rule: "no Go sources here; build other WebAssembly plugins with their own toolchain (docs/plugins.md)"}
+	return &ManifestError{File: file, Rule: "no sources Warden knows how to build here (*.go, lib.rs, *.c); build the module with its own toolchain (docs/plugins.md)"}
+}
+
+func hasC(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+	return len(m) > 0
+}
+
+// buildNative builds a C or Rust plugin whose schemas are written in the
+// manifest by hand: command gives the compiler's command line.
+func buildNative(ctx context.Context, dir string, m *Manifest, o *BuildOptions, command func(dir, out string) ([]string, error)) error {
+	out := dir
+	if o.OutDir != "" {
+		out = o.OutDir
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	argv, err := command(dir, filepath.Join(out, m.Module))
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		if o.Stderr != nil {
+			o.Stderr.Write(stderr.Bytes())
+		}
+		return fmt.Errorf("%s failed: %w", filepath.Base(argv[0]), err)
+	}
+	if o.OutDir != "" {
+		raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(out, ManifestFile), raw, 0o644)
+	}
+	return nil
+}
+
+// wasiSysroots are where Debian's wasi-libc (and others) put the sysroot.
+var wasiSysroots = []string{"/usr/share/wasi-sysroot", "/usr/lib/wasi-sysroot", "/opt/wasi-sdk/share/wasi-sysroot"}
+
+// cCommand compiles every .c file of dir into a WASI reactor.
+func cCommand(dir, out string) ([]string, error) {
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		return nil, errors.New("clang is not installed (Debian: clang, lld and wasi-libc)")
+	}
+	sysroot := ""
+	for _, d := range wasiSysroots {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			sysroot = d
+			break
+		}
+	}
+	if sysroot == "" {
+		return nil, errors.New("no WASI sysroot found (Debian: wasi-libc)")
+	}
+	srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))
+	for i, s := range srcs {
+		srcs[i] = filepath.Base(s)
+	}
+	return append([]string{clang, "--target=wasm32-wasi", "--sysroot=" + sysroot, "-O2", "-mexec-model=reactor", "-o", out}, srcs...), nil
+}
+
+// rustCommand compiles lib.rs into a cdylib for WASI preview 1, with the
+// first rustc (on PATH, then the system's) that has the target's
+// standard library.
+func rustCommand(dir, out string) ([]string, error) {
+	var candidates []string
+	if p, err := exec.LookPath("rustc"); err == nil {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, "/usr/bin/rustc")
+	for _, rc := range candidates {
+		b, err := exec.Command(rc, "--print", "sysroot").Output()
+		if err != nil {
+			continue
+		}
+		root := strings.TrimSpace(string(b))
+		for _, target := range []string{"wasm32-wasip1", "wasm32-wasi"} {
+			if st, err := os.Stat(filepath.Join(root, "lib", "rustlib", target)); err == nil && st.IsDir() {
+				return []string{rc, "--target", target, "--crate-type", "cdylib", "-O", "-o", out, "lib.rs"}, nil
+			}
+		}
+	}
+	return nil, errors.New("no rustc with the wasm32-wasi standard library (Debian: rustc and libstd-rust-dev-wasm32)")
 }
 
 func hasGo(dir string) bool {

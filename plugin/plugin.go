@@ -124,6 +124,39 @@ func LoadDirs(ctx context.Context, dirs []string, o *Options) (plugins []*Plugin
 	return plugins, errs
 }
 
+// Dirs lists the plugin directories under dirs, as LoadDirs finds them:
+// each dir itself when it holds a manifest, else its subdirectories.
+func Dirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		out = append(out, pluginDirs(d)...)
+	}
+	return out
+}
+
+// Stamp identifies the state of the plugin in dir: its manifest's and
+// its module's sizes and modification times. A change means the plugin
+// should be loaded again.
+func Stamp(dir string) string {
+	var b strings.Builder
+	stamp := func(p string) {
+		if st, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%s:%d:%d;", filepath.Base(p), st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	file := filepath.Join(dir, ManifestFile)
+	stamp(file)
+	if raw, err := os.ReadFile(file); err == nil {
+		var m struct {
+			Module string `json:"module"`
+		}
+		if json.Unmarshal(raw, &m) == nil && m.Module != "" && filepath.Base(m.Module) == m.Module {
+			stamp(filepath.Join(dir, m.Module))
+		}
+	}
+	return b.String()
+}
+
 // pluginDirs lists dir itself when it holds a manifest, else its
 // subdirectories, sorted.
 func pluginDirs(dir string) []string {

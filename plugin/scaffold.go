@@ -108,6 +108,10 @@ func scaffoldFiles(name string, o ScaffoldOptions) (files map[string][]byte, mod
 	case "python":
 		return map[string][]byte{"plugin.py": []byte(strings.ReplaceAll(pythonTemplate, "NAME", name)), PythonKitFile: PythonKit},
 			"plugin.py", RuntimePython, nil
+	case "rust":
+		return map[string][]byte{"lib.rs": []byte(strings.ReplaceAll(rustTemplate, "NAME", name))}, name + ".wasm", RuntimeWasm, nil
+	case "c":
+		return map[string][]byte{"plugin.c": []byte(strings.ReplaceAll(cTemplate, "NAME", name))}, name + ".wasm", RuntimeWasm, nil
 	}
 	return nil, "", "", errors.New("--lang: want go, python, rust or c")
 }

@@ -102,6 +102,9 @@ type PluginsConfig struct {
 	// Grants are the capabilities granted per plugin name beyond log and
 	// progress: view, annotate, http. --plugin-grant adds to them.
 	Grants map[string][]string `yaml:"grants"`
+	// ReloadInterval is how often warden serve looks for changed, new
+	// and removed plugins, and loads them without a restart. Zero: 2s.
+	ReloadInterval Duration `yaml:"reload_interval"`
 }
 
 // BininspectConfig is the bininspect block. Zero values take the
@@ -467,6 +470,9 @@ func (c Config) withDefaults() (Config, error) {
 func (p PluginsConfig) check() error {
 	if t := time.Duration(p.PluginTimeout); t < 0 || t > 10*time.Minute {
 		return fmt.Errorf("plugins.plugin_timeout: %v is not between 0 and 10m", t)
+	}
+	if p.ReloadInterval < 0 {
+		return fmt.Errorf("plugins.reload_interval cannot be negative")
 	}
 	if p.MemoryBytes < 0 || p.OutputBytes < 0 {
 		return fmt.Errorf("plugins.memory_bytes and plugins.output_bytes cannot be negative")

@@ -153,3 +153,83 @@ func TestPluginToolsPassTheGates(t *testing.T) {
 		t.Fatalf("a confirm tool ran without approval: %s", r.raw)
 	}
 }
+
+// warden serve loads changed, new and removed plugins without a restart,
+// and the registry tells clients (tools/list_changed).
+func TestPluginsReload(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	parent := t.TempDir()
+	for _, name := range []string{"alpha"} {
+		if err := plugin.New(filepath.Join(parent, name), name, plugin.ScaffoldOptions{Lang: "python"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := Config{StateDir: t.TempDir(), Plugins: PluginsConfig{Dirs: []string{parent}}}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wire(wireOptions{logger: discardLogger(), cfg: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.closePlugins()
+	changes := 0
+	cancel := w.reg.Subscribe(func() { changes++ })
+	defer cancel()
+	has := func(name string) (*string, bool) {
+		tl, ok := w.reg.Lookup(name)
+		if !ok {
+			return nil, false
+		}
+		return &tl.Description, true
+	}
+	if _, ok := has("alpha_echo"); !ok {
+		t.Fatal("alpha_echo not loaded")
+	}
+	if errs := w.plugins.reload(context.Background()); len(errs) != 0 || changes != 0 {
+		t.Fatalf("a reload with nothing changed: %v, %d changes", errs, changes)
+	}
+	// A changed manifest, a new plugin.
+	mf := filepath.Join(parent, "alpha", plugin.ManifestFile)
+	raw, _ := os.ReadFile(mf)
+	if err := os.WriteFile(mf, []byte(strings.Replace(string(raw), "Return the text it is given, unchanged.", "Return the text, reloaded.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := plugin.New(filepath.Join(parent, "beta"), "beta", plugin.ScaffoldOptions{Lang: "python"}); err != nil {
+		t.Fatal(err)
+	}
+	if errs := w.plugins.reload(context.Background()); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if d, ok := has("alpha_echo"); !ok || *d != "Return the text, reloaded." {
+		t.Fatalf("alpha_echo after its manifest changed: %v", d)
+	}
+	if _, ok := has("beta_echo"); !ok || changes == 0 {
+		t.Fatalf("beta_echo not loaded, or no change told (%d)", changes)
+	}
+	// A broken manifest keeps the last good version serving; a removed
+	// plugin's tools go.
+	bf := filepath.Join(parent, "beta", plugin.ManifestFile)
+	if err := os.WriteFile(bf, []byte(`{"name":"beta"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(parent, "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	errs := w.plugins.reload(context.Background())
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), bf) {
+		t.Fatalf("the broken manifest's refusal: %v", errs)
+	}
+	if _, ok := has("beta_echo"); !ok {
+		t.Fatal("beta_echo stopped serving when its manifest broke")
+	}
+	if _, ok := has("alpha_echo"); ok {
+		t.Fatal("alpha_echo still served after its plugin was removed")
+	}
+	r := callAs(t, w.srv, hostedAlice, "beta_echo", `{"text":"still"}`)
+	if r.str("text") != "still" {
+		t.Fatalf("beta_echo: %s", r.raw)
+	}
+}

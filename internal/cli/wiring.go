@@ -10,7 +10,6 @@ import (
 	"github.com/warden-mcp/warden/binview"
 	"github.com/warden-mcp/warden/binview/isolate"
 	"github.com/warden-mcp/warden/mcp"
-	"github.com/warden-mcp/warden/plugin"
 	"github.com/warden-mcp/warden/policy"
 	"github.com/warden-mcp/warden/redact"
 	"github.com/warden-mcp/warden/statestore"
@@ -36,7 +35,7 @@ type wired struct {
 	gates  *policy.Gates
 	binary *toolset.BinaryViews
 	// plugins are the loaded plugins, pluginErrs the refused ones.
-	plugins    []*plugin.Plugin
+	plugins    *pluginSet
 	pluginErrs []error
 }
 
@@ -140,9 +139,7 @@ func wire(o wireOptions) (*wired, error) {
 	}
 	plugins, pluginErrs := loadPlugins(o, reg, deps.Binary)
 	if err := gates.Check(reg); err != nil {
-		for _, p := range plugins {
-			_ = p.Close(context.Background())
-		}
+		plugins.close()
 		return nil, err
 	}
 	// Input rounds are sealed with this key; replicas that share it can
