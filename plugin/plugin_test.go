@@ -251,3 +251,17 @@ func TestCancelledCallStops(t *testing.T) {
 		t.Fatalf("a cancelled loop: %+v", out)
 	}
 }
+
+// A call whose context ends as it finishes never leaves a closed
+// instance in the pool for the caller's next call.
+func TestCancelledInstanceNotReused(t *testing.T) {
+	p := loadHostile(t, Limits{})
+	for i := 0; i < 20; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		tool.Run(ctx, toolOf(t, p, "hostile_echo"), tool.CallEnv{}, json.RawMessage(`{"text":"x"}`))
+		if r := call(t, p, "hostile_echo", `{"text":"y"}`); r.IsError {
+			t.Fatalf("round %d: the next call failed: %s", i, resultText(r))
+		}
+	}
+}

@@ -203,7 +203,11 @@ func (h *wasmHost) invoke(ctx context.Context, s *session, owner, name string, a
 		}
 		_ = in.mod.CloseWithExitCode(context.Background(), code)
 	})
-	defer stop()
+	defer func() {
+		if !stop() {
+			ok = false // the context ended: the module is closed, or closing
+		}
+	}()
 	cctx := context.WithValue(context.WithoutCancel(ctx), instKey{}, in.state)
 	payload := append([]byte(name), args...)
 	res, err := in.alloc.Call(cctx, uint64(len(payload)))
