@@ -96,6 +96,19 @@ func buildNative(ctx context.Context, dir string, m *Manifest, o *BuildOptions, 
 	return nil
 }
 
+// CanBuild reports why Build cannot build plugins in lang (c or rust)
+// here, or nil: the toolchain and the WASI libraries are installed.
+func CanBuild(lang string) error {
+	var err error
+	switch lang {
+	case "c":
+		_, err = cCommand(".", "x.wasm")
+	case "rust":
+		_, err = rustCommand(".", "x.wasm")
+	}
+	return err
+}
+
 // wasiSysroots are where Debian's wasi-libc (and others) put the sysroot.
 var wasiSysroots = []string{"/usr/share/wasi-sysroot", "/usr/lib/wasi-sysroot", "/opt/wasi-sdk/share/wasi-sysroot"}
 
@@ -107,19 +120,25 @@ func cCommand(dir, out string) ([]string, error) {
 	}
 	sysroot := ""
 	for _, d := range wasiSysroots {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
+		if dirExists(d) {
 			sysroot = d
 			break
 		}
 	}
-	if sysroot == "" {
+	argv := []string{clang, "--target=wasm32-wasi"}
+	switch {
+	case sysroot != "":
+		argv = append(argv, "--sysroot="+sysroot)
+	case dirExists("/usr/lib/wasm32-wasi"):
+		// Debian's wasi-libc: clang finds it in the multiarch directories.
+	default:
 		return nil, errors.New("no WASI sysroot found (Debian: wasi-libc)")
 	}
 	srcs, _ := filepath.Glob(filepath.Join(dir, "*.c"))
 	for i, s := range srcs {
 		srcs[i] = filepath.Base(s)
 	}
-	return append([]string{clang, "--target=wasm32-wasi", "--sysroot=" + sysroot, "-O2", "-mexec-model=reactor", "-o", out}, srcs...), nil
+	return append(append(argv, "-O2", "-mexec-model=reactor", "-o", out), srcs...), nil
 }
 
 // rustCommand compiles lib.rs into a cdylib for WASI preview 1, with the
@@ -233,6 +252,11 @@ func buildPython(ctx context.Context, dir string, m *Manifest, raw []byte, o *Bu
 		out = o.OutDir
 	}
 	return writeSchemas(filepath.Join(out, ManifestFile), raw, desc)
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func fileExists(p string) bool {

@@ -9,7 +9,8 @@ package plugin
 const cTemplate = `/* NAME: a Warden plugin in C (WebAssembly, WASI preview 1).
  *
  * Build it with ` + "`warden plugin build .`" + `, which runs
- *   clang --target=wasm32-wasi --sysroot=/usr/share/wasi-sysroot -O2 -mexec-model=reactor -o NAME.wasm plugin.c
+ *   clang --target=wasm32-wasi -O2 -mexec-model=reactor -o NAME.wasm plugin.c
+ * (with --sysroot=DIR where the WASI sysroot is not the system's).
  * The ABI (docs/plugins.md): export warden_alloc and warden_call; the host
  * functions are imported from module "warden".
  */

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-mcp/warden/plugin"
 )
 
 // The scaffold of each language builds and passes its own check, and a
@@ -17,10 +19,17 @@ func TestPluginNewBuildCheck(t *testing.T) {
 	}{
 		{"python", "python3"},
 		{"go", "go"},
+		{"c", "clang"},
+		{"rust", "rustc"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			if _, err := exec.LookPath(c.need); err != nil {
 				t.Skipf("%s is not installed", c.need)
+			}
+			if c.lang == "c" || c.lang == "rust" {
+				if err := plugin.CanBuild(c.lang); err != nil {
+					t.Skipf("cannot build %s plugins here: %v", c.lang, err)
+				}
 			}
 			if c.lang == "go" {
 				// Build against this checkout and the module cache only.
