@@ -20,7 +20,8 @@ type benchResult struct {
 // BenchmarkToolsCall is one tools/call of a trivial tool (echo) through
 // the protocol engine: written in Go against the SDK, and the same tool
 // as a WebAssembly plugin built with the Go kit (instance reused for the
-// caller, as the server does).
+// caller, as the server does), and, where clang can build it, the C
+// scaffold's echo.
 //
 //	go test -run '^$' -bench BenchmarkToolsCall -benchmem ./plugin/
 func BenchmarkToolsCall(b *testing.B) {
@@ -34,8 +35,29 @@ func BenchmarkToolsCall(b *testing.B) {
 	for _, t := range p.Tools() {
 		reg.MustRegister(t)
 	}
+	cases := []struct{ name, tool string }{{"go", "native_echo"}, {"wasm", "hostile_echo"}}
+	// The C scaffold's echo: the same call with a module that has no
+	// runtime of its own.
+	if CanBuild("c") == nil {
+		dir := b.TempDir()
+		if err := New(dir, "cecho", ScaffoldOptions{Lang: "c"}); err != nil {
+			b.Fatal(err)
+		}
+		if err := Build(context.Background(), dir, nil); err != nil {
+			b.Fatal(err)
+		}
+		pc, err := Load(context.Background(), dir, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { pc.Close(context.Background()) })
+		for _, t := range pc.Tools() {
+			reg.MustRegister(t)
+		}
+		cases = append(cases, struct{ name, tool string }{"wasm-c", "cecho_echo"})
+	}
 	srv := mcp.NewServer(reg, &mcp.Options{Name: "bench", Version: "1"})
-	for _, c := range []struct{ name, tool string }{{"go", "native_echo"}, {"wasm", "hostile_echo"}} {
+	for _, c := range cases {
 		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + c.tool + `","arguments":{"text":"hello"},` +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 		b.Run(c.name, func(b *testing.B) {
