@@ -18,29 +18,41 @@ import (
 // the tool scope). So a plugin reads and writes exactly what those tools
 // would, with the same limits, the same privacy of raw bytes and the same
 // per-tenant annotations, and no second implementation to drift.
-func PluginServices(reg *tool.Registry) *plugin.Services {
+//
+// allowed says whether the caller may call a built-in tool (its switch,
+// the unsafe switch, the caller's entitlement): a plugin reaches through
+// a host function only what its caller could call directly. Nil refuses
+// every host function that runs a built-in tool.
+func PluginServices(reg *tool.Registry, allowed func(ctx context.Context, t *tool.Tool) bool) *plugin.Services {
+	run := func(ctx context.Context, call *tool.Call, name string, req json.RawMessage, onView bool) (json.RawMessage, error) {
+		t, ok := reg.Lookup(name)
+		if !ok {
+			return nil, errcode.New(plugin.CodeUnavailable, name+" is not served by this server")
+		}
+		if allowed == nil || !allowed(ctx, t) {
+			return nil, errcode.New("forbidden", "the caller may not use "+name+", which this host function runs")
+		}
+		return runForPlugin(ctx, t, call, req, onView)
+	}
 	return &plugin.Services{
 		View: func(ctx context.Context, call *tool.Call, op string, req json.RawMessage) (json.RawMessage, error) {
-			return runForPlugin(ctx, reg, call, "bininspect_"+op, req, true)
+			return run(ctx, call, "bininspect_"+op, req, true)
 		},
 		Annotate: func(ctx context.Context, call *tool.Call, op string, req json.RawMessage) (json.RawMessage, error) {
-			return runForPlugin(ctx, reg, call, "bininspect_"+op, req, true)
+			return run(ctx, call, "bininspect_"+op, req, true)
 		},
 		HTTP: func(ctx context.Context, call *tool.Call, req json.RawMessage) (json.RawMessage, error) {
-			return runForPlugin(ctx, reg, call, "http_request", req, false)
+			return run(ctx, call, "http_request", req, false)
 		},
 	}
 }
 
-// runForPlugin runs the built-in tool name for a plugin's call: on the
+// runForPlugin runs the built-in tool t for a plugin's call: on the
 // call's view (onView), as the call's caller, its arguments checked as
 // a client's would be. It returns the tool's structured result, or its
 // error as the plugin should read it.
-func runForPlugin(ctx context.Context, reg *tool.Registry, call *tool.Call, name string, req json.RawMessage, onView bool) (json.RawMessage, error) {
-	t, ok := reg.Lookup(name)
-	if !ok {
-		return nil, errcode.New(plugin.CodeUnavailable, name+" is not served by this server")
-	}
+func runForPlugin(ctx context.Context, t *tool.Tool, call *tool.Call, req json.RawMessage, onView bool) (json.RawMessage, error) {
+	name := t.Name
 	args := req
 	if onView {
 		bv, err := boundOf(call)

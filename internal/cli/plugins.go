@@ -39,7 +39,7 @@ type loadedPlugin struct {
 	names []string
 }
 
-func newPluginSet(o wireOptions, reg *tool.Registry, binary *toolset.BinaryViews) *pluginSet {
+func newPluginSet(o wireOptions, reg *tool.Registry, binary *toolset.BinaryViews, allowed func(context.Context, *tool.Tool) bool) *pluginSet {
 	c := o.cfg.Plugins
 	return &pluginSet{
 		reg: reg, binary: binary, dirs: c.Dirs, logger: o.logger,
@@ -50,7 +50,7 @@ func newPluginSet(o wireOptions, reg *tool.Registry, binary *toolset.BinaryViews
 				OutputBytes: c.OutputBytes,
 			},
 			Grants:   c.Grants,
-			Services: toolset.PluginServices(reg),
+			Services: toolset.PluginServices(reg, allowed),
 			Builtin:  toolset.Prefixes,
 			Logger:   o.logger,
 		},
@@ -192,9 +192,11 @@ func (s *pluginSet) close() {
 	}
 }
 
-// loadPlugins loads the configured plugins at start.
-func loadPlugins(o wireOptions, reg *tool.Registry, binary *toolset.BinaryViews) (*pluginSet, []error) {
-	s := newPluginSet(o, reg, binary)
+// loadPlugins loads the configured plugins at start. allowed says
+// whether a call's caller may call a built-in tool, which a host
+// function would run for the plugin.
+func loadPlugins(o wireOptions, reg *tool.Registry, binary *toolset.BinaryViews, allowed func(context.Context, *tool.Tool) bool) (*pluginSet, []error) {
+	s := newPluginSet(o, reg, binary, allowed)
 	if len(s.dirs) == 0 {
 		return s, nil
 	}

@@ -233,3 +233,20 @@ func TestPluginsReload(t *testing.T) {
 		t.Fatalf("beta_echo: %s", r.raw)
 	}
 }
+
+// A plugin's host functions reach a built-in tool only where its caller
+// could call that tool: switched off, it is refused to the plugin too.
+func TestPluginHostFunctionsFollowTheBuiltinsGates(t *testing.T) {
+	w := pluginServer(t, Config{Tools: ToolsConfig{Disable: []string{"bininspect_functions"}},
+		Plugins: PluginsConfig{Grants: map[string][]string{"binja": {"view"}}}})
+	if r := callAs(t, w.srv, hostedAlice, "bininspect_open", `{"data_base64":"`+snippet+`","format":"raw","arch":"arm64"}`); r.code != "" {
+		t.Fatalf("open: %s", r.raw)
+	}
+	if r := callAs(t, w.srv, hostedAlice, "binja_count_functions", `{}`); r.code != "forbidden" || !strings.Contains(r.msg, "bininspect_functions") {
+		t.Fatalf("a read through a switched-off tool: %s", r.raw)
+	}
+	// Reads through tools that are on still work.
+	if r := callAs(t, w.srv, hostedAlice, "binja_find_strings", `{"query":"hello"}`); r.code != "" {
+		t.Fatalf("find strings: %s", r.raw)
+	}
+}

@@ -137,7 +137,14 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
-	plugins, pluginErrs := loadPlugins(o, reg, deps.Binary)
+	// A plugin's host functions run built-in tools (view reads,
+	// annotations, HTTP) only where the call's caller could call them.
+	plugins, pluginErrs := loadPlugins(o, reg, deps.Binary, func(ctx context.Context, t *tool.Tool) bool {
+		if stages != nil {
+			return stages.Visible(ctx, t)
+		}
+		return gates.Status(t) == nil
+	})
 	if err := gates.Check(reg); err != nil {
 		plugins.close()
 		return nil, err
