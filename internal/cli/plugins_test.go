@@ -250,3 +250,45 @@ func TestPluginHostFunctionsFollowTheBuiltinsGates(t *testing.T) {
 		t.Fatalf("find strings: %s", r.raw)
 	}
 }
+
+// The Python example plugin, through the server, on a real view; its
+// copy of the kit is the one warden plugin new writes.
+func TestExamplePythonPluginThroughTheServer(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "examples", "plugins", "binjapy"))
+	kit, err := os.ReadFile(filepath.Join(dir, plugin.PythonKitFile))
+	if err != nil || string(kit) != string(plugin.PythonKit) {
+		t.Fatalf("the example's %s differs from plugin/kit/python's (copy it again)", plugin.PythonKitFile)
+	}
+	elf, err := os.ReadFile(gccHello(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Config{StateDir: t.TempDir(), Plugins: PluginsConfig{Dirs: []string{dir}, Grants: map[string][]string{"binjapy": {"view"}}}}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := openControls(context.Background(), cfg, discardLogger(), true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.close()
+	w, err := wire(wireOptions{logger: discardLogger(), stateDir: cfg.StateDir, controls: ctl, cfg: cfg})
+	if err != nil || len(w.pluginErrs) > 0 {
+		t.Fatal(err, w.pluginErrs)
+	}
+	defer w.closePlugins()
+	if r := callAs(t, w.srv, hostedAlice, "bininspect_open", `{"data_base64":"`+base64.StdEncoding.EncodeToString(elf)+`"}`); r.code != "" {
+		t.Fatalf("open: %s", r.raw)
+	}
+	r := callAs(t, w.srv, hostedAlice, "binjapy_count_functions", `{}`)
+	if n, _ := r.structured["functions"].(float64); r.code != "" || n < 1 {
+		t.Fatalf("count functions: %s", r.raw)
+	}
+	r = callAs(t, w.srv, hostedAlice, "binjapy_find_strings", `{"query":"example.org"}`)
+	if r.code != "" || !strings.Contains(r.raw, "https://example.org/update") {
+		t.Fatalf("find strings: %s", r.raw)
+	}
+}
