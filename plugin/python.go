@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"runtime"
 	"time"
 
 	"github.com/warden-mcp/warden/errcode"
@@ -38,6 +38,10 @@ type pythonHost struct {
 var pythonDirs = []string{"/usr/bin", "/usr/local/bin", "/bin"}
 
 func newPythonHost(script string, l Limits, o *Options) (*pythonHost, error) {
+	if runtime.GOOS != "linux" {
+		// Only there can the child's limits be set (prlimit).
+		return nil, errors.New("runtime python: Python plugins run on Linux only")
+	}
 	script, err := filepath.Abs(script)
 	if err != nil {
 		return nil, err
@@ -83,8 +87,7 @@ func (h *pythonHost) invoke(ctx context.Context, s *session, _ string, name stri
 	cmd := exec.CommandContext(ctx, h.interp, "-E", "-s", "-B", h.script)
 	cmd.Dir = h.dir
 	cmd.Env = h.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
 	stderr := &capped{max: 16 << 10}
 	cmd.Stderr = stderr
@@ -100,7 +103,7 @@ func (h *pythonHost) invoke(ctx context.Context, s *session, _ string, name stri
 		return nil, errcode.Wrap("internal_error", "the plugin's interpreter could not start", err)
 	}
 	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = killGroup(cmd)
 		_ = cmd.Wait()
 	}()
 	cpu := int64(h.limits.Timeout/time.Second) + 1
