@@ -108,7 +108,7 @@ func TestPythonHostileCallsFailAlone(t *testing.T) {
 			Annotations: AnnotationSpec{ReadOnly: ptr(true), Destructive: ptr(false), Idempotent: ptr(true), OpenWorld: ptr(false)},
 			Category:    "test", Trust: "auto", Scope: "global"})
 	}
-	p := pythonPlugin(t, hostilePython, specs, Limits{Timeout: 2 * time.Second, MemoryBytes: 256 << 20})
+	p := pythonPlugin(t, hostilePython, specs, Limits{Timeout: 5 * time.Second, MemoryBytes: 256 << 20})
 	for _, c := range []struct{ tool, code string }{
 		{"py_loop", CodeTimeout},
 		{"py_alloc", ""},
