@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/warden-mcp/warden/plugin"
 	"net"
 	"net/url"
 	"os"
@@ -87,6 +88,8 @@ type Config struct {
 	Bininspect BininspectConfig `yaml:"bininspect"`
 	// Keysweep configures the secret-scanning tools.
 	Keysweep KeysweepConfig `yaml:"keysweep"`
+	// Plugins are tools loaded from plugin directories (docs/plugins.md).
+	Plugins PluginsConfig `yaml:"plugins"`
 }
 
 // KeysweepConfig is the keysweep block.
@@ -96,6 +99,27 @@ type KeysweepConfig struct {
 	// declares; a hosted one only here. None and hosted: the tool is not
 	// offered.
 	Workspace []string `yaml:"workspace"`
+}
+
+// PluginsConfig is the plugins block. The zero value loads no plugin.
+type PluginsConfig struct {
+	// Dirs are plugin directories, or directories of them; --plugins
+	// adds to them.
+	Dirs []string `yaml:"dirs"`
+	// PluginTimeout bounds one plugin call, its start-up included.
+	// Zero: 5s.
+	PluginTimeout Duration `yaml:"plugin_timeout"`
+	// MemoryBytes is one WebAssembly instance's memory ceiling (zero:
+	// 64 MiB) and a Python child's address space (zero: 512 MiB).
+	MemoryBytes int64 `yaml:"memory_bytes"`
+	// OutputBytes caps one call's answer. Zero: 1 MiB.
+	OutputBytes int64 `yaml:"output_bytes"`
+	// Grants are the capabilities granted per plugin name beyond log and
+	// progress: view, annotate, http. --plugin-grant adds to them.
+	Grants map[string][]string `yaml:"grants"`
+	// ReloadInterval is how often warden serve looks for changed, new
+	// and removed plugins, and loads them without a restart. Zero: 2s.
+	ReloadInterval Duration `yaml:"reload_interval"`
 }
 
 // BininspectConfig is the bininspect block. Zero values take the
@@ -451,7 +475,36 @@ func (c Config) withDefaults() (Config, error) {
 	if err := c.Bininspect.check(); err != nil {
 		return c, err
 	}
+	if err := c.Plugins.check(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// check refuses a plugins block that cannot mean what it says.
+func (p PluginsConfig) check() error {
+	if t := time.Duration(p.PluginTimeout); t < 0 || t > 10*time.Minute {
+		return fmt.Errorf("plugins.plugin_timeout: %v is not between 0 and 10m", t)
+	}
+	if p.ReloadInterval < 0 {
+		return fmt.Errorf("plugins.reload_interval cannot be negative")
+	}
+	if p.MemoryBytes < 0 || p.OutputBytes < 0 {
+		return fmt.Errorf("plugins.memory_bytes and plugins.output_bytes cannot be negative")
+	}
+	for name, caps := range p.Grants {
+		if name == "" {
+			return fmt.Errorf("plugins.grants: a grant names no plugin (--plugin-grant NAME=view,annotate,http)")
+		}
+		for _, c := range caps {
+			switch c {
+			case plugin.CapLog, plugin.CapProgress, plugin.CapView, plugin.CapAnnotate, plugin.CapHTTP:
+			default:
+				return fmt.Errorf("plugins.grants.%s: %q is not a capability (log, progress, view, annotate, http)", name, c)
+			}
+		}
+	}
+	return nil
 }
 
 // checkServe refuses a bind beyond loopback without an external issuer:

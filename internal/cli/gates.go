@@ -11,12 +11,16 @@ type gateFlags struct {
 	unsafe    bool
 	privacy   string
 	approvals string
+	plugins   []string
+	grants    []string
 }
 
 func (g *gateFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&g.unsafe, "unsafe", false, "let tools marked unsafe run (they send traffic or change state); off by default")
 	fl.StringVar(&g.privacy, "privacy", "", "what may leave in a result: strict, balanced (default) or off")
 	fl.StringVar(&g.approvals, "approvals", "", "who asks before a confirm tool runs: elicit (default, through the client) or client (a client or gateway in front)")
+	fl.StringArrayVar(&g.plugins, "plugins", nil, "load plugins from this directory (a plugin, or a directory of plugins); repeatable, adds to plugins.dirs")
+	fl.StringArrayVar(&g.grants, "plugin-grant", nil, "grant a plugin capabilities beyond log and progress, as NAME=view,annotate,http; repeatable, adds to plugins.grants")
 }
 
 // apply layers the flags that were given over the configuration.
@@ -29,6 +33,18 @@ func (g *gateFlags) apply(fl *pflag.FlagSet, cfg *Config) {
 	}
 	if g.approvals != "" {
 		cfg.Approvals = g.approvals
+	}
+	cfg.Plugins.Dirs = append(cfg.Plugins.Dirs, g.plugins...)
+	for _, gr := range g.grants {
+		name, caps, _ := strings.Cut(gr, "=")
+		if cfg.Plugins.Grants == nil {
+			cfg.Plugins.Grants = map[string][]string{}
+		}
+		for _, c := range strings.Split(caps, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				cfg.Plugins.Grants[name] = append(cfg.Plugins.Grants[name], c)
+			}
+		}
 	}
 }
 

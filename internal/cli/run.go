@@ -60,6 +60,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		e.serveCommand(),
 		e.stdioCommand(),
 		e.toolsCommand(),
+		e.pluginCommand(),
 		e.scanCommand(),
 		e.inspectCommand(),
 		e.uploadCommand(),

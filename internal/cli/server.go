@@ -95,6 +95,15 @@ func openServer(ctx context.Context, cfg Config, derivedURL bool, stderr io.Writ
 		keys: keys, state: s.ctl.store, consoleURL: consoleURL}); err != nil {
 		return s, err
 	}
+	s.closers = append(s.closers, s.w.closePlugins)
+	// Changed, new and removed plugins are loaded without a restart.
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	s.closers = append(s.closers, stopWatch)
+	interval := time.Duration(cfg.Plugins.ReloadInterval)
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	go s.w.plugins.watch(watchCtx, interval)
 	s.ctl.setTools(s.w)
 	opts := &mcp.HTTPOptions{
 		Observer:       s.obs.observer(),

@@ -59,6 +59,7 @@ func (e *env) stdioCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
 			}
+			defer w.closePlugins()
 			logger.Info("serving MCP on stdio", slog.Int("tools", w.reg.Len()), slog.String("profile", ctl.describe()))
 			if line := unsafeBanner(w.unsafeOn(), cfg); line != "" {
 				// stdout is the protocol's: the banner goes to the log.

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/warden-mcp/warden/plugin"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -33,6 +34,10 @@ func (e *env) toolsCommand() *cobra.Command {
 			w, err := wire(wireOptions{logger: discardLogger(), cfg: cfg})
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
+			}
+			defer w.closePlugins()
+			for _, perr := range w.pluginErrs {
+				fmt.Fprintln(e.stderr, "plugin refused:", perr)
 			}
 			tools, _ := w.reg.Tools()
 			if asMarkdown {
@@ -72,6 +77,9 @@ func (e *env) toolsCommand() *cobra.Command {
 					why = append(why, refusal.Message)
 				}
 				desc := firstSentence(t.Description)
+				if info, ok := plugin.InfoOf(t); ok {
+					flags = append(flags, "plugin:"+info.Name)
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Catalog.Category, t.Catalog.Trust, strings.Join(flags, ","), status, desc)
 			}
 			if err := tw.Flush(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/warden-mcp/warden/plugin"
 	"strconv"
 	"strings"
 
@@ -206,6 +207,17 @@ func toolsMarkdown(tools []*tool.Tool) string {
 			t.Catalog.Category, t.Catalog.Trust, yes(t.Catalog.Unsafe), yes(!t.Catalog.DisabledByDefault), yes(t.Catalog.ConsumesQuota))
 		if t.Catalog.TargetParam != "" {
 			fmt.Fprintf(&b, "- Target checked against the scope: `%s`\n", t.Catalog.TargetParam)
+		}
+		if info, ok := plugin.InfoOf(t); ok {
+			kind := "sandboxed WebAssembly"
+			if info.Trusted {
+				kind = "trusted child process"
+			}
+			caps := strings.Join(info.Capabilities, ", ")
+			if caps == "" {
+				caps = "none"
+			}
+			fmt.Fprintf(&b, "- Plugin: `%s` %s (%s, %s); capabilities: %s\n", info.Name, info.Version, info.Runtime, kind, caps)
 		}
 		fmt.Fprintf(&b, "- Annotations: readOnly %s, destructive %s, idempotent %s, openWorld %s\n",
 			yes(t.Annotations.ReadOnly), yes(t.Annotations.Destructive), yes(t.Annotations.Idempotent), yes(t.Annotations.OpenWorld))

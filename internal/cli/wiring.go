@@ -34,6 +34,9 @@ type wired struct {
 	srv    *mcp.Server
 	gates  *policy.Gates
 	binary *toolset.BinaryViews
+	// plugins are the loaded plugins, pluginErrs the refused ones.
+	plugins    *pluginSet
+	pluginErrs []error
 }
 
 // wireOptions are the choices a command makes about the server.
@@ -142,7 +145,16 @@ func wire(o wireOptions) (*wired, error) {
 	if err := toolset.Register(reg, deps, toolset.Selection{Edition: edition}); err != nil {
 		return nil, err
 	}
+	// A plugin's host functions run built-in tools (view reads,
+	// annotations, HTTP) only where the call's caller could call them.
+	plugins, pluginErrs := loadPlugins(o, reg, deps.Binary, func(ctx context.Context, t *tool.Tool) bool {
+		if stages != nil {
+			return stages.Visible(ctx, t)
+		}
+		return gates.Status(t) == nil
+	})
 	if err := gates.Check(reg); err != nil {
+		plugins.close()
 		return nil, err
 	}
 	// Input rounds are sealed with this key; replicas that share it can
@@ -171,7 +183,8 @@ func wire(o wireOptions) (*wired, error) {
 		opts.Visible = stages.Visible
 	}
 	opts.Middleware = append(opts.Middleware, priv.Middleware())
-	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary}, nil
+	return &wired{reg: reg, srv: mcp.NewServer(reg, opts), gates: gates, binary: deps.Binary,
+		plugins: plugins, pluginErrs: pluginErrs}, nil
 }
 
 // binaryOptions are the binary views of a server: its roots and limits

@@ -52,6 +52,8 @@ var rules = []struct {
 	{"examples/...", []string{"internal/toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "secretscan/...", "safehttp/...", "webscan/..."}, "examples use only the public SDK"},
 	{"console/...", []string{"mcp/...", "internal/toolset/...", "internal/cli/...", "store/...", "secretscan/...", "safehttp/...", "webscan/...", "binview/..."}, "the console is an adapter over the domain's stores and the policy's approval keys; the wiring hands it what it shows"},
 	{"mcp/...", []string{"console/..."}, "the protocol serves the console as any other handler tree, without knowing it"},
+	{"plugin", []string{"mcp/...", "internal/toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "binview/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the plugin host knows the SDK only; what plugins may reach comes in as plugin.Services"},
+	{"plugin/kit/...", []string{"plugin", "mcp/...", "internal/toolset/...", "internal/cli/...", "auth/...", "limits/...", "store/...", "policy/...", "redact/...", "binview/...", "secretscan/...", "safehttp/...", "webscan/..."}, "the Go kit is compiled into plugins: the SDK's schemas and nothing of the server"},
 }
 
 func matches(pattern, pkg string) bool {

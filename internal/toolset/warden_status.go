@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"github.com/warden-mcp/warden/plugin"
 	"runtime"
 	"time"
 
@@ -36,15 +37,24 @@ type StatusCaller struct {
 	Tenant     string `json:"tenant" privacy:"plain"`
 }
 
+// StatusPlugin is the plugin a tool comes from.
+type StatusPlugin struct {
+	Name    string `json:"name" privacy:"plain"`
+	Version string `json:"version" privacy:"plain"`
+	Runtime string `json:"runtime" privacy:"plain" desc:"wasm (sandboxed in process) or python (a trusted child process)."`
+	Trusted bool   `json:"trusted" desc:"True for a child-process plugin, which can reach what the server's user can."`
+}
+
 // StatusTool is one tool's availability.
 type StatusTool struct {
-	Name      string `json:"name" privacy:"plain"`
-	Category  string `json:"category" privacy:"plain"`
-	Trust     string `json:"trust" privacy:"plain" desc:"auto, confirm (a person approves once) or confirm_each (every call)."`
-	Unsafe    bool   `json:"unsafe"`
-	Available bool   `json:"available"`
-	Code      string `json:"code,omitempty" privacy:"plain" desc:"Why not: tool_disabled, unsafe_tool_blocked or forbidden."`
-	Reason    string `json:"reason,omitempty" privacy:"plain" desc:"What setting would change the answer."`
+	Name      string        `json:"name" privacy:"plain"`
+	Category  string        `json:"category" privacy:"plain"`
+	Trust     string        `json:"trust" privacy:"plain" desc:"auto, confirm (a person approves once) or confirm_each (every call)."`
+	Unsafe    bool          `json:"unsafe"`
+	Available bool          `json:"available"`
+	Code      string        `json:"code,omitempty" privacy:"plain" desc:"Why not: tool_disabled, unsafe_tool_blocked or forbidden."`
+	Reason    string        `json:"reason,omitempty" privacy:"plain" desc:"What setting would change the answer."`
+	Plugin    *StatusPlugin `json:"plugin,omitempty" desc:"The plugin the tool comes from; absent for built-in tools."`
 }
 
 // StatusLimits is the caller's standing.
@@ -105,6 +115,9 @@ func wardenStatusTool(n *Native, reg *tool.Registry) (*tool.Tool, error) {
 		}
 		for _, t := range tools {
 			st := StatusTool{Name: t.Name, Category: t.Catalog.Category, Trust: string(t.Catalog.Trust), Unsafe: t.Catalog.Unsafe, Available: true}
+			if info, ok := plugin.InfoOf(t); ok {
+				st.Plugin = &StatusPlugin{Name: info.Name, Version: info.Version, Runtime: info.Runtime, Trusted: info.Trusted}
+			}
 			if n.Gate != nil {
 				if e := n.Gate(ctx, t); e != nil {
 					st.Available, st.Code, st.Reason = false, e.Code, e.Message
