@@ -19,16 +19,9 @@ type peerFixture struct {
 	blockDone    chan error
 }
 
-type (
-	peerEchoIn  = mcpfixture.EchoIn
-	peerEchoOut = mcpfixture.EchoOut
-	peerSlowIn  = mcpfixture.SlowIn
-	peerNone    = mcpfixture.None
-)
+type peerNone = mcpfixture.None
 
 var peerStateKey = mcpfixture.StateKey
-
-const legacyInit = mcpfixture.LegacyInit
 
 func peerDef(name, desc string) tool.Def { return mcpfixture.Def(name, desc) }
 

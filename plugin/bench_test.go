@@ -29,7 +29,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	tool.Add(reg, tool.Def{Name: "native_echo", Description: "Echo.", Annotations: tool.Annotations{ReadOnly: true},
 		Catalog: tool.Catalog{Category: "test", Trust: tool.TrustAuto}},
 		func(ctx context.Context, c *tool.Call, in benchArgs) (benchResult, error) {
-			return benchResult{Text: in.Text}, nil
+			return benchResult(in), nil
 		})
 	p := loadHostile(b, Limits{})
 	for _, t := range p.Tools() {

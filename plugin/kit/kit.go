@@ -60,8 +60,6 @@ type entry struct {
 
 var tools = map[string]*entry{}
 
-var fast = true
-
 // Add registers a tool: name is the manifest's name for it, fn its
 // handler. In is the arguments struct, Out the result (a struct, which
 // becomes structured content, or a string). The host has checked the
