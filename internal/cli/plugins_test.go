@@ -232,6 +232,13 @@ func TestPluginsReload(t *testing.T) {
 	if r.str("text") != "still" {
 		t.Fatalf("beta_echo: %s", r.raw)
 	}
+	// A 2026-07-28 client caches the list for ttlMs, and has no session
+	// to be told of a change: with plugins, no longer than they are
+	// looked at (reload_interval, 2 s by default).
+	list := w.srv.ServeMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`), nil)
+	if !strings.Contains(string(list), `"ttlMs":2000`) {
+		t.Errorf("the tool list's cache hint with plugins: %.300s", list)
+	}
 }
 
 // A plugin's host functions reach a built-in tool only where its caller

@@ -173,6 +173,15 @@ func wire(o wireOptions) (*wired, error) {
 		Tasks:        true, // website scans and large binaries take seconds: clients that can, poll
 		State:        o.state,
 	}
+	if len(o.cfg.Plugins.Dirs) > 0 {
+		// Plugins come and go without a restart: a 2026-07-28 client,
+		// which caches tools/list for ttlMs and has no session to be told,
+		// keeps the list no longer than the plugins are looked at.
+		opts.ListTTL = max(time.Duration(o.cfg.Plugins.ReloadInterval), time.Second)
+		if o.cfg.Plugins.ReloadInterval <= 0 {
+			opts.ListTTL = 2 * time.Second
+		}
+	}
 	wireNative(native, o, gates)
 	// The call path, outermost first: trace, then the controls (audit,
 	// enabled, entitlement, scope, approval, admission), then the privacy
