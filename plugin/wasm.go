@@ -191,24 +191,18 @@ func (h *wasmHost) invoke(ctx context.Context, s *session, owner, name string, a
 			_ = in.mod.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	// The module is closed when the call's context ends: the compiled
-	// code checks for it at loop heads and calls (the runtime's
-	// CloseOnContextDone). The context handed to the module has no Done
-	// channel, so the runtime starts no watcher goroutine per call; this
-	// AfterFunc is the watcher, run only if the context ends.
-	stop := context.AfterFunc(ctx, func() {
-		code := sys.ExitCodeContextCanceled
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			code = sys.ExitCodeDeadlineExceeded
-		}
-		_ = in.mod.CloseWithExitCode(context.Background(), code)
-	})
+	// The module is closed when the call's context ends: the runtime
+	// (CloseOnContextDone) watches the context it is handed and stops the
+	// compiled code at its next loop head or call, closing the module
+	// without freeing what a running host function may still read. (An
+	// own watcher calling CloseWithExitCode raced with WASI functions
+	// reading the module's system context, under -race.)
 	defer func() {
-		if !stop() {
+		if ctx.Err() != nil {
 			ok = false // the context ended: the module is closed, or closing
 		}
 	}()
-	cctx := context.WithValue(context.WithoutCancel(ctx), instKey{}, in.state)
+	cctx := context.WithValue(ctx, instKey{}, in.state)
 	payload := append([]byte(name), args...)
 	res, err := in.alloc.Call(cctx, uint64(len(payload)))
 	if err != nil {
