@@ -298,6 +298,16 @@ for era in modern legacy auto; do
 	inspect stdio "$era" call-error -- --method tools/call --tool-name "$tool" --tool-arg "no_such_argument=1" -- "${stdio[@]}"
 done
 
+# A plugin's tool through a real client: the scaffold `warden plugin new`
+# writes (Python: no build step), loaded with --plugins by warden stdio,
+# listed (strict) and called by the Inspector on both eras.
+"$bin" plugin new interop --lang python --dir "$work/plugins/interop" >/dev/null
+plugin_stdio=("$stdio_bin" stdio --plugins "$work/plugins")
+for era in modern legacy; do
+	tool=interop_echo inspect "plugin stdio" "$era" list -- --method tools/list --strict -- "${plugin_stdio[@]}"
+	tool=interop_echo inspect "plugin stdio" "$era" echo "$text" -- --method tools/call --tool-name interop_echo --tool-arg "text=$text" -- "${plugin_stdio[@]}"
+done
+
 # Connecting without a token: the client's OAuth provider and a click on
 # the consent page in headless Chromium.
 if [[ ! -x "$chromium" ]]; then

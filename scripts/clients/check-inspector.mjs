@@ -2,7 +2,7 @@
 // printed (read from stdin) and exits non-zero, saying why, if it is not
 // what Warden should have answered.
 //
-// Usage: node check-inspector.mjs <list|call|call-error> <modern|legacy> <tool> [text-length]
+// Usage: node check-inspector.mjs <list|call|call-error|echo> <modern|legacy> <tool> [text-length|text]
 //
 //   list        result.tools includes <tool>, each tool with a description
 //               and an object input schema, and (with --strict) no schema
@@ -10,6 +10,8 @@
 //   call        a successful <tool> call whose structured text_length is
 //               [text-length]
 //   call-error  an error result whose text starts with invalid_params:
+//   echo        a successful call whose structured text is [text] (a
+//               plugin's scaffold tool, NAME_echo)
 //
 // The era is checked on calls: 2026-07-28 results carry
 // _meta["io.modelcontextprotocol/serverInfo"], legacy results do not.
@@ -44,6 +46,13 @@ process.stdin.on('end', () => {
           problems.push(`schema portability ${f.severity}: ${toolName} ${f.schema}${f.path ? '.' + f.path : ''} (${f.rule}): ${f.issue}`);
         }
       }
+      break;
+    }
+    case 'echo': {
+      const hasInfo = Boolean(r._meta && r._meta[serverInfoKey]);
+      need(era === 'modern' ? hasInfo : !hasInfo, `${era} call result ${hasInfo ? 'has' : 'lacks'} _meta serverInfo`);
+      need(r.isError !== true, 'the call returned an error result');
+      need(r.structuredContent && r.structuredContent.text === textLength, `structured text ${JSON.stringify(r.structuredContent)}, want ${JSON.stringify(textLength)}`);
       break;
     }
     case 'call':
