@@ -20,7 +20,13 @@ one() {
 	local d="$1" t="$2" log
 	log="$work/$(echo "$d-$t" | tr '/.' '__').log"
 	echo "fuzz $d $t ($dur)"
-	if go test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" -parallel 1 "$d" >"$log" 2>&1; then
+	# internal/loadtest is a module of its own: its packages are tested
+	# from its directory.
+	local mod=. pkg="$d"
+	case "$d" in ./internal/loadtest | ./internal/loadtest/*)
+		mod=internal/loadtest pkg=".${d#./internal/loadtest}" ;;
+	esac
+	if go -C "$mod" test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" -parallel 1 "$pkg" >"$log" 2>&1; then
 		rm -f "$log"
 		return 0
 	fi
@@ -30,7 +36,7 @@ one() {
 	# real crash writes a failing input and fails both times.
 	if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
 		echo "  ($d $t: the fuzzing engine timed out without a failing input; running again)"
-		if go test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" -parallel 1 "$d" >"$log" 2>&1; then
+		if go -C "$mod" test -run '^$' -fuzz "^${t}\$" -fuzztime "$dur" -parallel 1 "$pkg" >"$log" 2>&1; then
 			rm -f "$log"
 			return 0
 		fi
@@ -44,7 +50,10 @@ export dur work
 # files (.cache/ may hold other modules' sources). Each package's test
 # binary is built once first, so the parallel runs share the build cache.
 dirs=$(git ls-files '*_test.go' | xargs grep -l '^func Fuzz' | xargs -n1 dirname | sed 's|^|./|' | sort -u)
-go test -count=1 -run '^$' $dirs >/dev/null
+root_dirs=$(echo "$dirs" | grep -v '^\./internal/loadtest\(/\|$\)' || true)
+loadtest_dirs=$(echo "$dirs" | sed -n 's|^\./internal/loadtest\(/.*\)\{0,1\}$|.\1|p')
+go test -count=1 -run '^$' $root_dirs >/dev/null
+[ -z "$loadtest_dirs" ] || go -C internal/loadtest test -count=1 -run '^$' $loadtest_dirs >/dev/null
 for d in $dirs; do
 	for t in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$d"/*_test.go | sed 's/^func //' | sort -u); do
 		echo "$d $t"
