@@ -127,8 +127,10 @@ func (s *Scanner) probeRaw(ctx context.Context, sem chan struct{}, addr, host st
 		below = hello.TLS10
 	}
 	if below == 0 {
+		mu.Lock() // the probes above are running
 		rc.fallback = "not_applicable"
 		rc.tested = append(rc.tested, "fallback_scsv")
+		mu.Unlock()
 	} else {
 		run(func() {
 			suites := append(append(slices.Clone(legacy), rawSuiteIDs...), hello.FallbackSCSV)
