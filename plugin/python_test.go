@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -128,5 +129,18 @@ func TestPythonHostileCallsFailAlone(t *testing.T) {
 	r := call(t, p, "py_env", `{}`)
 	if strings.Contains(string(r.Structured), "PATH") || strings.Contains(string(r.Structured), "HOME") {
 		t.Errorf("the child inherited an environment: %s", r.Structured)
+	}
+}
+
+// A Python plugin carries its own copy of the kit (the scaffold writes it
+// beside the plugin); the example's copy is the kit itself, so the two
+// never drift apart.
+func TestExamplePythonPluginCarriesTheKit(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join("..", "examples", "plugins", "binjapy", PythonKitFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, PythonKit) {
+		t.Errorf("examples/plugins/binjapy/%s differs from plugin/kit/python/%s: copy the kit again", PythonKitFile, PythonKitFile)
 	}
 }
